@@ -1,0 +1,178 @@
+// Package domain describes the simple sets a qrc variable may range over
+// (boxes, Euclidean balls, per-row balls, simplices, or all of R^n) and
+// projects points onto them.
+package domain
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+)
+
+// Kind names a type of domain.
+type Kind int
+
+// The kinds of domain.
+const (
+	Unbounded Kind = iota // all of R^n
+	Box                   // Lo <= x <= Hi elementwise
+	Ball                  // ||x||_2 <= Radius
+	RowBalls              // ||x[k]||_2 <= Radius for each row k of a matrix
+	Simplex               // x >= 0 and sum(x) = Radius
+)
+
+var kindNames = [...]string{"unbounded", "box", "ball", "ball_rows", "simplex"}
+
+// String returns the kind's name as used in JSON output.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Domain is a closed convex set for one variable, whose elements are stored
+// row-major in a flat slice.
+type Domain struct {
+	Kind   Kind
+	Lo, Hi []float64 // Box: bounds per element (length = the variable's size)
+	Radius float64   // Ball, RowBalls: radius; Simplex: the sum (1 by default)
+	Cols   int       // RowBalls: the length of one row
+}
+
+// Compact reports whether the domain is bounded.
+func (d *Domain) Compact() bool {
+	switch d.Kind {
+	case Unbounded:
+		return false
+	case Box:
+		for i := range d.Lo {
+			if math.IsInf(d.Lo[i], 0) || math.IsInf(d.Hi[i], 0) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// String describes the domain as in a model: box(-2, 2), ball(0.1, rows).
+func (d *Domain) String() string {
+	switch d.Kind {
+	case Box:
+		if lo, hi, ok := d.uniformBox(); ok {
+			return fmt.Sprintf("box(%s, %s)", num(lo), num(hi))
+		}
+		return "box(...)"
+	case Ball:
+		return fmt.Sprintf("ball(%s)", num(d.Radius))
+	case RowBalls:
+		return fmt.Sprintf("ball(%s, rows)", num(d.Radius))
+	case Simplex:
+		if d.Radius == 1 {
+			return "simplex"
+		}
+		return fmt.Sprintf("simplex(%s)", num(d.Radius))
+	}
+	return "unbounded"
+}
+
+func (d *Domain) uniformBox() (lo, hi float64, ok bool) {
+	if len(d.Lo) == 0 {
+		return 0, 0, false
+	}
+	lo, hi = d.Lo[0], d.Hi[0]
+	for i := range d.Lo {
+		if d.Lo[i] != lo || d.Hi[i] != hi {
+			return 0, 0, false
+		}
+	}
+	return lo, hi, true
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// Contains reports whether x lies in the domain up to tol.
+func (d *Domain) Contains(x []float64, tol float64) bool {
+	return d.Violation(x) <= tol
+}
+
+// Violation measures how far x is outside the domain: the largest bound
+// excess for a box, ||x|| - r for a ball (the largest over rows for
+// RowBalls), and for a simplex the larger of the most negative entry and
+// |sum - r|. It is 0 inside.
+func (d *Domain) Violation(x []float64) float64 {
+	v := 0.0
+	switch d.Kind {
+	case Box:
+		for i, xi := range x {
+			v = math.Max(v, math.Max(d.Lo[i]-xi, xi-d.Hi[i]))
+		}
+	case Ball:
+		v = norm2(x) - d.Radius
+	case RowBalls:
+		for k := 0; k+d.Cols <= len(x); k += d.Cols {
+			v = math.Max(v, norm2(x[k:k+d.Cols])-d.Radius)
+		}
+	case Simplex:
+		s := 0.0
+		for _, xi := range x {
+			v = math.Max(v, -xi)
+			s += xi
+		}
+		v = math.Max(v, math.Abs(s-d.Radius))
+	}
+	return math.Max(v, 0)
+}
+
+// Project replaces x by its Euclidean projection onto the domain.
+func (d *Domain) Project(x []float64) {
+	switch d.Kind {
+	case Box:
+		for i := range x {
+			x[i] = math.Min(math.Max(x[i], d.Lo[i]), d.Hi[i])
+		}
+	case Ball:
+		projectBall(x, d.Radius)
+	case RowBalls:
+		for k := 0; k+d.Cols <= len(x); k += d.Cols {
+			projectBall(x[k:k+d.Cols], d.Radius)
+		}
+	case Simplex:
+		projectSimplex(x, d.Radius)
+	}
+}
+
+func projectBall(x []float64, r float64) {
+	if n := norm2(x); n > r {
+		s := r / n
+		for i := range x {
+			x[i] *= s
+		}
+	}
+}
+
+// projectSimplex projects x onto {y >= 0, sum y = r} by the sort-based
+// method (Held, Wolfe & Crowder; Duchi et al. 2008), O(n log n).
+func projectSimplex(x []float64, r float64) {
+	u := append([]float64(nil), x...)
+	sort.Sort(sort.Reverse(sort.Float64Slice(u)))
+	cum, theta := 0.0, 0.0
+	for j, uj := range u {
+		cum += uj
+		if t := (cum - r) / float64(j+1); uj-t > 0 {
+			theta = t
+		}
+	}
+	for i := range x {
+		x[i] = math.Max(x[i]-theta, 0)
+	}
+}
+
+func norm2(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v * v
+	}
+	return math.Sqrt(s)
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/qrc-lang/qrc/data"
+)
+
+// dataDir holds the committed data sets, relative to this package.
+var dataDir = filepath.Join("..", "data")
+
+// TestCommittedFilesUpToDate regenerates every data set in memory and checks
+// it against the committed file. If it fails after a deliberate change, run
+// "go run ./examples/gen" from the repository root.
+func TestCommittedFilesUpToDate(t *testing.T) {
+	for _, g := range generators {
+		t.Run(g.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			require.NoError(t, g.write(&buf))
+			committed, err := os.ReadFile(filepath.Join(dataDir, g.name))
+			require.NoError(t, err)
+			assert.True(t, bytes.Equal(buf.Bytes(), committed),
+				"%s differs from its generator; run go run ./examples/gen", g.name)
+		})
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	for _, g := range generators {
+		var a, b bytes.Buffer
+		require.NoError(t, g.write(&a))
+		require.NoError(t, g.write(&b))
+		assert.Equal(t, a.String(), b.String(), g.name)
+	}
+}
+
+func TestLoad(t *testing.T) {
+	path := func(name string) string { return filepath.Join(dataDir, name) }
+
+	t.Run("digits", func(t *testing.T) {
+		s, err := data.LoadLibSVM(path("digits.svm"), data.LibSVMOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, 3000, s.N())
+		assert.Equal(t, 16, s.D())
+		assert.Equal(t, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, s.Labels())
+		counts := map[float64]int{}
+		for _, y := range s.Y {
+			counts[y]++
+		}
+		for c, k := range counts {
+			assert.Equal(t, 300, k, "rows of class %v", c)
+		}
+		for i := range s.N() {
+			for j := range s.D() {
+				v := s.X.At(i, j)
+				require.True(t, v >= 0 && v <= 100 && v == float64(int(v)), "X[%d,%d] = %v", i, j, v)
+			}
+		}
+	})
+
+	t.Run("fairness", func(t *testing.T) {
+		s, err := data.LoadCSV(path("fairness.csv"), data.CSVOptions{Label: "y", Drop: []string{"group"}})
+		require.NoError(t, err)
+		assert.Equal(t, 1000, s.N())
+		assert.Equal(t, []string{"x1", "x2", "x3", "x4", "x5"}, s.Features)
+		assert.Equal(t, []float64{-1, 1}, s.Labels())
+		group := s.Columns["group"]
+		require.Len(t, group, 1000)
+		var size, pos [2]int
+		for i, g := range group {
+			require.True(t, g == 0 || g == 1, "group[%d] = %v", i, g)
+			size[int(g)]++
+			if s.Y[i] == 1 {
+				pos[int(g)]++
+			}
+		}
+		assert.InDelta(t, 500, size[0], 50, "group sizes %v", size)
+		// The labels favour group 1 clearly.
+		rate0, rate1 := float64(pos[0])/float64(size[0]), float64(pos[1])/float64(size[1])
+		assert.Greater(t, rate1-rate0, 0.3, "positive rates %.2f and %.2f", rate0, rate1)
+	})
+
+	t.Run("phase", func(t *testing.T) {
+		s, err := data.LoadCSV(path("phase.csv"), data.CSVOptions{Label: "b"})
+		require.NoError(t, err)
+		assert.Equal(t, 200, s.N())
+		assert.Equal(t, 8, s.D())
+		outliers := 0
+		for i, b := range s.Y {
+			dot := 0.0
+			for j, x := range phaseTruth {
+				dot += s.X.At(i, j) * x
+			}
+			switch r := b - dot*dot; {
+			case r >= 20 && r <= 50:
+				outliers++
+			default:
+				assert.InDelta(t, 0, r, 1e-4, "row %d", i)
+			}
+		}
+		assert.Equal(t, phaseOutliers, outliers)
+	})
+}
