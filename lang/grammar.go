@@ -21,200 +21,200 @@ var qrcLexer = lexer.MustSimple([]lexer.SimpleRule{
 })
 
 type gFile struct {
-	Decls []*gDecl `@@*`
+	Decls []*gDecl `parser:"@@*"`
 }
 
 type gDecl struct {
-	Data       *gData       `  @@`
-	Param      *gParam      `| @@`
-	Var        *gVar        `| @@`
-	Func       *gFunc       `| @@`
-	Objective  *gObjective  `| @@`
-	SubjectTo  *gSubjectTo  `| @@`
-	Constraint *gConstraint `| @@`
+	Data       *gData       `parser:"  @@"`
+	Param      *gParam      `parser:"| @@"`
+	Var        *gVar        `parser:"| @@"`
+	Func       *gFunc       `parser:"| @@"`
+	Objective  *gObjective  `parser:"| @@"`
+	SubjectTo  *gSubjectTo  `parser:"| @@"`
+	Constraint *gConstraint `parser:"| @@"`
 }
 
 type gIdent struct {
 	Pos  lexer.Position
-	Name string `@Ident`
+	Name string `parser:"@Ident"`
 }
 
 type gData struct {
 	Pos    lexer.Position
-	Name   *gIdent `"data" @@ "="`
-	Source *gExpr  `@@`
+	Name   *gIdent `parser:"\"data\" @@ \"=\""`
+	Source *gExpr  `parser:"@@"`
 }
 
 type gParam struct {
 	Pos   lexer.Position
-	Name  *gIdent `"param" @@ "="`
-	Value *gExpr  `@@`
+	Name  *gIdent `parser:"\"param\" @@ \"=\""`
+	Value *gExpr  `parser:"@@"`
 }
 
 type gVar struct {
 	Pos    lexer.Position
-	Name   *gIdent  `"var" @@`
-	Dims   []*gExpr `( "[" @@ ( "," @@ )* "]" )?`
-	Domain *gExpr   `( "in" @@ )?`
-	Start  *gExpr   `( "=" @@ )?`
+	Name   *gIdent  `parser:"\"var\" @@"`
+	Dims   []*gExpr `parser:"( \"[\" @@ ( \",\" @@ )* \"]\" )?"`
+	Domain *gExpr   `parser:"( \"in\" @@ )?"`
+	Start  *gExpr   `parser:"( \"=\" @@ )?"`
 }
 
 type gFunc struct {
 	Pos    lexer.Position
-	Name   *gIdent   `"func" @@`
-	Params []*gIdent `"(" ( @@ ( "," @@ )* )? ")"`
-	Body   *gExpr    `"=" @@`
+	Name   *gIdent   `parser:"\"func\" @@"`
+	Params []*gIdent `parser:"\"(\" ( @@ ( \",\" @@ )* )? \")\""`
+	Body   *gExpr    `parser:"\"=\" @@"`
 }
 
 type gObjective struct {
 	Pos   lexer.Position
-	Sense string `@( "minimize" | "maximize" )`
-	X     *gExpr `@@`
+	Sense string `parser:"@( \"minimize\" | \"maximize\" )"`
+	X     *gExpr `parser:"@@"`
 }
 
 type gSubjectTo struct {
 	Pos         lexer.Position
-	Constraints []*gConstraint `"subject" "to" @@*`
+	Constraints []*gConstraint `parser:"\"subject\" \"to\" @@*"`
 }
 
 type gConstraint struct {
 	Pos     lexer.Position
-	Name    *gIdent    `@@`
-	Binders []*gBinder `( "[" @@ ( "," @@ )* "]" )?`
-	LHS     *gExpr     `":" @@`
-	Op      *gOp       `@@`
-	RHS     *gExpr     `@@`
+	Name    *gIdent    `parser:"@@"`
+	Binders []*gBinder `parser:"( \"[\" @@ ( \",\" @@ )* \"]\" )?"`
+	LHS     *gExpr     `parser:"\":\" @@"`
+	Op      *gOp       `parser:"@@"`
+	RHS     *gExpr     `parser:"@@"`
 }
 
 type gOp struct {
 	Pos lexer.Position
-	Op  string `@( "<=" | ">=" | "==" | "!=" | "<" | ">" )`
+	Op  string `parser:"@( \"<=\" | \">=\" | \"==\" | \"!=\" | \"<\" | \">\" )"`
 }
 
 type gBinder struct {
-	Name *gIdent `@@ "in"`
-	Lo   *gExpr  `@@`
-	Hi   *gExpr  `( ".." @@ )?`
+	Name *gIdent `parser:"@@ \"in\""`
+	Lo   *gExpr  `parser:"@@"`
+	Hi   *gExpr  `parser:"( \"..\" @@ )?"`
 }
 
 // gExpr is a sum of terms: the loosest-binding arithmetic level.
 type gExpr struct {
-	Head *gTerm    `@@`
-	Tail []*gAddOp `@@*`
+	Head *gTerm    `parser:"@@"`
+	Tail []*gAddOp `parser:"@@*"`
 }
 
 type gAddOp struct {
 	Pos  lexer.Position
-	Op   string `@( "+" | "-" )`
-	Term *gTerm `@@`
+	Op   string `parser:"@( \"+\" | \"-\" )"`
+	Term *gTerm `parser:"@@"`
 }
 
 // gTerm is a product of factors. A comprehension's body is a gTerm.
 type gTerm struct {
-	Head *gUnary   `@@`
-	Tail []*gMulOp `@@*`
+	Head *gUnary   `parser:"@@"`
+	Tail []*gMulOp `parser:"@@*"`
 }
 
 type gMulOp struct {
 	Pos lexer.Position
-	Op  string  `@( "*" | "/" )`
-	X   *gUnary `@@`
+	Op  string  `parser:"@( \"*\" | \"/\" )"`
+	X   *gUnary `parser:"@@"`
 }
 
 type gUnary struct {
 	Pos   lexer.Position
-	Op    string  `(   @( "-" | "+" )`
-	X     *gUnary `    @@ )`
-	Power *gPower `| @@`
+	Op    string  `parser:"(   @( \"-\" | \"+\" )"`
+	X     *gUnary `parser:"    @@ )"`
+	Power *gPower `parser:"| @@"`
 }
 
 // gPower is right-associative and binds tighter than unary minus:
 // -x^2 is -(x^2), and x^-1 is allowed.
 type gPower struct {
-	Base  *gPostfix    `@@`
-	Caret *lexer.Token `( @"^"`
-	Exp   *gUnary      `  @@ )?`
+	Base  *gPostfix    `parser:"@@"`
+	Caret *lexer.Token `parser:"( @\"^\""`
+	Exp   *gUnary      `parser:"  @@ )?"`
 }
 
 type gPostfix struct {
-	X   *gPrimary  `@@`
-	Ops []*gPostOp `@@*`
+	X   *gPrimary  `parser:"@@"`
+	Ops []*gPostOp `parser:"@@*"`
 }
 
 type gPostOp struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Index  []*gExpr `  "[" @@ ( "," @@ )* "]"`
-	Member *gIdent  `| "." @@`
+	Index  []*gExpr `parser:"  \"[\" @@ ( \",\" @@ )* \"]\""`
+	Member *gIdent  `parser:"| \".\" @@"`
 }
 
 type gPrimary struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Number *string  `  @Number`
-	String *string  `| @String`
-	Compr  *gCompr  `| @@`
-	Call   *gCall   `| @@`
-	Ident  *gIdent  `| @@`
-	Paren  *gExpr   `| "(" @@ ")"`
-	Vector *gVector `| @@`
+	Number *string  `parser:"  @Number"`
+	String *string  `parser:"| @String"`
+	Compr  *gCompr  `parser:"| @@"`
+	Call   *gCall   `parser:"| @@"`
+	Ident  *gIdent  `parser:"| @@"`
+	Paren  *gExpr   `parser:"| \"(\" @@ \")\""`
+	Vector *gVector `parser:"| @@"`
 }
 
 type gVector struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Elems  []*gExpr `"[" ( @@ ( "," @@ )* )? "]"`
+	Elems  []*gExpr `parser:"\"[\" ( @@ ( \",\" @@ )* )? \"]\""`
 }
 
 type gCall struct {
 	EndPos lexer.Position
-	Fun    *gIdent `@@ "("`
-	Args   []*gArg `( @@ ( "," @@ )* )? ")"`
+	Fun    *gIdent `parser:"@@ \"(\""`
+	Args   []*gArg `parser:"( @@ ( \",\" @@ )* )? \")\""`
 }
 
 type gArg struct {
-	Name  *gIdent `( @@ "=" )?`
-	Value *gExpr  `@@`
+	Name  *gIdent `parser:"( @@ \"=\" )?"`
+	Value *gExpr  `parser:"@@"`
 }
 
 type gCompr struct {
-	Op      *gIdent      `@@ "("`
-	Binders []*gBinder   `@@ ( "," @@ )*`
-	Where   *gOr         `( "where" @@ )?`
-	Rpar    *lexer.Token `@")"`
-	Body    *gTerm       `@@`
+	Op      *gIdent      `parser:"@@ \"(\""`
+	Binders []*gBinder   `parser:"@@ ( \",\" @@ )*"`
+	Where   *gOr         `parser:"( \"where\" @@ )?"`
+	Rpar    *lexer.Token `parser:"@\")\""`
+	Body    *gTerm       `parser:"@@"`
 }
 
 // Conditions (where filters): or of ands of (possibly negated) comparisons.
 type gOr struct {
-	Head *gAnd    `@@`
-	Tail []*gOrOp `@@*`
+	Head *gAnd    `parser:"@@"`
+	Tail []*gOrOp `parser:"@@*"`
 }
 
 type gOrOp struct {
 	Pos lexer.Position
-	X   *gAnd `"or" @@`
+	X   *gAnd `parser:"\"or\" @@"`
 }
 
 type gAnd struct {
-	Head *gNot     `@@`
-	Tail []*gAndOp `@@*`
+	Head *gNot     `parser:"@@"`
+	Tail []*gAndOp `parser:"@@*"`
 }
 
 type gAndOp struct {
 	Pos lexer.Position
-	X   *gNot `"and" @@`
+	X   *gNot `parser:"\"and\" @@"`
 }
 
 type gNot struct {
 	Pos   lexer.Position
-	Not   *gNot `  "not" @@`
-	Paren *gOr  `| "(" @@ ")"`
-	Cmp   *gCmp `| @@`
+	Not   *gNot `parser:"  \"not\" @@"`
+	Paren *gOr  `parser:"| \"(\" @@ \")\""`
+	Cmp   *gCmp `parser:"| @@"`
 }
 
 type gCmp struct {
-	X  *gExpr `@@`
-	Op *gOp   `@@`
-	Y  *gExpr `@@`
+	X  *gExpr `parser:"@@"`
+	Op *gOp   `parser:"@@"`
+	Y  *gExpr `parser:"@@"`
 }
