@@ -1,0 +1,918 @@
+package check
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/qrc-lang/qrc/ast"
+	"github.com/qrc-lang/qrc/data"
+	"github.com/qrc-lang/qrc/diag"
+	"github.com/qrc-lang/qrc/domain"
+	"github.com/qrc-lang/qrc/lang"
+	"github.com/qrc-lang/qrc/stdlib"
+)
+
+// Assign is a NAME=VALUE setting from the command line (--set, --data).
+type Assign struct {
+	Name  string
+	Value string
+}
+
+// Options configure Check.
+type Options struct {
+	// Set overrides parameters: the value is an expression, which may use
+	// other parameters and data sets' n and d.
+	Set []Assign
+	// Data replaces the file of a data set (same loader and options); the
+	// path is used as given (relative to the working directory).
+	Data []Assign
+	// Dir is the directory that data paths in the model are relative to;
+	// by default the directory of the model file.
+	Dir string
+}
+
+// SetSourceName is the file name used in positions of the expression given
+// to --set NAME=EXPR.
+func SetSourceName(name string) string { return "--set " + name }
+
+// Reserved names: built-ins, loaders and domains, which declarations cannot
+// reuse.
+var (
+	loaders = []string{"libsvm", "csv"}
+	domains = []string{"box", "ball", "simplex"}
+)
+
+// Check checks a parsed model. It returns the checked model and the
+// diagnostics (warnings only when the model is valid); when the model has
+// errors the returned model is nil.
+func Check(f *ast.File, opts Options) (m *Model, diags diag.List) {
+	c := &checker{
+		m:       &Model{File: f},
+		opts:    opts,
+		globals: map[string]*global{},
+		seen:    map[string]bool{},
+		dir:     opts.Dir,
+	}
+	if c.dir == "" {
+		c.dir = filepath.Dir(f.Name)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			m = nil
+			diags = append(c.errs, &diag.Diagnostic{Pos: f.Pos(), Msg: fmt.Sprintf("internal error: checker failed: %v", r)})
+		}
+	}()
+	c.run()
+	c.errs.Sort()
+	if c.errs.HasErrors() {
+		return nil, c.errs
+	}
+	c.m.Diagnostics = c.errs
+	return c.m, c.errs
+}
+
+// global is a name declared at the top level.
+type global struct {
+	name  string
+	kind  string // "data set", "parameter", "variable", "function"
+	decl  ast.Decl
+	state int // 0 unresolved, 1 resolving, 2 done
+	ok    bool
+	data  *DataSet
+	param *Param
+	v     *Var
+	fn    *Func
+	calls int
+	set   *Assign // --set override
+	setX  ast.Expr
+}
+
+type checker struct {
+	m       *Model
+	opts    Options
+	dir     string
+	globals map[string]*global
+	order   []*global
+	errs    diag.List
+	seen    map[string]bool
+	ctx     []string   // "in call of phi at 12:7" while checking inlined bodies
+	stack   []*global  // functions being inlined (recursion check)
+	frames  []*frame   // enclosing comprehensions
+	resolve []*global  // globals being resolved (cycle check)
+}
+
+// frame is an enclosing comprehension while its body is checked.
+type frame struct {
+	binders []*Binder
+	where   Expr
+}
+
+// scope binds local names: function parameters (to their argument
+// expressions), comprehension indices and constraint indices.
+type scope struct {
+	parent *scope
+	names  map[string]Expr
+}
+
+func (s *scope) lookup(name string) (Expr, bool) {
+	for ; s != nil; s = s.parent {
+		if e, ok := s.names[name]; ok {
+			return e, true
+		}
+	}
+	return nil, false
+}
+
+func (s *scope) allNames() []string {
+	var out []string
+	for ; s != nil; s = s.parent {
+		for n := range s.names {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// errorf reports an error at n, with the current inlining context; an error
+// already reported at the same place with the same message is dropped.
+func (c *checker) errorf(n ast.Node, format string, args ...any) {
+	c.report(diag.Error, n.Pos(), n.End(), fmt.Sprintf(format, args...))
+}
+
+func (c *checker) warnf(n ast.Node, format string, args ...any) {
+	c.report(diag.Warning, n.Pos(), n.End(), fmt.Sprintf(format, args...))
+}
+
+func (c *checker) report(sev diag.Severity, pos, end ast.Pos, msg string) {
+	key := fmt.Sprintf("%s:%d:%s", pos.Filename, pos.Offset, msg)
+	if c.seen[key] {
+		return
+	}
+	c.seen[key] = true
+	if len(c.ctx) > 0 {
+		msg += " (" + strings.Join(c.ctx, ", ") + ")"
+	}
+	c.errs = append(c.errs, &diag.Diagnostic{Severity: sev, Pos: pos, End: end, Msg: msg})
+}
+
+func (c *checker) reservedName(name string) string {
+	switch {
+	case stdlib.Lookup(name) != nil || stdlib.IsComprehension(name):
+		return "a built-in function"
+	case contains(loaders, name):
+		return "a data loader"
+	case contains(domains, name):
+		return "a domain"
+	}
+	return ""
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// run checks the whole model.
+func (c *checker) run() {
+	f := c.m.File
+	var objectives []*ast.Objective
+	var constraints []*ast.Constraint
+	for _, d := range f.Decls {
+		var name *ast.Ident
+		g := &global{decl: d}
+		switch d := d.(type) {
+		case *ast.DataDecl:
+			name, g.kind = d.Name, "data set"
+		case *ast.ParamDecl:
+			name, g.kind = d.Name, "parameter"
+		case *ast.VarDecl:
+			name, g.kind = d.Name, "variable"
+		case *ast.FuncDecl:
+			name, g.kind = d.Name, "function"
+		case *ast.Objective:
+			objectives = append(objectives, d)
+			continue
+		case *ast.SubjectTo:
+			constraints = append(constraints, d.Constraints...)
+			continue
+		case *ast.Constraint:
+			constraints = append(constraints, d)
+			continue
+		}
+		g.name = name.Name
+		if what := c.reservedName(name.Name); what != "" {
+			c.errorf(name, "cannot declare %q: it is %s", name.Name, what)
+			continue
+		}
+		if prev, ok := c.globals[name.Name]; ok {
+			c.errorf(name, "%s %q redeclared; the %s was declared at %s", g.kind, name.Name, prev.kind, prev.decl.Pos())
+			continue
+		}
+		c.globals[name.Name] = g
+		c.order = append(c.order, g)
+	}
+	c.applyOverrides()
+	for _, g := range c.order {
+		c.resolveGlobal(g, nil)
+	}
+	// Offsets of the variables in the flat vector, in declaration order.
+	for _, v := range c.m.Vars {
+		v.Offset = c.m.NumScalars
+		c.m.NumScalars += v.Size
+	}
+	c.checkObjective(objectives)
+	c.checkConstraints(constraints)
+	for _, g := range c.order {
+		switch {
+		case g.fn != nil && g.calls == 0:
+			c.checkUnusedFunc(g)
+		case g.v != nil && !g.v.Used && g.ok:
+			c.warnf(g.decl.(*ast.VarDecl).Name, "variable %q is not used by the objective or any constraint", g.name)
+		}
+	}
+}
+
+// applyOverrides attaches --set and --data to their declarations.
+func (c *checker) applyOverrides() {
+	for i := range c.opts.Set {
+		a := &c.opts.Set[i]
+		g, ok := c.globals[a.Name]
+		pos := ast.Pos{Filename: SetSourceName(a.Name)}
+		if !ok || g.kind != "parameter" {
+			c.report(diag.Error, pos, ast.Pos{}, fmt.Sprintf("--set %s: the model has no parameter %q%s", a.Name, a.Name, didYouMean(a.Name, c.namesOfKind("parameter"))))
+			continue
+		}
+		x, errs := lang.ParseExpr(SetSourceName(a.Name), []byte(a.Value))
+		if errs != nil {
+			c.errs = append(c.errs, errs...)
+			continue
+		}
+		g.set, g.setX = a, x
+	}
+	for _, a := range c.opts.Data {
+		if g, ok := c.globals[a.Name]; !ok || g.kind != "data set" {
+			c.report(diag.Error, ast.Pos{Filename: "--data " + a.Name}, ast.Pos{},
+				fmt.Sprintf("--data %s: the model has no data set %q%s", a.Name, a.Name, didYouMean(a.Name, c.namesOfKind("data set"))))
+		}
+	}
+}
+
+func (c *checker) namesOfKind(kind string) []string {
+	var out []string
+	for _, g := range c.order {
+		if kind == "" || g.kind == kind {
+			out = append(out, g.name)
+		}
+	}
+	return out
+}
+
+// resolveGlobal makes sure g is checked (data loaded, parameter evaluated,
+// variable shaped); use is the reference that needed it, for cycle errors.
+func (c *checker) resolveGlobal(g *global, use ast.Node) bool {
+	switch g.state {
+	case 2:
+		return g.ok
+	case 1:
+		var path []string
+		for _, r := range c.resolve {
+			path = append(path, r.name)
+		}
+		path = append(path, g.name)
+		at := use
+		if at == nil {
+			at = g.decl
+		}
+		c.errorf(at, "%s %q is defined in terms of itself: %s", g.kind, g.name, strings.Join(path, " -> "))
+		return false
+	}
+	g.state = 1
+	c.resolve = append(c.resolve, g)
+	saveCtx, saveFrames := c.ctx, c.frames
+	c.ctx, c.frames = nil, nil
+	switch d := g.decl.(type) {
+	case *ast.DataDecl:
+		g.data = c.checkData(d)
+		g.ok = g.data != nil
+		if g.ok {
+			c.m.Data = append(c.m.Data, g.data)
+		}
+	case *ast.ParamDecl:
+		g.param = c.checkParam(d, g)
+		g.ok = g.param != nil
+		if g.ok {
+			c.m.Params = append(c.m.Params, g.param)
+		}
+	case *ast.VarDecl:
+		g.v = c.checkVar(d)
+		g.ok = g.v != nil
+		if g.ok {
+			c.m.Vars = append(c.m.Vars, g.v)
+		}
+	case *ast.FuncDecl:
+		g.fn = c.checkFuncDecl(d)
+		g.ok = g.fn != nil
+		if g.ok {
+			c.m.Funcs = append(c.m.Funcs, g.fn)
+		}
+	}
+	c.ctx, c.frames = saveCtx, saveFrames
+	c.resolve = c.resolve[:len(c.resolve)-1]
+	g.state = 2
+	return g.ok
+}
+
+// ---------------------------------------------------------------------------
+// Declarations
+
+func (c *checker) checkData(d *ast.DataDecl) *DataSet {
+	call, ok := d.Source.(*ast.Call)
+	if !ok || !contains(loaders, call.Fun.Name) {
+		c.errorf(d.Source, "a data set is read by a loader: libsvm(\"file\") or csv(\"file\", label = \"y\", drop = [\"col\"])")
+		return nil
+	}
+	ds := &DataSet{Name: d.Name.Name, Decl: d, Loader: call.Fun.Name}
+	var path *ast.String
+	libsvmOpt := data.LibSVMOptions{}
+	csvOpt := data.CSVOptions{}
+	argNodes := map[string]ast.Node{}
+	for i, a := range call.Args {
+		if a.Name == nil {
+			if i > 0 {
+				c.errorf(a, "%s takes the file name as its only positional argument; name the others (e.g. label = \"y\")", call.Fun.Name)
+				return nil
+			}
+			s, ok := a.Value.(*ast.String)
+			if !ok {
+				c.errorf(a.Value, "the file name must be a string literal, e.g. %s(\"data/train.svm\")", call.Fun.Name)
+				return nil
+			}
+			path = s
+			continue
+		}
+		argNodes[a.Name.Name] = a.Value
+		switch key := call.Fun.Name + "." + a.Name.Name; key {
+		case "libsvm.features":
+			n, ok := c.constInt(a.Value, "features")
+			if !ok {
+				return nil
+			}
+			if n < 1 {
+				c.errorf(a.Value, "features must be a positive integer, not %d", n)
+				return nil
+			}
+			libsvmOpt.Features = n
+		case "csv.label":
+			s, ok := a.Value.(*ast.String)
+			if !ok {
+				c.errorf(a.Value, "label must be a column name in quotes, e.g. label = \"y\"")
+				return nil
+			}
+			csvOpt.Label = s.Value
+		case "csv.drop":
+			v, ok := a.Value.(*ast.Vector)
+			if s, isStr := a.Value.(*ast.String); isStr {
+				csvOpt.Drop = append(csvOpt.Drop, s.Value)
+				break
+			}
+			if !ok {
+				c.errorf(a.Value, "drop must be a list of column names, e.g. drop = [\"group\"]")
+				return nil
+			}
+			for _, e := range v.Elems {
+				s, ok := e.(*ast.String)
+				if !ok {
+					c.errorf(e, "drop must be a list of column names in quotes")
+					return nil
+				}
+				csvOpt.Drop = append(csvOpt.Drop, s.Value)
+				argNodes[s.Value] = s
+			}
+		default:
+			valid := map[string][]string{"libsvm": {"features"}, "csv": {"label", "drop"}}[call.Fun.Name]
+			c.errorf(a.Name, "%s has no option %q; its options are %s%s", call.Fun.Name, a.Name.Name,
+				strings.Join(valid, ", "), didYouMean(a.Name.Name, valid))
+			return nil
+		}
+	}
+	if path == nil {
+		c.errorf(call, "%s needs the data file's name, e.g. %s(\"data/train.%s\")", call.Fun.Name, call.Fun.Name,
+			map[string]string{"libsvm": "svm", "csv": "csv"}[call.Fun.Name])
+		return nil
+	}
+	ds.Path = path.Value
+	if !filepath.IsAbs(ds.Path) {
+		ds.Path = filepath.Join(c.dir, ds.Path)
+	}
+	for _, a := range c.opts.Data {
+		if a.Name == ds.Name {
+			ds.Path, ds.Override = a.Value, true
+		}
+	}
+	var err error
+	if ds.Loader == "libsvm" {
+		ds.Set, err = data.LoadLibSVM(ds.Path, libsvmOpt)
+	} else {
+		ds.Set, err = data.LoadCSV(ds.Path, csvOpt)
+	}
+	if err != nil {
+		var at ast.Node = path
+		if ds.Override {
+			at = d.Name
+		}
+		for name, n := range argNodes { // point at the option an unknown-column error is about
+			if strings.Contains(err.Error(), fmt.Sprintf("unknown column %q", name)) ||
+				strings.Contains(err.Error(), fmt.Sprintf("column %q", name)) && name == csvOpt.Label {
+				at = n
+			}
+		}
+		if l, ok := argNodes["label"].(*ast.String); ok && strings.Contains(err.Error(), fmt.Sprintf("unknown column %q", l.Value)) {
+			at = l
+		}
+		src := ""
+		if ds.Override {
+			src = " (from --data " + ds.Name + ")"
+		}
+		c.errorf(at, "cannot load data set %q%s: %v", ds.Name, src, err)
+		return nil
+	}
+	return ds
+}
+
+// constInt checks e in the global scope and returns its integer value.
+func (c *checker) constInt(e ast.Expr, what string) (int, bool) {
+	t, ok := c.constValue(e, what)
+	if !ok {
+		return 0, false
+	}
+	if !t.Shape.IsScalar() {
+		c.errorf(e, "%s must be a scalar, not a %s", what, t.Shape)
+		return 0, false
+	}
+	n, err := toInt(t.Data[0])
+	if err != nil {
+		c.errorf(e, "%s must be an integer: %v", what, err)
+		return 0, false
+	}
+	return n, true
+}
+
+// constValue checks e in the global scope and evaluates it; e must not
+// depend on decision variables.
+func (c *checker) constValue(e ast.Expr, what string) (Tensor, bool) {
+	x := c.expr(e, nil)
+	if x == nil {
+		return Tensor{}, false
+	}
+	if x.Deps()&DepVar != 0 {
+		c.errorf(e, "%s must be a constant; it depends on a decision variable", what)
+		return Tensor{}, false
+	}
+	t, err := eval(x, nil)
+	if err != nil {
+		c.errorf(e, "cannot evaluate %s: %v", what, err)
+		return Tensor{}, false
+	}
+	return t, true
+}
+
+func (c *checker) checkParam(d *ast.ParamDecl, g *global) *Param {
+	e := d.Value
+	p := &Param{Name: d.Name.Name, Decl: d, Expr: exprText(e)}
+	if g.setX != nil {
+		e = g.setX
+		p.Overridden, p.Expr = true, g.set.Value
+	}
+	t, ok := c.constValue(e, "a parameter")
+	if !ok {
+		return nil
+	}
+	for _, v := range t.Data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			c.errorf(e, "parameter %q is %s", p.Name, fmtNum(v))
+			return nil
+		}
+	}
+	p.Value = Tensor{Shape: t.Shape, Data: append([]float64(nil), t.Data...)}
+	return p
+}
+
+func (c *checker) checkVar(d *ast.VarDecl) *Var {
+	v := &Var{Name: d.Name.Name, Decl: d}
+	if len(d.Dims) > 2 {
+		c.errorf(d.Dims[2], "a variable has at most 2 dimensions (a matrix); %q has %d", v.Name, len(d.Dims))
+		return nil
+	}
+	for _, de := range d.Dims {
+		n, ok := c.constInt(de, "a dimension")
+		if !ok {
+			return nil
+		}
+		if n < 1 {
+			c.errorf(de, "a dimension must be at least 1, not %d", n)
+			return nil
+		}
+		v.Shape = append(v.Shape, n)
+	}
+	v.Size = v.Shape.Size()
+	if v.Size > 1<<28 {
+		c.errorf(d.Name, "variable %q has %d elements; that is more than qrc can hold", v.Name, v.Size)
+		return nil
+	}
+	dom, ok := c.checkDomain(d, v)
+	if !ok {
+		return nil
+	}
+	v.Domain = dom
+	v.Start = make([]float64, v.Size)
+	if d.Start != nil {
+		t, ok := c.constValue(d.Start, "a starting point")
+		if !ok {
+			return nil
+		}
+		if !t.Shape.IsScalar() && !t.Shape.Equal(v.Shape) {
+			c.errorf(d.Start, "the starting point is a %s but %q is a %s", t.Shape, v.Name, v.Shape)
+			return nil
+		}
+		for i := range v.Start {
+			v.Start[i] = t.Data[min(i, len(t.Data)-1)]
+		}
+	}
+	before := append([]float64(nil), v.Start...)
+	dom.Project(v.Start)
+	if d.Start != nil {
+		for i := range before {
+			if math.Abs(before[i]-v.Start[i]) > 1e-12*(1+math.Abs(before[i])) {
+				c.warnf(d.Start, "the starting point of %q is outside its domain %s; it is projected onto the domain", v.Name, dom)
+				break
+			}
+		}
+	}
+	return v
+}
+
+func (c *checker) checkDomain(d *ast.VarDecl, v *Var) (*domain.Domain, bool) {
+	if d.Domain == nil {
+		c.warnf(d.Name, "variable %q has no domain: the solver's theory assumes a compact domain (write e.g. `in box(-10, 10)` or `in ball(r)`)", v.Name)
+		return &domain.Domain{Kind: domain.Unbounded}, true
+	}
+	var name *ast.Ident
+	var args []*ast.Arg
+	switch x := d.Domain.(type) {
+	case *ast.Ident:
+		name = x
+	case *ast.Call:
+		name, args = x.Fun, x.Args
+	default:
+		c.errorf(d.Domain, "a domain is box(lo, hi), ball(r), ball(r, rows) or simplex")
+		return nil, false
+	}
+	for _, a := range args {
+		if a.Name != nil {
+			c.errorf(a.Name, "domain arguments are positional: box(lo, hi), ball(r), ball(r, rows), simplex(s)")
+			return nil, false
+		}
+	}
+	arity := func(lo, hi int, usage string) bool {
+		if len(args) < lo || len(args) > hi {
+			c.errorf(d.Domain, "%s takes %s", name.Name, usage)
+			return false
+		}
+		return true
+	}
+	scalarArg := func(e ast.Expr, what string) (float64, bool) {
+		t, ok := c.constValue(e, what)
+		if !ok {
+			return 0, false
+		}
+		if !t.Shape.IsScalar() {
+			c.errorf(e, "%s must be a scalar, not a %s", what, t.Shape)
+			return 0, false
+		}
+		return t.Data[0], true
+	}
+	switch name.Name {
+	case "box":
+		if !arity(2, 2, "two arguments: box(lo, hi)") {
+			return nil, false
+		}
+		dom := &domain.Domain{Kind: domain.Box, Lo: make([]float64, v.Size), Hi: make([]float64, v.Size)}
+		for k, dst := range [][]float64{dom.Lo, dom.Hi} {
+			t, ok := c.constValue(args[k].Value, "a bound")
+			if !ok {
+				return nil, false
+			}
+			if !t.Shape.IsScalar() && !t.Shape.Equal(v.Shape) {
+				c.errorf(args[k].Value, "the bound is a %s but %q is a %s", t.Shape, v.Name, v.Shape)
+				return nil, false
+			}
+			for i := range dst {
+				dst[i] = t.Data[min(i, len(t.Data)-1)]
+			}
+		}
+		for i := range dom.Lo {
+			if !(dom.Lo[i] <= dom.Hi[i]) {
+				c.errorf(d.Domain, "empty box: lower bound %s is above upper bound %s", fmtNum(dom.Lo[i]), fmtNum(dom.Hi[i]))
+				return nil, false
+			}
+		}
+		return dom, true
+	case "ball":
+		if !arity(1, 2, "the radius and optionally rows: ball(r) or ball(r, rows)") {
+			return nil, false
+		}
+		r, ok := scalarArg(args[0].Value, "the radius")
+		if !ok {
+			return nil, false
+		}
+		if !(r > 0) {
+			c.errorf(args[0].Value, "the radius must be positive, not %s", fmtNum(r))
+			return nil, false
+		}
+		if len(args) == 1 {
+			return &domain.Domain{Kind: domain.Ball, Radius: r}, true
+		}
+		if id, ok := args[1].Value.(*ast.Ident); !ok || id.Name != "rows" {
+			c.errorf(args[1].Value, "the second argument of ball can only be rows: ball(r, rows) bounds each row of a matrix")
+			return nil, false
+		}
+		if v.Shape.Rank() != 2 {
+			c.errorf(args[1].Value, "ball(r, rows) needs a matrix variable; %q is a %s", v.Name, v.Shape)
+			return nil, false
+		}
+		return &domain.Domain{Kind: domain.RowBalls, Radius: r, Cols: v.Shape[1]}, true
+	case "simplex":
+		if !arity(0, 1, "at most one argument, the sum: simplex or simplex(s)") {
+			return nil, false
+		}
+		s := 1.0
+		if len(args) == 1 {
+			var ok bool
+			if s, ok = scalarArg(args[0].Value, "the simplex sum"); !ok {
+				return nil, false
+			}
+			if !(s > 0) {
+				c.errorf(args[0].Value, "the simplex sum must be positive, not %s", fmtNum(s))
+				return nil, false
+			}
+		}
+		return &domain.Domain{Kind: domain.Simplex, Radius: s}, true
+	}
+	c.errorf(name, "unknown domain %q%s; domains are box(lo, hi), ball(r), ball(r, rows) and simplex", name.Name, didYouMean(name.Name, domains))
+	return nil, false
+}
+
+func (c *checker) checkFuncDecl(d *ast.FuncDecl) *Func {
+	fn := &Func{Name: d.Name.Name, Decl: d}
+	seen := map[string]bool{}
+	for _, p := range d.Params {
+		if seen[p.Name] {
+			c.errorf(p, "duplicate parameter %q in function %q", p.Name, fn.Name)
+			return nil
+		}
+		seen[p.Name] = true
+		fn.Params = append(fn.Params, p.Name)
+	}
+	return fn
+}
+
+// checkUnusedFunc reports unknown names in a function nobody calls (a called
+// function's body is checked at each call).
+func (c *checker) checkUnusedFunc(g *global) {
+	d := g.decl.(*ast.FuncDecl)
+	locals := map[string]bool{}
+	for _, p := range d.Params {
+		locals[p.Name] = true
+	}
+	ast.Inspect(d.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.Binder:
+			locals[n.Name.Name] = true
+			ast.Inspect(n.Set, func(m ast.Node) bool { return c.nameExists(m, locals) })
+			return false
+		case *ast.Member:
+			ast.Inspect(n.X, func(m ast.Node) bool { return c.nameExists(m, locals) })
+			return false
+		case *ast.Call:
+			if _, ok := c.globals[n.Fun.Name]; !ok && c.reservedName(n.Fun.Name) == "" {
+				c.errorf(n.Fun, "unknown function %q%s", n.Fun.Name, didYouMean(n.Fun.Name, c.callableNames()))
+			}
+			for _, a := range n.Args {
+				ast.Inspect(a.Value, func(m ast.Node) bool { return c.nameExists(m, locals) })
+			}
+			return false
+		case *ast.Comprehension:
+			for _, b := range n.Binders {
+				locals[b.Name.Name] = true
+			}
+			return true
+		}
+		return c.nameExists(n, locals)
+	})
+}
+
+func (c *checker) nameExists(n ast.Node, locals map[string]bool) bool {
+	id, ok := n.(*ast.Ident)
+	if !ok {
+		return true
+	}
+	if _, ok := c.globals[id.Name]; !ok && !locals[id.Name] && c.reservedName(id.Name) == "" && id.Name != "rows" {
+		cands := c.namesOfKind("")
+		for l := range locals {
+			cands = append(cands, l)
+		}
+		c.errorf(id, "unknown name %q%s", id.Name, didYouMean(id.Name, cands))
+	}
+	return true
+}
+
+func (c *checker) callableNames() []string {
+	out := append(stdlib.Names(), c.namesOfKind("function")...)
+	return out
+}
+
+// ---------------------------------------------------------------------------
+// Objective and constraints
+
+func (c *checker) checkObjective(objs []*ast.Objective) {
+	if len(objs) == 0 {
+		pos := ast.Pos{Filename: c.m.File.Name, Line: 1, Column: 1}
+		c.report(diag.Warning, pos, ast.Pos{}, "the model has no objective (minimize ...): qrc will look for a feasible point")
+		return
+	}
+	for _, o := range objs[1:] {
+		c.errorf(o, "a model has one objective; the first is at %s", objs[0].Pos())
+	}
+	o := objs[0]
+	if o.Sense == "maximize" {
+		c.errorf(o, "maximize is not supported: qrc minimizes weakly convex functions; write minimize -(...) if the negation is weakly convex")
+		return
+	}
+	x := c.expr(o.X, nil)
+	if x == nil {
+		return
+	}
+	if !x.Shape().IsScalar() {
+		c.errorf(o.X, "the objective must be a scalar, not a %s", x.Shape())
+		return
+	}
+	if x.Deps()&DepVar == 0 {
+		c.warnf(o.X, "the objective does not depend on any variable")
+	}
+	c.m.Objective = &Objective{Src: o, Expr: x}
+}
+
+func (c *checker) checkConstraints(cs []*ast.Constraint) {
+	names := map[string]*ast.Constraint{}
+	for _, sc := range cs {
+		if prev, ok := names[sc.Name.Name]; ok {
+			c.errorf(sc.Name, "constraint %q redeclared; the first is at %s", sc.Name.Name, prev.Pos())
+			continue
+		}
+		names[sc.Name.Name] = sc
+		if g, ok := c.globals[sc.Name.Name]; ok {
+			c.errorf(sc.Name, "constraint %q has the name of the %s declared at %s", sc.Name.Name, g.kind, g.decl.Pos())
+			continue
+		}
+		switch sc.Op {
+		case "==":
+			c.errorf(&opNode{sc}, "equality constraints are not supported: the method needs inequality constraints f(x) <= 0 with a strictly feasible (Slater) point, which an equality never has; for a band write two constraints, lhs <= c + tol and lhs >= c - tol")
+			continue
+		case "!=":
+			c.errorf(&opNode{sc}, "!= is not a constraint; constraints are lhs <= rhs or lhs >= rhs")
+			continue
+		case "<", ">":
+			c.errorf(&opNode{sc}, "strict inequalities are not supported; write %s= (the solver returns points that satisfy constraints up to a tolerance)", sc.Op)
+			continue
+		}
+		c.checkConstraintGroup(sc)
+	}
+}
+
+// opNode spans a constraint's comparison operator.
+type opNode struct{ c *ast.Constraint }
+
+func (o *opNode) Pos() ast.Pos { return o.c.OpPos }
+func (o *opNode) End() ast.Pos {
+	e := o.c.OpPos
+	e.Offset += len(o.c.Op)
+	e.Column += len(o.c.Op)
+	return e
+}
+
+func (c *checker) checkConstraintGroup(sc *ast.Constraint) {
+	g := &ConstraintGroup{Name: sc.Name.Name, Src: sc}
+	var binders []*Binder
+	sco := &scope{names: map[string]Expr{}}
+	for _, b := range sc.Binders {
+		bd := c.binder(b, sco)
+		if bd == nil {
+			return
+		}
+		binders = append(binders, bd)
+		sco.names[bd.Name] = &IndexVal{node: node{dep: DepIndex, src: b.Name}, Binder: bd}
+	}
+	count := 0
+	err := forBinders(binders, nil, nil, func(ix env) (bool, error) {
+		count++
+		if count > 1e6 {
+			return false, fmt.Errorf("more than a million constraints")
+		}
+		idx := make([]int, len(binders))
+		inst := &scope{names: map[string]Expr{}}
+		for k, b := range binders {
+			idx[k] = ix[b]
+			inst.names[b.Name] = &Const{node: node{src: b.Src.Name}, Value: Scalar(float64(ix[b]))}
+		}
+		name := g.Name
+		if len(binders) > 0 {
+			parts := make([]string, len(idx))
+			for k, v := range idx {
+				parts[k] = fmt.Sprint(v)
+			}
+			name += "[" + strings.Join(parts, ",") + "]"
+			c.ctx = []string{"in " + name}
+		}
+		ci := c.constraintInstance(sc, inst, name, idx)
+		c.ctx = nil
+		if ci == nil {
+			return true, nil
+		}
+		ci.Group = g
+		g.Instances = append(g.Instances, ci)
+		return true, nil
+	})
+	if err != nil {
+		c.errorf(sc.Name, "cannot expand constraint %q: %v", g.Name, err)
+		return
+	}
+	if count == 0 {
+		c.warnf(sc.Name, "constraint %q ranges over an empty set: it adds no constraint", g.Name)
+	}
+	c.m.Groups = append(c.m.Groups, g)
+	c.m.Constraints = append(c.m.Constraints, g.Instances...)
+}
+
+func (c *checker) constraintInstance(sc *ast.Constraint, sco *scope, name string, idx []int) *Constraint {
+	lhs := c.expr(sc.LHS, sco)
+	rhs := c.expr(sc.RHS, sco)
+	if lhs == nil || rhs == nil {
+		return nil
+	}
+	for _, side := range []struct {
+		x Expr
+		n ast.Expr
+	}{{lhs, sc.LHS}, {rhs, sc.RHS}} {
+		if !side.x.Shape().IsScalar() {
+			c.errorf(side.n, "each side of a constraint must be a scalar, not a %s; index the constraint, e.g. %s[j in 1..%d]: ... [j] ...",
+				side.x.Shape(), sc.Name.Name, side.x.Shape()[0])
+			return nil
+		}
+	}
+	f := &Arith{node: node{dep: lhs.Deps() | rhs.Deps(), src: sc}, Op: "-", X: lhs, Y: rhs}
+	if sc.Op == ">=" {
+		f.X, f.Y = rhs, lhs
+	}
+	if f.dep&DepVar == 0 {
+		t, err := eval(f, nil)
+		switch {
+		case err != nil:
+			c.errorf(sc, "cannot evaluate constraint %s: %v", name, err)
+		case t.Data[0] > 0:
+			c.errorf(sc, "constraint %s does not depend on any variable and is violated (%s %s %s is false)", name,
+				fmtNum(evalOr(lhs)), sc.Op, fmtNum(evalOr(rhs)))
+		default:
+			c.warnf(sc, "constraint %s does not depend on any variable; it always holds", name)
+		}
+		return nil
+	}
+	return &Constraint{Name: name, Index: idx, Op: sc.Op, LHS: lhs, RHS: rhs, F: f}
+}
+
+func evalOr(e Expr) float64 {
+	t, err := eval(e, nil)
+	if err != nil {
+		return math.NaN()
+	}
+	return t.Data[0]
+}
+
+// exprText returns the source-like text of e (for summaries).
+func exprText(e ast.Expr) string { return ExprString(e) }
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

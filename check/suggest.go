@@ -1,0 +1,57 @@
+package check
+
+import "sort"
+
+// suggest returns the candidate closest to name by edit distance, or "" when
+// none is close enough to be a plausible typo.
+func suggest(name string, candidates []string) string {
+	best, bestD := "", len(name)/3+1
+	if bestD > 3 {
+		bestD = 3
+	}
+	sort.Strings(candidates)
+	for _, c := range candidates {
+		if c == name || c == "" || c[0] == '_' {
+			continue
+		}
+		if d := editDistance(name, c); d <= bestD && (best == "" || d < editDistance(name, best)) {
+			best = c
+		}
+	}
+	return best
+}
+
+// didYouMean formats a suggestion as ` (did you mean "x"?)`, or "".
+func didYouMean(name string, candidates []string) string {
+	if s := suggest(name, candidates); s != "" {
+		return ` (did you mean "` + s + `"?)`
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance between a and b, counting a
+// swap of two neighbouring characters as one edit.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,107 @@
+// Command qrc is the qrc modelling language's command-line tool.
+//
+// Usage:
+//
+//	qrc check [flags] MODEL.qrc   parse and check a model, print its summary
+//	qrc fmt [-w] [-l] MODEL.qrc... print models in canonical layout
+//	qrc help [COMMAND]            show help
+//	qrc version                   print the version
+//
+// See docs/cli.md for every flag and the JSON output.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// version is the tool's version, set at build time with
+// -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// Exit codes.
+const (
+	exitOK      = 0 // success
+	exitInvalid = 1 // the model has errors (or fmt -l found unformatted files)
+	exitUsage   = 2 // the command line is wrong, or a file cannot be read
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// command is a subcommand of qrc.
+type command struct {
+	name    string
+	summary string
+	usage   string // the full help text
+	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+var commands []*command
+
+func init() {
+	commands = []*command{checkCommand, fmtCommand}
+}
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// run executes qrc with args and returns the exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		mainUsage(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			if c := lookup(args[1]); c != nil {
+				fmt.Fprint(stdout, c.usage)
+				return exitOK
+			}
+			fmt.Fprintf(stderr, "qrc help: unknown command %q\n", args[1])
+			return exitUsage
+		}
+		mainUsage(stdout)
+		return exitOK
+	case "version", "-version", "--version":
+		fmt.Fprintf(stdout, "qrc %s\n", version)
+		return exitOK
+	}
+	c := lookup(args[0])
+	if c == nil {
+		fmt.Fprintf(stderr, "qrc: unknown command %q\n\n", args[0])
+		mainUsage(stderr)
+		return exitUsage
+	}
+	return c.run(args[1:], stdin, stdout, stderr)
+}
+
+func mainUsage(w io.Writer) {
+	fmt.Fprint(w, `qrc is a modelling language and solver for nonsmooth, weakly convex
+optimization with weakly convex constraints.
+
+Usage:
+
+	qrc <command> [flags] [arguments]
+
+Commands:
+
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `	help     show help for a command
+	version  print qrc's version
+
+Run "qrc help <command>" for a command's flags.
+`)
+}
