@@ -31,14 +31,24 @@ type Summary struct {
 
 // Data describes a data set.
 type Data struct {
-	Name     string    `json:"name"`
-	Loader   string    `json:"loader"`
-	Path     string    `json:"path"`
-	Rows     int       `json:"rows"`
-	Features int       `json:"features"`
-	Labels   []float64 `json:"labels"`  // distinct label values, sorted; null without labels
-	Columns  []string  `json:"columns"` // named columns (CSV), sorted
+	Name     string `json:"name"`
+	Loader   string `json:"loader"`
+	Path     string `json:"path"`
+	Rows     int    `json:"rows"`
+	Features int    `json:"features"`
+	// Labels are the distinct label values, sorted, when there are at most
+	// MaxLabels of them; null otherwise or without labels.
+	Labels []float64 `json:"labels"`
+	// DistinctLabels counts the distinct label values; LabelMin and
+	// LabelMax bound them (all 0 without labels).
+	DistinctLabels int      `json:"distinct_labels"`
+	LabelMin       float64  `json:"label_min"`
+	LabelMax       float64  `json:"label_max"`
+	Columns        []string `json:"columns"` // named columns (CSV), sorted
 }
+
+// MaxLabels is the most distinct label values listed in Data.Labels.
+const MaxLabels = 50
 
 // Param describes a parameter.
 type Param struct {
@@ -130,8 +140,14 @@ func Of(file string, m *check.Model, diags diag.List) *Summary {
 			cols = append(cols, name)
 		}
 		sortStrings(cols)
-		s.Data = append(s.Data, Data{Name: d.Name, Loader: d.Loader, Path: d.Path, Rows: d.Set.N(),
-			Features: d.Set.D(), Labels: d.Set.Labels(), Columns: cols})
+		ds := Data{Name: d.Name, Loader: d.Loader, Path: d.Path, Rows: d.Set.N(), Features: d.Set.D(), Columns: cols}
+		if labels := d.Set.Labels(); len(labels) > 0 {
+			ds.DistinctLabels, ds.LabelMin, ds.LabelMax = len(labels), labels[0], labels[len(labels)-1]
+			if len(labels) <= MaxLabels {
+				ds.Labels = labels
+			}
+		}
+		s.Data = append(s.Data, ds)
 	}
 	for _, p := range m.Params {
 		s.Params = append(s.Params, Param{Name: p.Name, Shape: shape(p.Value.Shape), Value: tensorValue(p.Value),
@@ -245,8 +261,9 @@ func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // labelText describes label values: "1..10 (10 values)" for consecutive
 // integers, else the values (abbreviated).
-func labelText(labels []float64) string {
-	if len(labels) == 0 {
+func labelText(d Data) string {
+	labels := d.Labels
+	if d.DistinctLabels == 0 {
 		return "no labels"
 	}
 	consecutive := len(labels) > 2
@@ -258,8 +275,8 @@ func labelText(labels []float64) string {
 	if consecutive {
 		return fmt.Sprintf("labels %s..%s (%d values)", num(labels[0]), num(labels[len(labels)-1]), len(labels))
 	}
-	if len(labels) > 10 {
-		return fmt.Sprintf("%d distinct label values in [%s, %s]", len(labels), num(labels[0]), num(labels[len(labels)-1]))
+	if d.DistinctLabels > 10 {
+		return fmt.Sprintf("%d distinct label values in [%s, %s]", d.DistinctLabels, num(d.LabelMin), num(d.LabelMax))
 	}
 	parts := make([]string, len(labels))
 	for i, v := range labels {
@@ -313,7 +330,7 @@ func (s *Summary) Text(w io.Writer) {
 	if len(s.Data) > 0 {
 		section("data sets")
 		for _, d := range s.Data {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%d rows, %d features, %s\n", d.Name, d.Loader, d.Path, d.Rows, d.Features, labelText(d.Labels))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%d rows, %d features, %s\n", d.Name, d.Loader, d.Path, d.Rows, d.Features, labelText(d))
 		}
 	}
 	if len(s.Params) > 0 {
