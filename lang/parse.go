@@ -116,21 +116,49 @@ func syntaxError(filename string, src []byte, err error) *diag.Diagnostic {
 	if ut, ok := err.(*participle.UnexpectedTokenError); ok {
 		tok := ut.Unexpected
 		d.End = ast.Pos{Filename: filename, Offset: p.Offset + len(tok.Value), Line: p.Line, Column: p.Column + len(tok.Value)}
-		switch {
-		case tok.EOF():
-			msg = "unexpected end of file"
-		default:
-			msg = fmt.Sprintf("unexpected %s", describeToken(tok))
+		expect := ""
+		if i := strings.Index(msg, " (expected "); i >= 0 {
+			expect = expectation(strings.TrimSuffix(msg[i+len(" (expected "):], ")"))
 		}
-		if ut.Expect != "" {
-			msg += " (expected " + ut.Expect + ")"
+		if tok.EOF() {
+			msg = "unexpected end of file" + expect
+		} else {
+			msg = "unexpected " + describeToken(tok) + expect
 		}
-	} else if strings.HasPrefix(msg, "invalid input text") {
+	} else if strings.Contains(msg, "invalid input text") {
 		r, _ := decodeRune(src[min(p.Offset, len(src)):])
 		msg = fmt.Sprintf("unexpected character %q", r)
+		if r == '"' {
+			msg = "unterminated string (a string ends with \" on the same line)"
+		}
 	}
 	d.Msg = "syntax error: " + msg
 	return d
+}
+
+// grammarWords names the grammar's rules in error messages.
+var grammarWords = map[string]string{
+	"gexpr": "an expression", "gterm": "an expression", "gunary": "an expression", "gpower": "an expression",
+	"gpostfix": "an expression", "gprimary": "an expression", "gident": "a name", "<ident>": "a name",
+	"gbinder": "an index such as k in 1..K", "gop": "<= or >=", "gor": "a condition", "gnot": "a condition",
+	"gcmp": "a comparison", "<number>": "a number", "<string>": "a string",
+}
+
+// expectation rewrites participle's "expected" list (tokens and rule names)
+// as " (expected X)", naming only the first alternative it can describe.
+func expectation(list string) string {
+	first := strings.Fields(list)
+	if len(first) == 0 {
+		return ""
+	}
+	w := first[0]
+	if strings.HasPrefix(w, `"`) {
+		return " (expected " + w + ")"
+	}
+	if d, ok := grammarWords[strings.ToLower(w)]; ok {
+		return " (expected " + d + ")"
+	}
+	return ""
 }
 
 // describeToken names a token for an error message.
