@@ -1,0 +1,75 @@
+package domain_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/qrc-lang/qrc/domain"
+)
+
+func dist(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += (a[i] - b[i]) * (a[i] - b[i])
+	}
+	return math.Sqrt(s)
+}
+
+// A projection lands in the set and is at least as close as any sampled
+// point of the set.
+func TestProjectionsAreNearest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := 4
+	doms := []*domain.Domain{
+		{Kind: domain.Box, Lo: []float64{-1, 0, -2, 0.5}, Hi: []float64{1, 0, 2, 3}},
+		{Kind: domain.Ball, Radius: 1.5},
+		{Kind: domain.RowBalls, Radius: 0.7, Cols: 2},
+		{Kind: domain.Simplex, Radius: 1},
+		{Kind: domain.Simplex, Radius: 2.5},
+	}
+	for _, d := range doms {
+		for trial := 0; trial < 200; trial++ {
+			x := make([]float64, n)
+			for i := range x {
+				x[i] = rng.NormFloat64() * 3
+			}
+			p := append([]float64(nil), x...)
+			d.Project(p)
+			assert.LessOrEqual(t, d.Violation(p), 1e-12, "%s: projection outside", d)
+			best := dist(x, p)
+			for s := 0; s < 50; s++ {
+				y := make([]float64, n)
+				for i := range y {
+					y[i] = p[i] + rng.NormFloat64()*0.3
+				}
+				d.Project(y) // a point of the set
+				assert.GreaterOrEqual(t, dist(x, y), best-1e-9, "%s: a closer point exists", d)
+			}
+			// Projecting twice changes nothing.
+			q := append([]float64(nil), p...)
+			d.Project(q)
+			assert.InDelta(t, 0, dist(p, q), 1e-12)
+		}
+	}
+}
+
+func TestSimplexKnown(t *testing.T) {
+	x := []float64{0.5, 0.5, 2}
+	(&domain.Domain{Kind: domain.Simplex, Radius: 1}).Project(x)
+	assert.InDeltaSlice(t, []float64{0, 0, 1}, x, 1e-12)
+	y := []float64{0, 0, 0, 0}
+	(&domain.Domain{Kind: domain.Simplex, Radius: 1}).Project(y)
+	assert.InDeltaSlice(t, []float64{0.25, 0.25, 0.25, 0.25}, y, 1e-12)
+}
+
+func TestStringsAndCompact(t *testing.T) {
+	assert.Equal(t, "box(-2, 2)", (&domain.Domain{Kind: domain.Box, Lo: []float64{-2, -2}, Hi: []float64{2, 2}}).String())
+	assert.Equal(t, "ball(0.1, rows)", (&domain.Domain{Kind: domain.RowBalls, Radius: 0.1}).String())
+	assert.Equal(t, "simplex", (&domain.Domain{Kind: domain.Simplex, Radius: 1}).String())
+	assert.Equal(t, "ball_rows", domain.RowBalls.String())
+	assert.False(t, (&domain.Domain{Kind: domain.Unbounded}).Compact())
+	assert.True(t, (&domain.Domain{Kind: domain.Ball, Radius: 1}).Compact())
+}
