@@ -42,3 +42,122 @@ func TestExamplesCheck(t *testing.T) {
 		t.Log(d)
 	}
 }
+
+// src checks a model given as text, with data paths relative to examples/.
+func src(t *testing.T, text string, opts check.Options) (*check.Model, error) {
+	t.Helper()
+	if opts.Dir == "" {
+		opts.Dir = filepath.Join("..", "examples")
+	}
+	m, _, diags := check.LoadSource("m.qrc", []byte(text), opts)
+	return m, diags.Err()
+}
+
+func TestFairnessMeans(t *testing.T) {
+	m, err := load(t, filepath.Join("..", "examples", "fairness.qrc"), check.Options{})
+	require.NoError(t, err)
+	require.Len(t, m.Constraints, 2)
+	means := check.Means(m.Constraints[0].F)
+	require.Len(t, means, 2)
+	g := m.Data[0].Set.Columns["group"]
+	for k, want := range []float64{0, 1} {
+		for _, r := range means[k].Rows {
+			assert.Equal(t, want, g[r-1])
+		}
+		count := 0
+		for _, v := range g {
+			if v == want {
+				count++
+			}
+		}
+		assert.Len(t, means[k].Rows, count)
+	}
+	assert.Nil(t, check.Means(m.Objective.Expr)[0].Rows, "an unfiltered mean keeps Rows nil: all rows")
+}
+
+func TestParamsAndOverrides(t *testing.T) {
+	m, err := src(t, `
+param b = a * 2        # order does not matter
+param a = 3
+param v = [1, 2, 3] + a
+param M = [[1, 2], [3, 4]]
+param s = sum(j in 1..3 where j != 2) v[j]
+param d = train.d
+data train = libsvm("data/digits.svm")
+var x[d] in box(-1, 1)
+minimize norm2(x)
+`, check.Options{Set: []check.Assign{{Name: "a", Value: "5"}}})
+	require.NoError(t, err)
+	vals := map[string]check.Tensor{}
+	for _, p := range m.Params {
+		vals[p.Name] = p.Value
+	}
+	assert.Equal(t, []float64{10}, vals["b"].Data)
+	assert.Equal(t, []float64{6, 7, 8}, vals["v"].Data)
+	assert.Equal(t, check.Shape{2, 2}, vals["M"].Shape)
+	assert.Equal(t, []float64{14}, vals["s"].Data)
+	assert.Equal(t, []float64{16}, vals["d"].Data)
+	assert.Equal(t, 16, m.NumScalars)
+}
+
+func TestConstraintExpansion(t *testing.T) {
+	m, err := src(t, `
+var x[4] in ball(1)
+minimize sum(j in 1..4) x[j]
+subject to
+    pair[j in 1..3, k in j+1..4]: x[j] - x[k] <= 1
+    lo: x[1] >= -0.5
+`, check.Options{})
+	require.NoError(t, err)
+	var names []string
+	for _, c := range m.Constraints {
+		names = append(names, c.Name)
+	}
+	assert.Equal(t, []string{"pair[1,2]", "pair[1,3]", "pair[1,4]", "pair[2,3]", "pair[2,4]", "pair[3,4]", "lo"}, names)
+	assert.Equal(t, []int{2, 4}, m.Constraints[4].Index)
+	assert.Equal(t, ">=", m.Constraints[6].Op)
+}
+
+func TestIndexBoundsUseFilters(t *testing.T) {
+	// l + 1 exceeds 1..4 only when l = 4, which the filter excludes.
+	_, err := src(t, `
+var x[4] in box(0, 1)
+minimize sum(l in 1..4 where l < 4) x[l + 1]
+`, check.Options{})
+	require.NoError(t, err)
+	_, err = src(t, `
+var x[4] in box(0, 1)
+minimize sum(l in 1..4) x[l + 1]
+`, check.Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "index l + 1 = 5 is out of range when l = 4: x has length 4")
+}
+
+func TestFunctionsInlineAtAnyShape(t *testing.T) {
+	m, err := src(t, `
+func sq(z) = z * z
+var x[3] in ball(1)
+minimize sum(sq(x)) + sq(x[1])
+`, check.Options{})
+	require.NoError(t, err)
+	assert.True(t, m.Objective.Expr.Shape().IsScalar())
+	v, err := check.Eval(m.Objective.Expr, nil)
+	assert.Error(t, err, "the objective depends on x and cannot be evaluated statically")
+	assert.Nil(t, v.Data)
+}
+
+func TestWarnings(t *testing.T) {
+	m, _, diags := check.LoadSource("m.qrc", []byte(`
+var x[2]
+var y[2] in box(0, 1) = 3
+minimize norm1(x) + sum(y)
+subject to
+    c: 1 <= 2
+`), check.Options{})
+	require.NotNil(t, m)
+	msgs := diags.Warnings().Error()
+	assert.Contains(t, msgs, `variable "x" has no domain`)
+	assert.Contains(t, msgs, `the starting point of "y" is outside its domain box(0, 1)`)
+	assert.Contains(t, msgs, "constraint c does not depend on any variable; it always holds")
+	assert.Equal(t, []float64{1, 1}, m.Vars[1].Start)
+}
