@@ -285,6 +285,7 @@ type VarDecl struct {
 	Keyword Pos
 	Name    *Ident
 	Dims    []Expr
+	Rbrack  Pos  // the "]" after the dimensions (zero without them)
 	Domain  Expr // *Ident (simplex) or *Call (box(lo, hi), ball(r), ball(r, rows)); nil = unbounded
 	Start   Expr // nil = 0 projected onto the domain
 	Comment *CommentGroup
@@ -313,7 +314,8 @@ type Objective struct {
 // SubjectTo is the block "subject to" followed by constraints.
 type SubjectTo struct {
 	Doc         *CommentGroup
-	Keyword     Pos
+	Keyword     Pos // "subject"
+	To          Pos // "to"
 	Constraints []*Constraint
 	Comment     *CommentGroup // on the "subject to" line
 }
@@ -351,7 +353,7 @@ func (d *VarDecl) End() Pos {
 	case d.Domain != nil:
 		return d.Domain.End()
 	case len(d.Dims) > 0:
-		return advance(d.Dims[len(d.Dims)-1].End(), 1) // the closing bracket
+		return advance(d.Rbrack, 1)
 	}
 	return d.Name.End()
 }
@@ -361,10 +363,7 @@ func (d *SubjectTo) End() Pos {
 	if n := len(d.Constraints); n > 0 {
 		return d.Constraints[n-1].End()
 	}
-	p := d.Keyword
-	p.Offset += len("subject to")
-	p.Column += len("subject to")
-	return p
+	return advance(d.To, len("to"))
 }
 func (d *Constraint) End() Pos { return d.RHS.End() }
 

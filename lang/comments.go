@@ -38,9 +38,9 @@ func attachComments(f *ast.File, filename string, src []byte) {
 		case *ast.Objective:
 			items = append(items, &item{start: d.Pos(), end: d.End(), doc: &d.Doc, comment: &d.Comment})
 		case *ast.SubjectTo:
-			header := d.Pos()
-			header.Offset += len("subject to")
-			header.Column += len("subject to")
+			header := d.To
+			header.Offset += len("to")
+			header.Column += len("to")
 			items = append(items, &item{start: d.Pos(), end: header, doc: &d.Doc, comment: &d.Comment})
 			for _, c := range d.Constraints {
 				items = append(items, &item{start: c.Pos(), end: c.End(), doc: &c.Doc, comment: &c.Comment})

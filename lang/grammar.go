@@ -54,7 +54,8 @@ type gParam struct {
 type gVar struct {
 	Pos    lexer.Position
 	Name   *gIdent  `parser:"\"var\" @@"`
-	Dims   []*gExpr `parser:"( \"[\" @@ ( \",\" @@ )* \"]\" )?"`
+	Dims   []*gExpr `parser:"( \"[\" @@ ( \",\" @@ )*"`
+	Rbrack *gRbrack `parser:"  @@ )?"`
 	Domain *gExpr   `parser:"( \"in\" @@ )?"`
 	Start  *gExpr   `parser:"( \"=\" @@ )?"`
 }
@@ -74,7 +75,14 @@ type gObjective struct {
 
 type gSubjectTo struct {
 	Pos         lexer.Position
-	Constraints []*gConstraint `parser:"\"subject\" \"to\" @@*"`
+	To          *gTo           `parser:"\"subject\" @@"`
+	Constraints []*gConstraint `parser:"@@*"`
+}
+
+// gTo is the "to" of "subject to", kept for its position.
+type gTo struct {
+	Pos lexer.Position
+	To  string `parser:"@\"to\""`
 }
 
 type gConstraint struct {
@@ -131,9 +139,9 @@ type gUnary struct {
 // gPower is right-associative and binds tighter than unary minus:
 // -x^2 is -(x^2), and x^-1 is allowed.
 type gPower struct {
-	Base  *gPostfix    `parser:"@@"`
-	Caret *lexer.Token `parser:"( @\"^\""`
-	Exp   *gUnary      `parser:"  @@ )?"`
+	Base  *gPostfix `parser:"@@"`
+	Caret *gCaret   `parser:"( @@"`
+	Exp   *gUnary   `parser:"  @@ )?"`
 }
 
 type gPostfix struct {
@@ -168,8 +176,9 @@ type gVector struct {
 
 type gCall struct {
 	EndPos lexer.Position
-	Fun    *gIdent `parser:"@@ \"(\""`
-	Args   []*gArg `parser:"( @@ ( \",\" @@ )* )? \")\""`
+	Fun    *gIdent  `parser:"@@"`
+	Lpar   *gLparen `parser:"@@"`
+	Args   []*gArg  `parser:"( @@ ( \",\" @@ )* )? \")\""`
 }
 
 type gArg struct {
@@ -178,11 +187,12 @@ type gArg struct {
 }
 
 type gCompr struct {
-	Op      *gIdent      `parser:"@@ \"(\""`
-	Binders []*gBinder   `parser:"@@ ( \",\" @@ )*"`
-	Where   *gOr         `parser:"( \"where\" @@ )?"`
-	Rpar    *lexer.Token `parser:"@\")\""`
-	Body    *gTerm       `parser:"@@"`
+	Op      *gIdent    `parser:"@@"`
+	Lpar    *gLparen   `parser:"@@"`
+	Binders []*gBinder `parser:"@@ ( \",\" @@ )*"`
+	Where   *gOr       `parser:"( \"where\" @@ )?"`
+	Rpar    *gRparen   `parser:"@@"`
+	Body    *gTerm     `parser:"@@"`
 }
 
 // Conditions (where filters): or of ands of (possibly negated) comparisons.
@@ -218,3 +228,25 @@ type gCmp struct {
 	Op *gOp   `parser:"@@"`
 	Y  *gExpr `parser:"@@"`
 }
+
+// Single tokens whose positions the tree keeps. (A token captured directly
+// into a lexer.Token field carries the position of the white space before
+// it, so each is a node of its own.)
+type (
+	gLparen struct {
+		Pos lexer.Position
+		V   string `parser:"@\"(\""`
+	}
+	gRparen struct {
+		Pos lexer.Position
+		V   string `parser:"@\")\""`
+	}
+	gRbrack struct {
+		Pos lexer.Position
+		V   string `parser:"@\"]\""`
+	}
+	gCaret struct {
+		Pos lexer.Position
+		V   string `parser:"@\"^\""`
+	}
+)

@@ -25,6 +25,12 @@ var parser = participle.MustBuild[gFile](
 	participle.UseLookahead(participle.MaxLookahead),
 )
 
+var exprParser = participle.MustBuild[gExpr](
+	participle.Lexer(qrcLexer),
+	participle.Elide("Comment", "Whitespace"),
+	participle.UseLookahead(participle.MaxLookahead),
+)
+
 // Parse parses the model src read from filename (used in positions). It
 // returns the syntax tree, or nil and a diagnostic list holding the syntax
 // error. Parse never panics on any input.
@@ -52,24 +58,23 @@ func Parse(filename string, src []byte) (f *ast.File, errs diag.List) {
 }
 
 // ParseExpr parses a single expression, as typed in --set NAME=EXPR or at the
-// REPL. The name is used in positions.
+// REPL; name is the file name used in positions.
 func ParseExpr(name string, src []byte) (e ast.Expr, errs diag.List) {
-	f, errs := Parse(name, append([]byte("param _ = "), src...))
-	if errs != nil {
-		for _, d := range errs {
-			d.Pos.Column -= len("param _ = ")
-			d.Pos.Offset -= len("param _ = ")
-			if d.Pos.Column < 1 {
-				d.Pos.Column = 1
-			}
-			d.Msg = strings.Replace(d.Msg, "\"param\"", "an expression", 1)
+	defer func() {
+		if r := recover(); r != nil {
+			e = nil
+			errs = diag.List{{Pos: ast.Pos{Filename: name, Line: 1, Column: 1},
+				Msg: fmt.Sprintf("internal error: parser failed: %v", r)}}
 		}
-		return nil, errs
+	}()
+	if d := checkText(name, src); d != nil {
+		return nil, diag.List{d}
 	}
-	if len(f.Decls) != 1 {
-		return nil, diag.List{{Pos: ast.Pos{Filename: name, Line: 1, Column: 1}, Msg: "expected a single expression"}}
+	g, err := exprParser.ParseBytes(name, src)
+	if err != nil {
+		return nil, diag.List{syntaxError(name, src, err)}
 	}
-	return f.Decls[0].(*ast.ParamDecl).Value, nil
+	return convExpr(g), nil
 }
 
 // checkText rejects what the lexer would report poorly: invalid UTF-8 and NUL
@@ -142,6 +147,7 @@ var grammarWords = map[string]string{
 	"gpostfix": "an expression", "gprimary": "an expression", "gident": "a name", "<ident>": "a name",
 	"gbinder": "an index such as k in 1..K", "gop": "<= or >=", "gor": "a condition", "gnot": "a condition",
 	"gcmp": "a comparison", "<number>": "a number", "<string>": "a string",
+	"glparen": `"("`, "grparen": `")"`, "grbrack": `"]"`, "gcaret": `"^"`, "gto": `"to"`,
 }
 
 // expectation rewrites participle's "expected" list (tokens and rule names)
@@ -209,6 +215,9 @@ func convDecl(g *gDecl) ast.Decl {
 		for _, e := range g.Var.Dims {
 			d.Dims = append(d.Dims, convExpr(e))
 		}
+		if g.Var.Rbrack != nil {
+			d.Rbrack = pos(g.Var.Rbrack.Pos)
+		}
 		if g.Var.Domain != nil {
 			d.Domain = convExpr(g.Var.Domain)
 		}
@@ -225,7 +234,7 @@ func convDecl(g *gDecl) ast.Decl {
 	case g.Objective != nil:
 		return &ast.Objective{Keyword: pos(g.Objective.Pos), Sense: g.Objective.Sense, X: convExpr(g.Objective.X)}
 	case g.SubjectTo != nil:
-		d := &ast.SubjectTo{Keyword: pos(g.SubjectTo.Pos)}
+		d := &ast.SubjectTo{Keyword: pos(g.SubjectTo.Pos), To: pos(g.SubjectTo.To.Pos)}
 		for _, c := range g.SubjectTo.Constraints {
 			d.Constraints = append(d.Constraints, convConstraint(c))
 		}
@@ -309,10 +318,8 @@ func convPrimary(g *gPrimary) ast.Expr {
 		}
 		return &ast.String{ValuePos: pos(g.Pos), Lit: *g.String, Value: s}
 	case g.Compr != nil:
-		c := &ast.Comprehension{Op: convIdent(g.Compr.Op), Lparen: pos(g.Compr.Op.Pos), Rparen: pos(g.Compr.Rpar.Pos),
+		c := &ast.Comprehension{Op: convIdent(g.Compr.Op), Lparen: pos(g.Compr.Lpar.Pos), Rparen: pos(g.Compr.Rpar.Pos),
 			Body: convTerm(g.Compr.Body)}
-		c.Lparen.Offset += len(c.Op.Name)
-		c.Lparen.Column += len(c.Op.Name)
 		for _, b := range g.Compr.Binders {
 			c.Binders = append(c.Binders, convBinder(b))
 		}
@@ -321,9 +328,7 @@ func convPrimary(g *gPrimary) ast.Expr {
 		}
 		return c
 	case g.Call != nil:
-		c := &ast.Call{Fun: convIdent(g.Call.Fun), Lparen: pos(g.Call.Fun.Pos), Rparen: before(g.Call.EndPos)}
-		c.Lparen.Offset += len(c.Fun.Name)
-		c.Lparen.Column += len(c.Fun.Name)
+		c := &ast.Call{Fun: convIdent(g.Call.Fun), Lparen: pos(g.Call.Lpar.Pos), Rparen: before(g.Call.EndPos)}
 		for _, a := range g.Call.Args {
 			c.Args = append(c.Args, &ast.Arg{Name: convIdent(a.Name), Value: convExpr(a.Value)})
 		}

@@ -231,3 +231,28 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestParseExprPositions(t *testing.T) {
+	e, errs := lang.ParseExpr("--set r", []byte("x +  y"))
+	require.Nil(t, errs)
+	b := e.(*ast.Binary)
+	assert.Equal(t, 1, b.X.Pos().Column)
+	assert.Equal(t, 6, b.Y.Pos().Column)
+	_, errs = lang.ParseExpr("--set r", []byte("3 +"))
+	require.Len(t, errs, 1)
+	assert.Equal(t, "--set r:1:4: syntax error: unexpected end of file (expected an expression)", errs[0].Error())
+}
+
+func TestBracketAndParenPositions(t *testing.T) {
+	src := "var W[2,\n  3\n] # c\nminimize sum (i in 1..2) norm2 (W[i])\nsubject\n  to # t\n  c: W[1, 1] <= 1\n"
+	f, errs := lang.Parse("m.qrc", []byte(src))
+	require.Nil(t, errs)
+	v := f.Decls[0].(*ast.VarDecl)
+	assert.Equal(t, 3, v.End().Line)
+	assert.Equal(t, []string{"# c"}, texts(v.Comment))
+	c := f.Decls[1].(*ast.Objective).X.(*ast.Comprehension)
+	assert.Equal(t, 14, c.Lparen.Column)
+	assert.Equal(t, 32, c.Body.(*ast.Call).Lparen.Column)
+	st := f.Decls[2].(*ast.SubjectTo)
+	assert.Equal(t, []string{"# t"}, texts(st.Comment))
+}
