@@ -203,27 +203,24 @@ func init() {
 			return m
 		}})
 	add(&Func{Name: "sum", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "sum of the elements",
-		Props: Props{Convex: true, Concave: true, Smooth: true, Lipschitz: nan, Monotone: 1}, Reduce: func(v []float64) float64 {
-			s := 0.0
-			for _, x := range v {
-				s += x
-			}
-			return s
-		}})
+		Props: Props{Convex: true, Concave: true, Smooth: true, Lipschitz: nan, Monotone: 1}, Reduce: sum})
 	add(&Func{Name: "mean", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "mean of the elements",
-		Props: Props{Convex: true, Concave: true, Smooth: true, Lipschitz: nan, Monotone: 1}, Reduce: func(v []float64) float64 {
-			s := 0.0
-			for _, x := range v {
-				s += x
-			}
-			return s / float64(len(v))
-		}})
+		Props:  Props{Convex: true, Concave: true, Smooth: true, Lipschitz: nan, Monotone: 1},
+		Reduce: func(v []float64) float64 { return sum(v) / float64(len(v)) }})
 	add(&Func{Name: "dot", MinArgs: 2, MaxArgs: 2, Kind: Dot,
 		Doc:   "inner product of two vectors, or matrix times vector",
 		Props: Props{Smooth: true, Lipschitz: nan, WeakConvexity: nan}})
 }
 
 var nan = math.NaN()
+
+func sum(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s
+}
 
 func positive(name string, v float64) string {
 	if !(v > 0) {
