@@ -50,11 +50,12 @@ var (
 // errors the returned model is nil.
 func Check(f *ast.File, opts Options) (m *Model, diags diag.List) {
 	c := &checker{
-		m:       &Model{File: f},
-		opts:    opts,
-		globals: map[string]*global{},
-		seen:    map[string]bool{},
-		dir:     opts.Dir,
+		m:        &Model{File: f},
+		opts:     opts,
+		globals:  map[string]*global{},
+		seen:     map[string]bool{},
+		rejected: map[string]bool{},
+		dir:      opts.Dir,
 	}
 	if c.dir == "" {
 		c.dir = filepath.Dir(f.Name)
@@ -91,17 +92,18 @@ type global struct {
 }
 
 type checker struct {
-	m       *Model
-	opts    Options
-	dir     string
-	globals map[string]*global
-	order   []*global
-	errs    diag.List
-	seen    map[string]bool
-	ctx     []string   // "in call of phi at 12:7" while checking inlined bodies
-	stack   []*global  // functions being inlined (recursion check)
-	frames  []*frame   // enclosing comprehensions
-	resolve []*global  // globals being resolved (cycle check)
+	m        *Model
+	opts     Options
+	dir      string
+	globals  map[string]*global
+	order    []*global
+	errs     diag.List
+	seen     map[string]bool
+	rejected map[string]bool // reserved names a declaration tried to take
+	ctx      []string        // "in call of phi at 12:7" while checking inlined bodies
+	stack    []*global       // functions being inlined (recursion check)
+	frames   []*frame        // enclosing comprehensions
+	resolve  []*global       // globals being resolved (cycle check)
 }
 
 // frame is an enclosing comprehension while its body is checked.
@@ -209,10 +211,11 @@ func (c *checker) run() {
 		g.name = name.Name
 		if what := c.reservedName(name.Name); what != "" {
 			c.errorf(name, "cannot declare %q: it is %s", name.Name, what)
+			c.rejected[name.Name] = true
 			continue
 		}
 		if prev, ok := c.globals[name.Name]; ok {
-			c.errorf(name, "%s %q redeclared; the %s was declared at %s", g.kind, name.Name, prev.kind, prev.decl.Pos())
+			c.errorf(name, "%q redeclared as a %s; it is already the %s declared at %s", name.Name, g.kind, prev.kind, prev.decl.Pos())
 			continue
 		}
 		c.globals[name.Name] = g
@@ -233,7 +236,9 @@ func (c *checker) run() {
 		switch {
 		case g.fn != nil && g.calls == 0:
 			c.checkUnusedFunc(g)
-		case g.v != nil && !g.v.Used && g.ok:
+		case g.v != nil && !g.v.Used && g.ok && !c.errs.HasErrors():
+			// After an error, uses inside the rejected expression were
+			// never recorded: the warning would be wrong.
 			c.warnf(g.decl.(*ast.VarDecl).Name, "variable %q is not used by the objective or any constraint", g.name)
 		}
 	}
@@ -458,7 +463,7 @@ func (c *checker) constInt(e ast.Expr, what string) (int, bool) {
 	}
 	n, err := toInt(t.Data[0])
 	if err != nil {
-		c.errorf(e, "%s must be an integer: %v", what, err)
+		c.errorf(e, "%s must be an integer, not %s", what, fmtNum(t.Data[0]))
 		return 0, false
 	}
 	return n, true
@@ -522,7 +527,7 @@ func (c *checker) checkVar(d *ast.VarDecl) *Var {
 		v.Shape = append(v.Shape, n)
 	}
 	v.Size = v.Shape.Size()
-	if v.Size > 1<<28 {
+	if v.Size > 1<<26 {
 		c.errorf(d.Name, "variable %q has %d elements; that is more than qrc can hold", v.Name, v.Size)
 		return nil
 	}
@@ -752,7 +757,7 @@ func (c *checker) checkObjective(objs []*ast.Objective) {
 	}
 	o := objs[0]
 	if o.Sense == "maximize" {
-		c.errorf(o, "maximize is not supported: qrc minimizes weakly convex functions; write minimize -(...) if the negation is weakly convex")
+		c.errorf(&spanNode{o.Keyword, len(o.Sense)}, "maximize is not supported: qrc minimizes weakly convex functions; write minimize -(...) if the negation is weakly convex")
 		return
 	}
 	x := c.expr(o.X, nil)
@@ -820,11 +825,19 @@ func (c *checker) checkConstraintGroup(sc *ast.Constraint) {
 		sco.names[bd.Name] = &IndexVal{node: node{dep: DepIndex, src: b.Name}, Binder: bd}
 	}
 	count := 0
-	err := forBinders(binders, nil, nil, func(ix env) (bool, error) {
+	err := forBinders(binders, nil, nil, func(env) (bool, error) {
 		count++
 		if count > 1e6 {
 			return false, fmt.Errorf("more than a million constraints")
 		}
+		return true, nil
+	})
+	if err != nil {
+		c.errorf(sc.Name, "cannot expand constraint %q: %v", g.Name, err)
+		return
+	}
+	nerr := len(c.errs.Errors())
+	err = forBinders(binders, nil, nil, func(ix env) (bool, error) {
 		idx := make([]int, len(binders))
 		inst := &scope{names: map[string]Expr{}}
 		for k, b := range binders {
@@ -842,6 +855,9 @@ func (c *checker) checkConstraintGroup(sc *ast.Constraint) {
 		}
 		ci := c.constraintInstance(sc, inst, name, idx)
 		c.ctx = nil
+		if len(c.errs.Errors()) > nerr {
+			return false, nil // the other instances would repeat the error
+		}
 		if ci == nil {
 			return true, nil
 		}
@@ -889,7 +905,8 @@ func (c *checker) constraintInstance(sc *ast.Constraint, sco *scope, name string
 			c.errorf(sc, "constraint %s does not depend on any variable and is violated (%s %s %s is false)", name,
 				fmtNum(evalOr(lhs)), sc.Op, fmtNum(evalOr(rhs)))
 		default:
-			c.warnf(sc, "constraint %s does not depend on any variable; it always holds", name)
+			// named by its group, so that the instances share one warning
+			c.warnf(sc, "constraint %s does not depend on any variable; it always holds", sc.Name.Name)
 		}
 		return nil
 	}

@@ -260,6 +260,16 @@ func forEach(c *Compr, ix env, f func(env) (bool, error)) error {
 	return forBinders(c.Binders, c.Where, ix, f)
 }
 
+// maxWork is the most index assignments that nested loops over index sets
+// may visit at check time; workKey holds, in an env, the number the
+// enclosing loops visit.
+const maxWork = 10_000_000
+
+var (
+	workKey        = &Binder{Name: "(work)"}
+	errTooMuchWork = fmt.Errorf("the index sets have more than %d values in all, too many to enumerate", maxWork)
+)
+
 func forBinders(bs []*Binder, where Expr, ix env, f func(env) (bool, error)) error {
 	local := make(env, len(ix)+len(bs))
 	for k, v := range ix {
@@ -283,6 +293,16 @@ func forBinders(bs []*Binder, where Expr, ix env, f func(env) (bool, error)) err
 		if err != nil {
 			return false, err
 		}
+		// Bound the index values visited by this loop and the loops
+		// around it (in enclosing comprehensions too, which pass their
+		// env down), so that evaluation at check time always ends.
+		work := max(local[workKey], 1)
+		if n := hi - lo + 1; n > 0 {
+			if n > maxWork/work {
+				return false, errTooMuchWork
+			}
+			local[workKey] = work * n
+		}
 		for v := lo; v <= hi; v++ {
 			local[bs[k]] = v
 			if more, err := rec(k + 1); !more || err != nil {
@@ -290,6 +310,7 @@ func forBinders(bs []*Binder, where Expr, ix env, f func(env) (bool, error)) err
 			}
 		}
 		delete(local, bs[k])
+		local[workKey] = work
 		return true, nil
 	}
 	_, err := rec(0)

@@ -66,6 +66,8 @@ func (c *checker) ident(id *ast.Ident, sc *scope) Expr {
 	g, ok := c.globals[id.Name]
 	if !ok {
 		switch what := c.reservedName(id.Name); {
+		case c.rejected[id.Name]:
+			// its declaration was refused, with an error there
 		case id.Name == "rows":
 			c.errorf(id, "rows is only meaningful in a domain: var W[m, n] in ball(r, rows)")
 		case what != "":
@@ -266,7 +268,7 @@ func (c *checker) call(call *ast.Call, sc *scope) Expr {
 		case a.Rank() == 2 && b.Rank() == 1 && a[1] == b[0]:
 			r.shape = Shape{a[0]}
 		case a.Rank() == 1 && b.Rank() == 1:
-			c.errorf(call, "dot of lengths %d and %d", a[0], b[0])
+			c.errorf(call, "dot of vectors of lengths %d and %d; they must have the same length", a[0], b[0])
 			return nil
 		case a.Rank() == 2 && b.Rank() == 1:
 			c.errorf(call, "dot of a %s and a vector of length %d: the matrix needs %d columns", a, b[0], b[0])
@@ -479,7 +481,7 @@ func (c *checker) checkBounds(n ast.Expr, i Expr, dim int, x Expr, axis, nidx in
 	if k, ok := i.(*Const); ok {
 		v, err := toInt(k.Value.Data[0])
 		if err != nil {
-			c.errorf(n, "an index must be an integer: %v", err)
+			c.errorf(n, "an index must be an integer, not %s", fmtNum(k.Value.Data[0]))
 			return false
 		}
 		if v < 1 || v > dim {
@@ -672,7 +674,7 @@ func (c *checker) binder(b *ast.Binder, sc *scope) *Binder {
 			}
 			if k0, ok := x.(*Const); ok {
 				if _, err := toInt(k0.Value.Data[0]); err != nil {
-					c.errorf(e, "a range bound must be an integer: %v", err)
+					c.errorf(e, "a range bound must be an integer, not %s", fmtNum(k0.Value.Data[0]))
 					return nil
 				}
 			}
@@ -696,16 +698,23 @@ func (c *checker) binder(b *ast.Binder, sc *scope) *Binder {
 			}
 		}
 	}
-	hint := ""
+	msg := fmt.Sprintf("%s can range over a range lo..hi or the rows of a data set", b.Name.Name)
 	if ok {
-		hint = fmt.Sprintf("; for the integers 1 to %s write 1..%s", id.Name, id.Name)
-		if _, known := c.globals[id.Name]; !known {
-			if _, local := sc.lookup(id.Name); !local {
-				hint = fmt.Sprintf(": unknown data set %q%s", id.Name, didYouMean(id.Name, c.namesOfKind("data set")))
-			}
+		g, known := c.globals[id.Name]
+		_, local := sc.lookup(id.Name)
+		switch {
+		case local:
+			msg = fmt.Sprintf("%s is not an index set; for the integers 1 to %s write 1..%s", id.Name, id.Name, id.Name)
+		case known && g.kind == "parameter":
+			msg = fmt.Sprintf("%s is a parameter, not an index set; for the integers 1 to %s write 1..%s", id.Name, id.Name, id.Name)
+		case known:
+			msg = fmt.Sprintf("%s is a %s, not an index set; %s can range over a range lo..hi or the rows of a data set", id.Name, g.kind, b.Name.Name)
+		default:
+			msg = fmt.Sprintf("unknown data set %q%s; %s can range over a range lo..hi or the rows of a data set",
+				id.Name, didYouMean(id.Name, c.namesOfKind("data set")), b.Name.Name)
 		}
 	}
-	c.errorf(b.Set, "%s can range over a range lo..hi or the rows of a data set%s", b.Name.Name, hint)
+	c.errorf(b.Set, "%s", msg)
 	return nil
 }
 

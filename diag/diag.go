@@ -99,7 +99,10 @@ func (l List) Sort() {
 		if a.Filename != b.Filename {
 			return a.Filename < b.Filename
 		}
-		return a.Offset < b.Offset
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
 	})
 }
 

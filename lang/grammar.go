@@ -164,8 +164,17 @@ type gPrimary struct {
 	Compr  *gCompr  `parser:"| @@"`
 	Call   *gCall   `parser:"| @@"`
 	Ident  *gIdent  `parser:"| @@"`
-	Paren  *gExpr   `parser:"| \"(\" @@ \")\""`
+	Paren  *gParen  `parser:"| \"(\" @@ \")\""`
 	Vector *gVector `parser:"| @@"`
+}
+
+// gParen is a parenthesised expression. It also accepts a comparison, which
+// is never valid there, so that the checker can explain where comparisons
+// belong instead of the parser failing deep inside the operands.
+type gParen struct {
+	X  *gExpr `parser:"@@"`
+	Op *gOp   `parser:"( @@"`
+	Y  *gExpr `parser:"  @@ )?"`
 }
 
 type gVector struct {

@@ -125,9 +125,12 @@ func syntaxError(filename string, src []byte, err error) *diag.Diagnostic {
 		if i := strings.Index(msg, " (expected "); i >= 0 {
 			expect = expectation(strings.TrimSuffix(msg[i+len(" (expected "):], ")"))
 		}
-		if tok.EOF() {
+		switch {
+		case tok.EOF():
 			msg = "unexpected end of file" + expect
-		} else {
+		case expect == " (expected a name)" && keywords[tok.Value]:
+			msg = fmt.Sprintf("unexpected keyword %q (expected a name; keywords cannot be used as names)", tok.Value)
+		default:
 			msg = "unexpected " + describeToken(tok) + expect
 		}
 	} else if strings.Contains(msg, "invalid input text") {
@@ -140,6 +143,10 @@ func syntaxError(filename string, src []byte, err error) *diag.Diagnostic {
 	d.Msg = "syntax error: " + msg
 	return d
 }
+
+// keywords are the reserved words of the lexer's Keyword rule.
+var keywords = map[string]bool{"data": true, "param": true, "var": true, "func": true, "minimize": true,
+	"maximize": true, "subject": true, "to": true, "in": true, "where": true, "and": true, "or": true, "not": true}
 
 // grammarWords names the grammar's rules in error messages.
 var grammarWords = map[string]string{
@@ -336,7 +343,11 @@ func convPrimary(g *gPrimary) ast.Expr {
 	case g.Ident != nil:
 		return convIdent(g.Ident)
 	case g.Paren != nil:
-		return &ast.Paren{Lparen: pos(g.Pos), X: convExpr(g.Paren), Rparen: before(g.EndPos)}
+		x := convExpr(g.Paren.X)
+		if g.Paren.Op != nil {
+			x = &ast.Binary{X: x, OpPos: pos(g.Paren.Op.Pos), Op: g.Paren.Op.Op, Y: convExpr(g.Paren.Y)}
+		}
+		return &ast.Paren{Lparen: pos(g.Pos), X: x, Rparen: before(g.EndPos)}
 	default:
 		v := &ast.Vector{Lbrack: pos(g.Vector.Pos), Rbrack: before(g.Vector.EndPos)}
 		for _, e := range g.Vector.Elems {

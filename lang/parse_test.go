@@ -198,7 +198,7 @@ func TestSyntaxErrors(t *testing.T) {
 		{"param a 1", `m.qrc:1:9: syntax error: unexpected number 1 (expected "=")`},
 		{"param a = (1 + 2", "m.qrc:1:17: syntax error: unexpected end of file"},
 		{"param a = 1 @", `m.qrc:1:13: syntax error: unexpected character '@'`},
-		{"param in = 1", `m.qrc:1:7: syntax error: unexpected "in"`},
+		{"param in = 1", `m.qrc:1:7: syntax error: unexpected keyword "in" (expected a name; keywords cannot be used as names)`},
 		{"param a = \"abc", `m.qrc:1:11: syntax error: unterminated string`},
 		{"param a = 1\x00", "m.qrc:1:12: NUL byte in model source"},
 		{"param a = 1\xff", "m.qrc:1:12: invalid UTF-8 in model source"},
