@@ -34,47 +34,42 @@ var exprParser = participle.MustBuild[gExpr](
 // Parse parses the model src read from filename (used in positions). It
 // returns the syntax tree, or nil and a diagnostic list holding the syntax
 // error. Parse never panics on any input.
-func Parse(filename string, src []byte) (f *ast.File, errs diag.List) {
-	defer func() {
-		if r := recover(); r != nil { // a bug in the parser must not crash the user's session
-			f = nil
-			errs = diag.List{{Pos: ast.Pos{Filename: filename, Line: 1, Column: 1},
-				Msg: fmt.Sprintf("internal error: parser failed: %v", r)}}
+func Parse(filename string, src []byte) (*ast.File, diag.List) {
+	return parseWith(parser, filename, src, func(g *gFile) *ast.File {
+		f := &ast.File{Name: filename}
+		for _, d := range g.Decls {
+			f.Decls = append(f.Decls, convDecl(d))
 		}
-	}()
-	if d := checkText(filename, src); d != nil {
-		return nil, diag.List{d}
-	}
-	g, err := parser.ParseBytes(filename, src)
-	if err != nil {
-		return nil, diag.List{syntaxError(filename, src, err)}
-	}
-	f = &ast.File{Name: filename}
-	for _, d := range g.Decls {
-		f.Decls = append(f.Decls, convDecl(d))
-	}
-	attachComments(f, filename, src)
-	return f, nil
+		attachComments(f, filename, src)
+		return f
+	})
 }
 
 // ParseExpr parses a single expression, as typed in --set NAME=EXPR or at the
 // REPL; name is the file name used in positions.
-func ParseExpr(name string, src []byte) (e ast.Expr, errs diag.List) {
+func ParseExpr(name string, src []byte) (ast.Expr, diag.List) {
+	return parseWith(exprParser, name, src, convExpr)
+}
+
+// parseWith runs parser p on src and converts the result; a syntax error, or
+// a panic in the parser (a bug, which must not crash the user's session),
+// becomes a diagnostic.
+func parseWith[G any, R any](p *participle.Parser[G], name string, src []byte, conv func(*G) R) (r R, errs diag.List) {
 	defer func() {
-		if r := recover(); r != nil {
-			e = nil
-			errs = diag.List{{Pos: ast.Pos{Filename: name, Line: 1, Column: 1},
-				Msg: fmt.Sprintf("internal error: parser failed: %v", r)}}
+		if x := recover(); x != nil {
+			var zero R
+			r, errs = zero, diag.List{{Pos: ast.Pos{Filename: name, Line: 1, Column: 1},
+				Msg: fmt.Sprintf("internal error: parser failed: %v", x)}}
 		}
 	}()
 	if d := checkText(name, src); d != nil {
-		return nil, diag.List{d}
+		return r, diag.List{d}
 	}
-	g, err := exprParser.ParseBytes(name, src)
+	g, err := p.ParseBytes(name, src)
 	if err != nil {
-		return nil, diag.List{syntaxError(name, src, err)}
+		return r, diag.List{syntaxError(name, src, err)}
 	}
-	return convExpr(g), nil
+	return conv(g), nil
 }
 
 // checkText rejects what the lexer would report poorly: invalid UTF-8 and NUL
