@@ -6,15 +6,17 @@ import "github.com/alecthomas/participle/v2/lexer"
 // parse.go converts them into the ast package's tree, which is what the rest
 // of qrc sees. docs/language.md gives the same grammar in EBNF.
 
-// qrcLexer splits a model into tokens. Keywords are matched before
-// identifiers, so a keyword can never be used as a name; "1..K" lexes as
+// qrcLexer splits a model into tokens. Keywords are identifiers retyped by
+// keywordMapper, so a keyword can never be used as a name; "1..K" lexes as
 // 1, .., K because a number needs digits after its decimal point.
 var qrcLexer = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "Comment", Pattern: `#[^\n]*`},
 	{Name: "String", Pattern: `"(\\.|[^"\\\n])*"`},
 	{Name: "Number", Pattern: `(\d+(\.\d+)?|\.\d+)([eE][+-]?\d+)?`},
-	{Name: "Keyword", Pattern: `\b(data|param|var|func|minimize|maximize|subject|to|in|where|and|or|not)\b`},
 	{Name: "Ident", Pattern: `[\p{L}_][\p{L}\p{N}_]*`},
+	// Keywords lex as identifiers and are retyped by keywordMapper, so that
+	// "inλ" is one name; this rule only declares the token type.
+	{Name: "Keyword", Pattern: `[^\x00-\x{10FFFF}]`},
 	{Name: "Op", Pattern: `\.\.|==|!=|<=|>=|[-+*/^<>=]`},
 	{Name: "Punct", Pattern: `[()\[\],:.]`},
 	{Name: "Whitespace", Pattern: `[ \t\r\n]+`},
@@ -259,3 +261,11 @@ type (
 		V   string `parser:"@\"^\""`
 	}
 )
+
+// keywordMapper gives the identifiers that are keywords the Keyword type.
+func keywordMapper(tok lexer.Token) (lexer.Token, error) {
+	if keywords[tok.Value] {
+		tok.Type = qrcLexer.Symbols()["Keyword"]
+	}
+	return tok, nil
+}

@@ -22,12 +22,14 @@ import (
 var parser = participle.MustBuild[gFile](
 	participle.Lexer(qrcLexer),
 	participle.Elide("Comment", "Whitespace"),
+	participle.Map(keywordMapper, "Ident"),
 	participle.UseLookahead(participle.MaxLookahead),
 )
 
 var exprParser = participle.MustBuild[gExpr](
 	participle.Lexer(qrcLexer),
 	participle.Elide("Comment", "Whitespace"),
+	participle.Map(keywordMapper, "Ident"),
 	participle.UseLookahead(participle.MaxLookahead),
 )
 

@@ -256,3 +256,10 @@ func TestBracketAndParenPositions(t *testing.T) {
 	st := f.Decls[2].(*ast.SubjectTo)
 	assert.Equal(t, []string{"# t"}, texts(st.Comment))
 }
+
+func TestKeywordPrefixedNames(t *testing.T) {
+	f, errs := lang.Parse("m.qrc", []byte("param inλ = 1\nparam notα = inλ\nparam index = 2\n"))
+	require.Nil(t, errs)
+	assert.Equal(t, "inλ", f.Decls[0].(*ast.ParamDecl).Name.Name)
+	assert.Equal(t, "notα", f.Decls[1].(*ast.ParamDecl).Name.Name)
+}
