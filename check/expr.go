@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/qrc-lang/qrc/ast"
@@ -505,7 +506,7 @@ func (c *checker) checkBounds(n ast.Expr, i Expr, dim int, x Expr, axis, nidx in
 		for b, v := range env {
 			parts = append(parts, fmt.Sprintf("%s = %d", b.Name, v))
 		}
-		sortStrings(parts)
+		slices.Sort(parts)
 		c.errorf(n, "index %s = %d is out of range when %s: %s", ExprString(n), *bad, strings.Join(parts, ", "), what())
 		return false
 	}
@@ -649,14 +650,6 @@ func freeBinders(e Expr) map[*Binder]bool {
 		return true
 	})
 	return free
-}
-
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
 }
 
 // binder checks "name in set" and returns the index it binds.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -139,7 +140,7 @@ func Of(file string, m *check.Model, diags diag.List) *Summary {
 		for name := range d.Set.Columns {
 			cols = append(cols, name)
 		}
-		sortStrings(cols)
+		slices.Sort(cols)
 		ds := Data{Name: d.Name, Loader: d.Loader, Path: d.Path, Rows: d.Set.N(), Features: d.Set.D(), Columns: cols}
 		if labels := d.Set.Labels(); len(labels) > 0 {
 			ds.DistinctLabels, ds.LabelMin, ds.LabelMax = len(labels), labels[0], labels[len(labels)-1]
@@ -247,14 +248,6 @@ func compact(t check.Tensor) any {
 		return nil
 	}
 	return t.Data[0]
-}
-
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
 }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
