@@ -161,3 +161,13 @@ subject to
 	assert.Contains(t, msgs, "constraint c does not depend on any variable; it always holds")
 	assert.Equal(t, []float64{1, 1}, m.Vars[1].Start)
 }
+
+func TestConstantIndexFolds(t *testing.T) {
+	m, err := src(t, `
+param p = [1, 3]
+var x[2] in box(0, 1)
+minimize sum(x^p[2])
+`, check.Options{})
+	require.NoError(t, err, "p[2] is a constant, so it is a valid exponent")
+	assert.True(t, m.Objective.Expr.Shape().IsScalar())
+}

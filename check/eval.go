@@ -54,11 +54,7 @@ func eval(e Expr, ix env) (Tensor, error) {
 		}
 		return mapTensor(x, func(v float64) float64 { return -v }), nil
 	case *Arith:
-		x, err := eval(e.X, ix)
-		if err != nil {
-			return Tensor{}, err
-		}
-		y, err := eval(e.Y, ix)
+		x, y, err := evalPair(e.X, e.Y, ix)
 		if err != nil {
 			return Tensor{}, err
 		}
@@ -68,11 +64,7 @@ func eval(e Expr, ix env) (Tensor, error) {
 	case *Compr:
 		return evalCompr(e, ix)
 	case *Compare:
-		x, err := eval(e.X, ix)
-		if err != nil {
-			return Tensor{}, err
-		}
-		y, err := eval(e.Y, ix)
+		x, y, err := evalPair(e.X, e.Y, ix)
 		if err != nil {
 			return Tensor{}, err
 		}
@@ -102,6 +94,16 @@ func eval(e Expr, ix env) (Tensor, error) {
 		return boolTensor(y.Data[0] != 0), nil
 	}
 	return Tensor{}, fmt.Errorf("cannot evaluate %T at check time", e)
+}
+
+// evalPair evaluates the two operands of a binary node.
+func evalPair(a, b Expr, ix env) (Tensor, Tensor, error) {
+	x, err := eval(a, ix)
+	if err != nil {
+		return Tensor{}, Tensor{}, err
+	}
+	y, err := eval(b, ix)
+	return x, y, err
 }
 
 func dataTensor(e *DataField) Tensor {

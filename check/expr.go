@@ -182,7 +182,7 @@ func fold(e Expr) Expr {
 		return e
 	}
 	switch e.(type) {
-	case *Arith, *Call, *Neg:
+	case *Arith, *Call, *Neg, *Index:
 	default:
 		return e
 	}
@@ -812,21 +812,17 @@ func (c *checker) resolveRows(r *Compr, ce *ast.Comprehension) bool {
 	if r.Op == "sum" {
 		return true
 	}
-	count := 0
 	for _, b := range r.Binders {
 		if b.Data != nil {
 			return true // nonempty unless filtered; cheap enough only for ranges
 		}
 	}
-	budget := errBudget
+	found := false
 	err := forEach(r, nil, func(env) (bool, error) {
-		count++
-		if count > 1_000_000 {
-			return false, budget
-		}
+		found = true
 		return false, nil // one is enough
 	})
-	if err == nil && count == 0 {
+	if err == nil && !found {
 		c.errorf(ce, "%s over an empty set", r.Op)
 		return false
 	}

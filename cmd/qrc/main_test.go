@@ -320,3 +320,19 @@ func TestUsage(t *testing.T) {
 	assert.Equal(t, 0, r.code)
 	assert.True(t, strings.HasPrefix(r.stdout, "qrc "))
 }
+
+func TestCheckWarningsKeepModelValid(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "w.qrc")
+	require.NoError(t, os.WriteFile(model, []byte("var x[2]\nminimize norm1(x)\n"), 0o644))
+	r := qrc(t, "", "check", model)
+	assert.Equal(t, 0, r.code)
+	assert.Contains(t, r.stderr, model+`:1:5: warning: variable "x" has no domain`)
+	assert.Contains(t, r.stderr, "    var x[2]\n        ^\n")
+	assert.Contains(t, r.stdout, "in unbounded")
+	s, r := checkJSON(t, model)
+	assert.Equal(t, 0, r.code)
+	assert.True(t, s.Valid)
+	require.Len(t, s.Diagnostics, 1)
+	assert.Equal(t, "warning", s.Diagnostics[0].Severity)
+}
