@@ -1,11 +1,14 @@
 // Package stdlib is the table of qrc's built-in functions: their names, how
-// many arguments they take and of what shape, what they compute, and their
-// known mathematical properties (convexity, smoothness, Lipschitz constant,
+// many arguments they take and of what shape, what they compute, their
+// derivatives (or the subgradient chosen at a kink), and their known
+// mathematical properties (convexity, smoothness, Lipschitz constant,
 // weak-convexity modulus), which later stages use to analyse a model.
 //
 // The checker uses Lookup and the shape rule (Kind) to type calls; constant
 // expressions (parameters, index sets) are evaluated with Func.Scalar and
-// Func.Reduce.
+// Func.Reduce. The compiler differentiates with Func.Deriv, Func.Grad, and
+// Pow and PowDeriv for x^p with a constant exponent. docs/stdlib.md lists
+// every built-in with its subgradient choices and properties.
 package stdlib
 
 import (
@@ -40,17 +43,45 @@ type Func struct {
 	// scalars (huber has 1, mcp and scad have 2).
 	ParamArgs int
 	Doc       string // one line: the definition
-	Props     Props
+	// Props are the properties that hold for every valid choice of the
+	// constant parameters; see PropsFor for the properties at given ones.
+	Props Props
 
 	// Scalar computes an Elementwise function at z with the constant
 	// parameters p (nil for the others).
 	Scalar func(z float64, p []float64) float64
+	// Deriv is the derivative of Scalar with respect to z, with the
+	// parameters p held constant. At a kink it returns one fixed element of
+	// the Clarke subdifferential, documented at the function and in
+	// docs/stdlib.md (abs'(0) = 0, pos'(0) = 0, hinge'(1) = 0, mcp'(0) =
+	// scad'(0) = 0). Where the derivative is infinite it returns ±Inf
+	// (sqrt'(0) = +Inf). Nil for the n-ary max and min, whose derivative
+	// depends on all their arguments, and for the functions without Scalar.
+	Deriv func(z float64, p []float64) float64
 	// Reduce computes a Reduction over the elements of its argument (nil for
 	// the others).
 	Reduce func(v []float64) float64
+	// Grad writes a subgradient of Reduce at v into g, which must have the
+	// length of v; every element of g is overwritten and nothing is
+	// allocated. Non-nil exactly when Reduce is. For max and min the
+	// subgradient is one-hot at the lowest index attaining the extreme
+	// value; for norm1 and norminf the sign is taken as 0 at 0.
+	Grad func(v []float64, g []float64)
+	// PropsAt returns the properties given the constant parameters p, which
+	// must have passed CheckParams (nil for functions without parameters).
+	PropsAt func(p []float64) Props
 	// CheckParams validates the constant parameters and returns a
 	// description of what is wrong, or "" (nil when there is nothing to check).
 	CheckParams func(p []float64) string
+}
+
+// PropsFor returns the properties of f given its constant parameters p:
+// PropsAt(p) when f has PropsAt, f.Props otherwise.
+func (f *Func) PropsFor(p []float64) Props {
+	if f.PropsAt != nil {
+		return f.PropsAt(p)
+	}
+	return f.Props
 }
 
 // Props are the known properties of a built-in as a function of its
@@ -66,33 +97,64 @@ type Props struct {
 	Monotone      int // +1 nondecreasing, -1 nonincreasing, 0 neither
 }
 
-var inf = math.Inf(1)
+var (
+	inf = math.Inf(1)
+	nan = math.NaN()
+)
 
 var table = map[string]*Func{}
 
 func add(f *Func) { table[f.Name] = f }
 
-func unary(name, doc string, props Props, fn func(float64) float64) {
+func unary(name, doc string, props Props, fn, deriv func(float64) float64) {
 	add(&Func{Name: name, MinArgs: 1, MaxArgs: 1, Kind: Elementwise, Doc: doc, Props: props,
-		Scalar: func(z float64, _ []float64) float64 { return fn(z) }})
+		Scalar: func(z float64, _ []float64) float64 { return fn(z) },
+		Deriv:  func(z float64, _ []float64) float64 { return deriv(z) }})
 }
 
 func init() {
-	unary("abs", "|z|", Props{Convex: true, Lipschitz: 1}, math.Abs)
-	unary("pos", "max(0, z)", Props{Convex: true, Lipschitz: 1, Monotone: 1}, func(z float64) float64 { return math.Max(0, z) })
-	unary("exp", "e^z", Props{Convex: true, Smooth: true, Lipschitz: inf, Monotone: 1}, math.Exp)
-	unary("log", "natural logarithm, z > 0", Props{Concave: true, Smooth: true, Lipschitz: inf, WeakConvexity: inf, Monotone: 1}, math.Log)
-	unary("log1p", "log(1 + z), z > -1", Props{Concave: true, Smooth: true, Lipschitz: inf, WeakConvexity: inf, Monotone: 1}, math.Log1p)
-	unary("sqrt", "square root, z >= 0", Props{Concave: true, Lipschitz: inf, WeakConvexity: inf, Monotone: 1}, math.Sqrt)
-	unary("square", "z^2", Props{Convex: true, Smooth: true, Lipschitz: inf}, func(z float64) float64 { return z * z })
-	unary("sigmoid", "1 / (1 + e^-z)", Props{Smooth: true, Lipschitz: 0.25, WeakConvexity: 1 / (6 * math.Sqrt(3)), Monotone: 1}, Sigmoid)
-	unary("logistic", "log(1 + e^z)", Props{Convex: true, Smooth: true, Lipschitz: 1, Monotone: 1}, Logistic)
-	unary("tanh", "hyperbolic tangent", Props{Smooth: true, Lipschitz: 1, WeakConvexity: 4 / (3 * math.Sqrt(3)), Monotone: 1}, math.Tanh)
-	unary("hinge", "max(0, 1 - z)", Props{Convex: true, Lipschitz: 1, Monotone: -1}, func(z float64) float64 { return math.Max(0, 1-z) })
+	// abs'(0) = 0, the element of [-1, 1] of least norm.
+	unary("abs", "|z|", Props{Convex: true, Lipschitz: 1, WeakConvexity: 0}, math.Abs, sign)
+	// pos'(0) = 0, an end of [0, 1].
+	unary("pos", "max(0, z)", Props{Convex: true, Lipschitz: 1, WeakConvexity: 0, Monotone: 1},
+		func(z float64) float64 { return math.Max(0, z) },
+		func(z float64) float64 {
+			if z > 0 {
+				return 1
+			}
+			return 0 * z // 0, or NaN for NaN
+		})
+	unary("exp", "e^z", Props{Convex: true, Smooth: true, Lipschitz: inf, WeakConvexity: 0, Monotone: 1}, math.Exp, math.Exp)
+	unary("log", "natural logarithm, z > 0", Props{Concave: true, Smooth: true, Lipschitz: inf, WeakConvexity: inf, Monotone: 1}, math.Log,
+		func(z float64) float64 { return 1 / z })
+	unary("log1p", "log(1 + z), z > -1", Props{Concave: true, Smooth: true, Lipschitz: inf, WeakConvexity: inf, Monotone: 1}, math.Log1p,
+		func(z float64) float64 { return 1 / (1 + z) })
+	// sqrt'(0) = +Inf: sqrt is not Lipschitz at 0.
+	unary("sqrt", "square root, z >= 0", Props{Concave: true, Lipschitz: inf, WeakConvexity: inf, Monotone: 1}, math.Sqrt,
+		func(z float64) float64 { return 0.5 / math.Sqrt(z) })
+	unary("square", "z^2", Props{Convex: true, Smooth: true, Lipschitz: inf, WeakConvexity: 0}, func(z float64) float64 { return z * z },
+		func(z float64) float64 { return 2 * z })
+	// sigmoid'' = s(1-s)(1-2s) has largest magnitude 1/(6 sqrt 3) at
+	// s = (3 ± sqrt 3)/6; sigmoid' is largest, 1/4, at 0.
+	unary("sigmoid", "1 / (1 + e^-z)", Props{Smooth: true, Lipschitz: 0.25, WeakConvexity: 1 / (6 * math.Sqrt(3)), Monotone: 1}, Sigmoid, SigmoidDeriv)
+	unary("logistic", "log(1 + e^z)", Props{Convex: true, Smooth: true, Lipschitz: 1, WeakConvexity: 0, Monotone: 1}, Logistic, Sigmoid)
+	// tanh'' = -2 t (1 - t^2) has largest magnitude 4/(3 sqrt 3) at
+	// t = ±1/sqrt 3; tanh' is largest, 1, at 0.
+	unary("tanh", "hyperbolic tangent", Props{Smooth: true, Lipschitz: 1, WeakConvexity: 4 / (3 * math.Sqrt(3)), Monotone: 1}, math.Tanh, tanhDeriv)
+	// hinge'(1) = 0, an end of [-1, 0].
+	unary("hinge", "max(0, 1 - z)", Props{Convex: true, Lipschitz: 1, WeakConvexity: 0, Monotone: -1},
+		func(z float64) float64 { return math.Max(0, 1-z) },
+		func(z float64) float64 {
+			if z < 1 {
+				return -1
+			}
+			return 0 * z // 0, or NaN for NaN
+		})
 
+	huberProps := Props{Convex: true, Smooth: true, Lipschitz: 1, WeakConvexity: 0}
 	add(&Func{Name: "huber", MinArgs: 2, MaxArgs: 2, Kind: Elementwise, ParamArgs: 1,
 		Doc:   "z^2/(2 delta) for |z| <= delta, |z| - delta/2 beyond; delta > 0",
-		Props: Props{Convex: true, Smooth: true, Lipschitz: 1},
+		Props: huberProps,
 		Scalar: func(z float64, p []float64) float64 {
 			d := p[0]
 			if a := math.Abs(z); a > d {
@@ -100,6 +162,15 @@ func init() {
 			}
 			return z * z / (2 * d)
 		},
+		// Continuously differentiable: z/delta inside, sign(z) beyond.
+		Deriv: func(z float64, p []float64) float64 {
+			d := p[0]
+			if math.Abs(z) > d {
+				return sign(z)
+			}
+			return z / d
+		},
+		PropsAt:     func([]float64) Props { return huberProps },
 		CheckParams: func(p []float64) string { return positive("delta", p[0]) }})
 	add(&Func{Name: "mcp", MinArgs: 3, MaxArgs: 3, Kind: Elementwise, ParamArgs: 2,
 		Doc:   "minimax concave penalty: lambda|z| - z^2/(2 gamma) for |z| <= gamma lambda, gamma lambda^2/2 beyond",
@@ -110,6 +181,20 @@ func init() {
 				return lam*a - z*z/(2*gam)
 			}
 			return gam * lam * lam / 2
+		},
+		// sign(z) (lambda - |z|/gamma) for |z| <= gamma lambda, 0 beyond;
+		// mcp'(0) = 0 (the Clarke subdifferential there is [-lambda,
+		// lambda]). The derivative is continuous at |z| = gamma lambda
+		// (both pieces give 0), so the only kink is 0.
+		Deriv: func(z float64, p []float64) float64 {
+			lam, gam := p[0], p[1]
+			if a := math.Abs(z); a <= gam*lam {
+				return sign(z) * (lam - a/gam)
+			}
+			return 0
+		},
+		PropsAt: func(p []float64) Props {
+			return Props{Lipschitz: p[0], WeakConvexity: 1 / p[1]}
 		},
 		CheckParams: func(p []float64) string {
 			if s := positive("lambda", p[0]); s != "" {
@@ -131,6 +216,25 @@ func init() {
 			}
 			return lam * lam * (a + 1) / 2
 		},
+		// sign(z) lambda for |z| <= lambda, sign(z) (a lambda - |z|)/(a - 1)
+		// for lambda < |z| <= a lambda, 0 beyond; scad'(0) = 0 (the Clarke
+		// subdifferential there is [-lambda, lambda]). The derivative is
+		// continuous at |z| = lambda and |z| = a lambda, so the only kink
+		// is 0.
+		Deriv: func(z float64, p []float64) float64 {
+			lam, a := p[0], p[1]
+			t := math.Abs(z)
+			switch {
+			case t <= lam:
+				return sign(z) * lam
+			case t <= a*lam:
+				return sign(z) * (a*lam - t) / (a - 1)
+			}
+			return 0
+		},
+		PropsAt: func(p []float64) Props {
+			return Props{Lipschitz: p[0], WeakConvexity: 1 / (p[1] - 1)}
+		},
 		CheckParams: func(p []float64) string {
 			if s := positive("lambda", p[0]); s != "" {
 				return s
@@ -141,14 +245,27 @@ func init() {
 			return ""
 		}})
 	for _, name := range []string{"max", "min"} {
-		sign := 1.0
+		s := 1.0
+		props := Props{Convex: true, Lipschitz: 1, WeakConvexity: 0, Monotone: 1}
 		if name == "min" {
-			sign = -1
+			s = -1
+			// min(z, 0) has a concave kink, which no rho/2 z^2 can make convex.
+			props = Props{Concave: true, Lipschitz: 1, WeakConvexity: inf, Monotone: 1}
 		}
-		s := sign
+		// extreme is the lowest index of a largest (s = 1) or smallest
+		// (s = -1) element of v.
+		extreme := func(v []float64) int {
+			k := 0
+			for j, q := range v {
+				if s*q > s*v[k] {
+					k = j
+				}
+			}
+			return k
+		}
 		add(&Func{Name: name, MinArgs: 1, MaxArgs: -1, Kind: Elementwise,
 			Doc:   name + " of its arguments elementwise (scalars broadcast), or of the elements of a single vector",
-			Props: Props{Convex: name == "max", Concave: name == "min", Lipschitz: 1, Monotone: 1},
+			Props: props,
 			Scalar: func(z float64, p []float64) float64 {
 				m := z
 				for _, q := range p {
@@ -158,61 +275,143 @@ func init() {
 				}
 				return m
 			},
-			Reduce: func(v []float64) float64 {
-				m := v[0]
-				for _, q := range v[1:] {
-					if s*q > s*m {
-						m = q
-					}
+			Reduce: func(v []float64) float64 { return v[extreme(v)] },
+			// One-hot at the lowest index attaining the extreme value.
+			Grad: func(v, g []float64) {
+				clear(g)
+				if len(v) > 0 {
+					g[extreme(v)] = 1
 				}
-				return m
 			}})
 	}
 	add(&Func{Name: "norm1", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "sum of absolute values",
-		Props: Props{Convex: true, Lipschitz: nan}, Reduce: func(v []float64) float64 {
+		// Lipschitz sqrt(n) for n elements: no constant for every length.
+		Props: Props{Convex: true, Lipschitz: nan, WeakConvexity: 0}, Reduce: func(v []float64) float64 {
 			s := 0.0
 			for _, x := range v {
 				s += math.Abs(x)
 			}
 			return s
+		},
+		// sign(v_j), 0 where v_j = 0.
+		Grad: func(v, g []float64) {
+			for j, x := range v {
+				g[j] = sign(x)
+			}
 		}})
 	add(&Func{Name: "norm2", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "Euclidean norm (Frobenius for a matrix)",
-		Props: Props{Convex: true, Lipschitz: 1}, Reduce: func(v []float64) float64 {
-			// Scaled to avoid overflow, like math.Hypot.
-			scale, ssq := 0.0, 1.0
-			for _, x := range v {
-				if x == 0 {
-					continue
+		Props: Props{Convex: true, Lipschitz: 1, WeakConvexity: 0}, Reduce: func(v []float64) float64 {
+			scale, ssq := scaledSSQ(v)
+			return scale * math.Sqrt(ssq)
+		},
+		// v/||v||, computed as (v/scale)/sqrt(ssq) so that it does not
+		// overflow even when ||v|| does; 0 at v = 0. With infinite elements
+		// it is the limit direction: sign(v_j)/sqrt(k) on the k infinite
+		// elements, 0 elsewhere.
+		Grad: func(v, g []float64) {
+			scale, ssq := scaledSSQ(v)
+			switch {
+			case scale == 0:
+				clear(g)
+			case math.IsInf(scale, 1):
+				k := 0
+				for _, x := range v {
+					if math.IsInf(x, 0) {
+						k++
+					}
 				}
-				a := math.Abs(x)
-				if scale < a {
-					ssq = 1 + ssq*(scale/a)*(scale/a)
-					scale = a
-				} else {
-					ssq += (a / scale) * (a / scale)
+				r := 1 / math.Sqrt(float64(k))
+				for j, x := range v {
+					g[j] = 0
+					if math.IsInf(x, 0) {
+						g[j] = sign(x) * r
+					}
+				}
+			default:
+				r := math.Sqrt(ssq)
+				for j, x := range v {
+					g[j] = x / scale / r
 				}
 			}
-			return scale * math.Sqrt(ssq)
 		}})
 	add(&Func{Name: "norminf", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "largest absolute value",
-		Props: Props{Convex: true, Lipschitz: 1}, Reduce: func(v []float64) float64 {
+		Props: Props{Convex: true, Lipschitz: 1, WeakConvexity: 0}, Reduce: func(v []float64) float64 {
 			m := 0.0
 			for _, x := range v {
 				m = math.Max(m, math.Abs(x))
 			}
 			return m
+		},
+		// sign(v_k) at the lowest index k of a largest |v_k|, 0 elsewhere;
+		// all 0 at v = 0.
+		Grad: func(v, g []float64) {
+			clear(g)
+			k, m := -1, 0.0
+			for j, x := range v {
+				if a := math.Abs(x); a > m {
+					k, m = j, a
+				}
+			}
+			if k >= 0 {
+				g[k] = sign(v[k])
+			}
 		}})
 	add(&Func{Name: "sum", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "sum of the elements",
-		Props: Props{Convex: true, Concave: true, Smooth: true, Lipschitz: nan, Monotone: 1}, Reduce: sum})
+		// Lipschitz sqrt(n) for n elements: no constant for every length.
+		Props: Props{Convex: true, Concave: true, Smooth: true, Lipschitz: nan, WeakConvexity: 0, Monotone: 1}, Reduce: sum,
+		Grad: func(v, g []float64) {
+			for j := range v {
+				g[j] = 1
+			}
+		}})
 	add(&Func{Name: "mean", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "mean of the elements",
-		Props:  Props{Convex: true, Concave: true, Smooth: true, Lipschitz: nan, Monotone: 1},
-		Reduce: func(v []float64) float64 { return sum(v) / float64(len(v)) }})
+		// Lipschitz 1/sqrt(n) <= 1 for n elements.
+		Props:  Props{Convex: true, Concave: true, Smooth: true, Lipschitz: 1, WeakConvexity: 0, Monotone: 1},
+		Reduce: func(v []float64) float64 { return sum(v) / float64(len(v)) },
+		Grad: func(v, g []float64) {
+			w := 1 / float64(len(v))
+			for j := range v {
+				g[j] = w
+			}
+		}})
 	add(&Func{Name: "dot", MinArgs: 2, MaxArgs: 2, Kind: Dot,
 		Doc:   "inner product of two vectors, or matrix times vector",
 		Props: Props{Smooth: true, Lipschitz: nan, WeakConvexity: nan}})
 }
 
-var nan = math.NaN()
+// sign is -1, 0 or 1 as z is negative, zero or positive (NaN for NaN).
+func sign(z float64) float64 {
+	switch {
+	case z > 0:
+		return 1
+	case z < 0:
+		return -1
+	}
+	return 0 * z
+}
+
+// scaledSSQ returns scale and ssq with sum of v_j^2 = scale^2 ssq, without
+// overflow or underflow, like math.Hypot; scale is the largest |v_j| (+Inf
+// if any element is infinite, with ssq = 1).
+func scaledSSQ(v []float64) (scale, ssq float64) {
+	scale, ssq = 0.0, 1.0
+	for _, x := range v {
+		if x == 0 {
+			continue
+		}
+		a := math.Abs(x)
+		if math.IsInf(a, 1) {
+			return inf, 1
+		}
+		if scale < a {
+			ssq = 1 + ssq*(scale/a)*(scale/a)
+			scale = a
+		} else {
+			ssq += (a / scale) * (a / scale)
+		}
+	}
+	return scale, ssq
+}
 
 func sum(v []float64) float64 {
 	s := 0.0
@@ -265,10 +464,25 @@ func Sigmoid(z float64) float64 {
 	return e / (1 + e)
 }
 
-// Logistic is log(1+e^z), computed without overflow or loss for any z.
+// SigmoidDeriv is the derivative of Sigmoid, s(1-s) = e^-|z|/(1+e^-|z|)^2,
+// computed without overflow or cancellation for any z (0 for |z| >= 746).
+func SigmoidDeriv(z float64) float64 {
+	e := math.Exp(-math.Abs(z))
+	return e / ((1 + e) * (1 + e))
+}
+
+// Logistic is log(1+e^z), computed without overflow or loss for any z. Its
+// derivative is Sigmoid.
 func Logistic(z float64) float64 {
 	if z > 0 {
 		return z + math.Log1p(math.Exp(-z))
 	}
 	return math.Log1p(math.Exp(z))
+}
+
+// tanhDeriv is 1 - tanh(z)^2 = 4e/(1+e)^2 with e = e^-2|z|, which keeps full
+// relative accuracy where tanh(z) rounds to ±1 and never overflows.
+func tanhDeriv(z float64) float64 {
+	e := math.Exp(-2 * math.Abs(z))
+	return 4 * e / ((1 + e) * (1 + e))
 }

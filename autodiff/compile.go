@@ -1,0 +1,662 @@
+package autodiff
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/qrc-lang/qrc/ast"
+	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/diag"
+	"github.com/qrc-lang/qrc/stdlib"
+)
+
+// maxKonst bounds the number of elements of a constant computed at compile
+// time (a filter over an index grid, a gathered block of rows).
+const maxKonst = 1 << 27
+
+// compiler turns the checked expressions of a model into instructions.
+type compiler struct {
+	diags    diag.List
+	insts    []*inst
+	regs     []*reg
+	axes     []*axis
+	axisKeys map[string]*axis
+	cse      map[string]*reg
+	memo     map[memoKey]*reg
+	vars     map[*check.Var]*reg
+	scopes   int
+	failed   bool
+}
+
+type memoKey struct {
+	e  check.Expr
+	sc *scope
+}
+
+// scope maps the comprehension binders in force to their axes.
+type scope struct {
+	id      int
+	binders map[*check.Binder]*axis
+	chain   []*axis // every axis in scope, outermost first
+}
+
+func (c *compiler) newScope(parent *scope) *scope {
+	c.scopes++
+	sc := &scope{id: c.scopes, binders: map[*check.Binder]*axis{}}
+	if parent != nil {
+		for b, a := range parent.binders {
+			sc.binders[b] = a
+		}
+		sc.chain = append(sc.chain, parent.chain...)
+	}
+	return sc
+}
+
+func (c *compiler) errorf(n ast.Node, format string, args ...any) {
+	c.failed = true
+	if n == nil {
+		c.diags.AddAt(ast.Pos{}, format, args...)
+		return
+	}
+	c.diags.Add(n, format, args...)
+}
+
+func (c *compiler) newReg(axes []*axis, elem check.Shape, src ast.Node) *reg {
+	r := &reg{id: len(c.regs), axes: axes, elem: elem, esize: elem.Size(), prod: -1, src: src}
+	c.regs = append(c.regs, r)
+	return r
+}
+
+// konst returns a constant register holding data (not copied).
+func (c *compiler) konst(axes []*axis, elem check.Shape, data []float64, src ast.Node) *reg {
+	r := c.newReg(axes, elem, src)
+	r.konst = true
+	r.val = data
+	return r
+}
+
+func (c *compiler) scalar(v float64, src ast.Node) *reg {
+	return c.konst(nil, nil, []float64{v}, src)
+}
+
+// needsAux reports whether an instruction's output records data for the
+// reverse pass in reg.aux.
+func (in *inst) needsAux() bool {
+	switch in.op {
+	case opMax2, opMin2, opUnary, opPow:
+		return true
+	case opAxis:
+		return in.axOp == "max" || in.axOp == "min"
+	}
+	return false
+}
+
+// emit adds an instruction, or returns the register of an identical one
+// already emitted, or (when every input is constant) computes it now and
+// returns a constant.
+func (c *compiler) emit(in *inst) *reg {
+	if c.failed {
+		return nil
+	}
+	var key strings.Builder
+	fmt.Fprintf(&key, "%d|%s|%v|%s|%s|%d|%d", in.op, in.out.elem, in.params, in.cmp, in.axOp, in.off, in.mode)
+	if in.fn != nil {
+		key.WriteString("|" + in.fn.Name)
+	}
+	for _, r := range in.in {
+		fmt.Fprintf(&key, "|r%d", r.id)
+	}
+	if in.ax != nil {
+		fmt.Fprintf(&key, "|a%d", in.ax.id)
+	}
+	if in.mask != nil {
+		fmt.Fprintf(&key, "|m%d", in.mask.id)
+	}
+	for _, a := range in.out.axes {
+		fmt.Fprintf(&key, "|o%d", a.id)
+	}
+	k := key.String()
+	if r, ok := c.cse[k]; ok {
+		return r
+	}
+	allKonst := in.op != opVar
+	for _, r := range in.in {
+		allKonst = allKonst && r.konst
+	}
+	o := in.out
+	if allKonst {
+		n := o.fullBatch() * o.esize
+		if n > maxKonst {
+			c.errorf(in.src, "a constant of %d elements is too large to compute at compile time", n)
+			return nil
+		}
+		o.val = make([]float64, n)
+		if in.needsAux() {
+			o.aux = make([]float64, n)
+		}
+		if in.op == opReduce {
+			in.scratch = make([]float64, in.in[0].esize)
+		}
+		in.forward(nil)
+		o.konst = true
+		o.aux = nil
+	} else {
+		o.prod = len(c.insts)
+		c.insts = append(c.insts, in)
+	}
+	c.cse[k] = o
+	return o
+}
+
+// expr compiles e in scope sc.
+func (c *compiler) expr(e check.Expr, sc *scope) *reg {
+	if c.failed {
+		return nil
+	}
+	k := memoKey{e, sc}
+	if r, ok := c.memo[k]; ok {
+		return r
+	}
+	r := c.expr1(e, sc)
+	if r == nil {
+		c.failed = true
+	}
+	c.memo[k] = r
+	return r
+}
+
+func (c *compiler) expr1(e check.Expr, sc *scope) *reg {
+	src := e.Src()
+	switch e := e.(type) {
+	case *check.Const:
+		return c.konst(nil, e.Value.Shape, e.Value.Data, src)
+	case *check.VarRef:
+		if r, ok := c.vars[e.Var]; ok {
+			return r
+		}
+		out := c.newReg(nil, e.Var.Shape, e.Var.Decl)
+		r := c.emit(&inst{op: opVar, out: out, off: e.Var.Offset, src: e.Var.Decl})
+		c.vars[e.Var] = r
+		return r
+	case *check.DataField:
+		set := e.Set.Set
+		switch e.Field {
+		case "X":
+			raw := set.X.RawMatrix()
+			data := raw.Data
+			if raw.Stride != raw.Cols {
+				data = make([]float64, raw.Rows*raw.Cols)
+				for i := 0; i < raw.Rows; i++ {
+					copy(data[i*raw.Cols:], raw.Data[i*raw.Stride:i*raw.Stride+raw.Cols])
+				}
+			}
+			return c.konst(nil, check.Shape{raw.Rows, raw.Cols}, data[:raw.Rows*raw.Cols], src)
+		case "y":
+			return c.konst(nil, check.Shape{len(set.Y)}, set.Y, src)
+		}
+		col, ok := set.Columns[e.Field]
+		if !ok {
+			c.errorf(src, "data set %s has no column %q", e.Set.Name, e.Field)
+			return nil
+		}
+		return c.konst(nil, check.Shape{len(col)}, col, src)
+	case *check.IndexVal:
+		ax := sc.binders[e.Binder]
+		if ax == nil {
+			c.errorf(src, "internal error: index %s is not bound", e.Binder.Name)
+			return nil
+		}
+		return c.konst([]*axis{ax}, nil, ax.vals, src)
+	case *check.Index:
+		x := c.expr(e.X, sc)
+		if x == nil {
+			return nil
+		}
+		if len(e.Idx) > 2 || len(e.Idx) > len(x.elem) {
+			c.errorf(src, "cannot index a %s with %d indices", x.elem, len(e.Idx))
+			return nil
+		}
+		ins := []*reg{x}
+		lists := [][]*axis{x.axes}
+		for _, ie := range e.Idx {
+			r := c.expr(ie, sc)
+			if r == nil {
+				return nil
+			}
+			if !r.konst || r.esize != 1 {
+				c.errorf(ie.Src(), "an index must be a constant integer or depend only on comprehension indices")
+				return nil
+			}
+			ins = append(ins, r)
+			lists = append(lists, r.axes)
+		}
+		out := c.newReg(unionAxes(lists...), x.elem[len(e.Idx):], src)
+		return c.emit(&inst{op: opGather, out: out, in: ins, src: src})
+	case *check.Neg:
+		x := c.expr(e.X, sc)
+		if x == nil {
+			return nil
+		}
+		return c.emit(&inst{op: opNeg, out: c.newReg(x.axes, x.elem, src), in: []*reg{x}, src: src})
+	case *check.Arith:
+		return c.arith(e, sc)
+	case *check.Call:
+		return c.call(e, sc)
+	case *check.Compr:
+		return c.compr(e, sc)
+	case *check.Compare:
+		return c.binary(opCmp, e.Op, e.X, e.Y, sc, src)
+	case *check.Logic:
+		switch e.Op {
+		case "and":
+			return c.binary(opAnd, "", e.X, e.Y, sc, src)
+		case "or":
+			return c.binary(opOr, "", e.X, e.Y, sc, src)
+		}
+		x := c.expr(e.X, sc)
+		if x == nil {
+			return nil
+		}
+		return c.emit(&inst{op: opNot, out: c.newReg(x.axes, x.elem, src), in: []*reg{x}, src: src})
+	}
+	c.errorf(src, "internal error: cannot compile %T", e)
+	return nil
+}
+
+func (c *compiler) binary(op opcode, cmp string, xe, ye check.Expr, sc *scope, src ast.Node) *reg {
+	x, y := c.expr(xe, sc), c.expr(ye, sc)
+	if x == nil || y == nil {
+		return nil
+	}
+	return c.binaryRegs(op, cmp, x, y, src)
+}
+
+func (c *compiler) binaryRegs(op opcode, cmp string, x, y *reg, src ast.Node) *reg {
+	elem := x.elem
+	if len(y.elem) > len(elem) {
+		elem = y.elem
+	}
+	out := c.newReg(unionAxes(x.axes, y.axes), elem, src)
+	return c.emit(&inst{op: op, cmp: cmp, out: out, in: []*reg{x, y}, src: src})
+}
+
+func isConst(e check.Expr, v float64) bool {
+	k, ok := e.(*check.Const)
+	return ok && k.Value.Shape.IsScalar() && k.Value.Data[0] == v
+}
+
+// onePlusExp matches 1 + exp(z) or exp(z) + 1 and returns z.
+func onePlusExp(e check.Expr) check.Expr {
+	a, ok := e.(*check.Arith)
+	if !ok || a.Op != "+" {
+		return nil
+	}
+	x, y := a.X, a.Y
+	if isConst(y, 1) {
+		x, y = y, x
+	}
+	if !isConst(x, 1) {
+		return nil
+	}
+	if call, ok := y.(*check.Call); ok && call.Func.Name == "exp" && len(call.Args) == 1 {
+		return call.Args[0]
+	}
+	return nil
+}
+
+func (c *compiler) arith(e *check.Arith, sc *scope) *reg {
+	src := e.Src()
+	switch e.Op {
+	case "^":
+		k, ok := e.Y.(*check.Const)
+		if !ok || !k.Value.Shape.IsScalar() {
+			c.errorf(e.Y.Src(), "the exponent must be a constant scalar")
+			return nil
+		}
+		x := c.expr(e.X, sc)
+		if x == nil {
+			return nil
+		}
+		p := k.Value.Data[0]
+		if p == 1 {
+			return x
+		}
+		return c.emit(&inst{op: opPow, out: c.newReg(x.axes, x.elem, src), in: []*reg{x}, params: []float64{p}, src: src})
+	case "/":
+		// 1/(1+exp(z)) is sigmoid(-z), computed without overflow.
+		if z := onePlusExp(e.Y); z != nil && isConst(e.X, 1) {
+			var x *reg
+			if n, ok := z.(*check.Neg); ok {
+				x = c.expr(n.X, sc)
+			} else if zr := c.expr(z, sc); zr != nil {
+				x = c.emit(&inst{op: opNeg, out: c.newReg(zr.axes, zr.elem, z.Src()), in: []*reg{zr}, src: z.Src()})
+			}
+			if x == nil {
+				return nil
+			}
+			return c.unary(stdlib.Lookup("sigmoid"), nil, x, src)
+		}
+		return c.binary(opDiv, "", e.X, e.Y, sc, src)
+	case "+":
+		return c.binary(opAdd, "", e.X, e.Y, sc, src)
+	case "-":
+		return c.binary(opSub, "", e.X, e.Y, sc, src)
+	case "*":
+		return c.binary(opMul, "", e.X, e.Y, sc, src)
+	}
+	c.errorf(src, "internal error: unknown operator %s", e.Op)
+	return nil
+}
+
+func (c *compiler) unary(f *stdlib.Func, params []float64, x *reg, src ast.Node) *reg {
+	return c.emit(&inst{op: opUnary, fn: f, params: params, out: c.newReg(x.axes, x.elem, src), in: []*reg{x}, src: src})
+}
+
+func (c *compiler) call(e *check.Call, sc *scope) *reg {
+	src := e.Src()
+	f := e.Func
+	// log(1 + exp(z)) is logistic(z), computed without overflow.
+	if f.Name == "log" && len(e.Args) == 1 {
+		if z := onePlusExp(e.Args[0]); z != nil {
+			x := c.expr(z, sc)
+			if x == nil {
+				return nil
+			}
+			return c.unary(stdlib.Lookup("logistic"), nil, x, src)
+		}
+	}
+	args := make([]*reg, len(e.Args))
+	for i, a := range e.Args {
+		if args[i] = c.expr(a, sc); args[i] == nil {
+			return nil
+		}
+	}
+	switch {
+	case f.Kind == stdlib.Dot:
+		return c.dot(args[0], args[1], src)
+	case f.Kind == stdlib.Reduction || len(args) == 1 && f.Reduce != nil:
+		x := args[0]
+		if f.Kind != stdlib.Reduction && x.esize == 1 && len(x.elem) == 0 {
+			return x // max(z) of a scalar
+		}
+		return c.emit(&inst{op: opReduce, fn: f, out: c.newReg(x.axes, nil, src), in: []*reg{x}, src: src})
+	case f.Name == "max" || f.Name == "min":
+		op := opMax2
+		if f.Name == "min" {
+			op = opMin2
+		}
+		r := args[0]
+		for _, a := range args[1:] {
+			if r = c.binaryRegs(op, "", r, a, src); r == nil {
+				return nil
+			}
+		}
+		return r
+	case f.Deriv != nil:
+		return c.unary(f, e.Params, args[0], src)
+	}
+	c.errorf(src, "internal error: %s has no compiled form", f.Name)
+	return nil
+}
+
+// dot compiles dot(a, b) and picks the BLAS form from the operands' axes.
+func (c *compiler) dot(a, b *reg, src ast.Node) *reg {
+	axes := unionAxes(a.axes, b.axes)
+	var elem check.Shape
+	mode := dotGeneral
+	if len(a.elem) == 2 {
+		elem = check.Shape{a.elem[0]}
+		if len(a.axes) == 0 {
+			mode = dotMat
+		}
+	} else {
+		disjoint := len(unionAxes(a.axes, b.axes)) == len(a.axes)+len(b.axes)
+		switch {
+		case sameAxes(a.axes, b.axes):
+			mode = dotRowwise
+		case disjoint && precedes(a.axes, b.axes):
+			mode = dotAB
+		case disjoint && precedes(b.axes, a.axes):
+			mode = dotBA
+		}
+	}
+	out := c.newReg(axes, elem, src)
+	return c.emit(&inst{op: opDot, mode: mode, out: out, in: []*reg{a, b}, src: src})
+}
+
+// precedes reports whether every axis of a is shallower than every axis of b.
+func precedes(a, b []*axis) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return true
+	}
+	return a[len(a)-1].depth < b[0].depth
+}
+
+// newAxis returns the axis of a binder with the given values, shared with
+// an earlier axis of the same values, op and enclosing axes.
+func (c *compiler) newAxis(vals []float64, sc *scope, set *check.DataSet, op string, masked bool) *axis {
+	h := fnv.New64a()
+	var buf [8]byte
+	for _, v := range vals {
+		u := math.Float64bits(v)
+		for i := range buf {
+			buf[i] = byte(u >> (8 * i))
+		}
+		h.Write(buf[:])
+	}
+	var key strings.Builder
+	fmt.Fprintf(&key, "%d|%x|%s|%v", len(vals), h.Sum64(), op, masked)
+	if set != nil {
+		key.WriteString("|" + set.Name)
+	}
+	for _, a := range sc.chain {
+		key.WriteString("|" + strconv.Itoa(a.id))
+	}
+	if a, ok := c.axisKeys[key.String()]; ok {
+		return a
+	}
+	a := &axis{id: len(c.axes), depth: len(sc.chain), data: set, vals: vals, n: len(vals), op: op, sample: -1}
+	c.axes = append(c.axes, a)
+	c.axisKeys[key.String()] = a
+	return a
+}
+
+func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
+	src := e.Src()
+	cand := c.newScope(sc)
+	var own []*axis
+	var mask *reg
+	and := func(m *reg) {
+		if mask == nil {
+			mask = m
+		} else {
+			mask = c.binaryRegs(opAnd, "", mask, m, src)
+		}
+	}
+	for _, b := range e.Binders {
+		var vals []float64
+		var lo, hi *reg
+		if b.Data != nil {
+			if e.Rows != nil && len(e.Binders) == 1 {
+				vals = make([]float64, len(e.Rows))
+				for i, r := range e.Rows {
+					vals[i] = float64(r)
+				}
+			} else {
+				vals = make([]float64, b.Data.Set.N())
+				for i := range vals {
+					vals[i] = float64(i + 1)
+				}
+			}
+		} else {
+			lo, hi = c.expr(b.Lo, cand), c.expr(b.Hi, cand)
+			if lo == nil || hi == nil {
+				return nil
+			}
+			if !lo.konst || !hi.konst {
+				c.errorf(b.Src, "the bounds of %s must not depend on variables", b.Name)
+				return nil
+			}
+			l, h := math.Inf(1), math.Inf(-1)
+			for _, v := range lo.val {
+				l = math.Min(l, v)
+			}
+			for _, v := range hi.val {
+				h = math.Max(h, v)
+			}
+			if h-l > maxKonst {
+				c.errorf(b.Src, "the range of %s has too many values (%g)", b.Name, h-l+1)
+				return nil
+			}
+			for v := math.Ceil(l); v <= h; v++ {
+				vals = append(vals, v)
+			}
+		}
+		ax := &axis{id: -1 - len(own), depth: len(cand.chain), data: b.Data, vals: vals, n: len(vals), sample: -1}
+		cand.binders[b] = ax
+		cand.chain = append(cand.chain, ax)
+		own = append(own, ax)
+		if lo != nil && (len(lo.axes) > 0 || len(hi.axes) > 0) {
+			iv := c.konst([]*axis{ax}, nil, vals, b.Src)
+			and(c.binaryRegs(opCmp, ">=", iv, lo, b.Src))
+			and(c.binaryRegs(opCmp, "<=", iv, hi, b.Src))
+		}
+	}
+	if e.Where != nil {
+		w := c.expr(e.Where, cand)
+		if w == nil {
+			return nil
+		}
+		if !w.konst {
+			c.errorf(e.Where.Src(), "a where filter must not depend on variables")
+			return nil
+		}
+		and(w)
+	}
+	if c.failed {
+		return nil
+	}
+	// A filter on the comprehension's only index selects its values now.
+	if mask != nil && len(own) == 1 && (len(mask.axes) == 0 || len(mask.axes) == 1 && mask.axes[0] == own[0]) {
+		var sel []float64
+		for i, v := range own[0].vals {
+			if mask.val[i*len(mask.axes)] != 0 {
+				sel = append(sel, v)
+			}
+		}
+		own[0].vals, own[0].n = sel, len(sel)
+		mask = nil
+	}
+	// The final axes, shared with identical earlier ones.
+	inner := c.newScope(sc)
+	for k, b := range e.Binders {
+		ax := c.newAxis(own[k].vals, inner, b.Data, e.Op, mask != nil)
+		inner.binders[b] = ax
+		inner.chain = append(inner.chain, ax)
+		own[k] = ax
+	}
+	if mask != nil {
+		// re-express the mask over the final axes
+		m := c.konst(nil, nil, nil, mask.src)
+		*m = *mask
+		m.id = len(c.regs) - 1
+		m.axes = make([]*axis, len(mask.axes))
+		for i, a := range mask.axes {
+			m.axes[i] = a
+			for k, o := range own {
+				if a == o || a.id == -1-k {
+					m.axes[i] = own[k]
+				}
+			}
+		}
+		mask = m
+	}
+	for k, ax := range own {
+		if ax.n == 0 {
+			if e.Op == "sum" {
+				body := e.Body.Shape()
+				return c.konst(nil, body, make([]float64, body.Size()), src)
+			}
+			c.errorf(src, "%s over an empty set: no value of %s satisfies the filter", e.Op, e.Binders[k].Name)
+			return nil
+		}
+	}
+	body := c.expr(e.Body, inner)
+	if body == nil {
+		return nil
+	}
+	var maskAxes []*axis
+	if mask != nil {
+		maskAxes = mask.axes
+	}
+	need := unionAxes(body.axes, own, maskAxes)
+	r := body
+	if !sameAxes(need, body.axes) {
+		r = c.emit(&inst{op: opExpand, out: c.newReg(need, body.elem, src), in: []*reg{body}, src: src})
+	}
+	op := e.Op
+	var count *reg
+	if mask != nil {
+		mask = c.expand(mask, need, src)
+		if op == "mean" {
+			op = "sum"
+			count = mask
+			for k := len(own) - 1; k >= 0; k-- {
+				count = c.reduceAxis(count, own[k], "sum", nil, src)
+			}
+			for _, v := range count.val {
+				if v == 0 {
+					c.errorf(src, "mean over an empty set for some values of the enclosing indices")
+					return nil
+				}
+			}
+		}
+	}
+	for k := len(own) - 1; k >= 0; k-- {
+		r = c.reduceAxis(r, own[k], op, mask, src)
+		if r == nil {
+			return nil
+		}
+		if mask != nil && k > 0 {
+			mask = c.reduceAxis(mask, own[k], "max", nil, src)
+			all := true
+			for _, v := range mask.val {
+				all = all && v != 0
+			}
+			if all {
+				mask = nil
+			} else {
+				mask = c.expand(mask, r.axes, src)
+			}
+		}
+	}
+	if count != nil {
+		r = c.binaryRegs(opDiv, "", r, count, src)
+	}
+	if e.IsExpectation() && !c.failed {
+		a := own[0]
+		a.means = append(a.means, src.Pos())
+	}
+	return r
+}
+
+// expand broadcasts a constant register to the given axes.
+func (c *compiler) expand(m *reg, axes []*axis, src ast.Node) *reg {
+	if sameAxes(m.axes, axes) {
+		return m
+	}
+	return c.emit(&inst{op: opExpand, out: c.newReg(axes, m.elem, src), in: []*reg{m}, src: src})
+}
+
+func (c *compiler) reduceAxis(x *reg, ax *axis, op string, mask *reg, src ast.Node) *reg {
+	var axes []*axis
+	for _, a := range x.axes {
+		if a != ax {
+			axes = append(axes, a)
+		}
+	}
+	return c.emit(&inst{op: opAxis, ax: ax, axOp: op, mask: mask, out: c.newReg(axes, x.elem, src), in: []*reg{x}, src: src})
+}

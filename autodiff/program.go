@@ -1,0 +1,518 @@
+package autodiff
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/qrc-lang/qrc/ast"
+	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/diag"
+	"github.com/qrc-lang/qrc/format"
+)
+
+// Program is a compiled model. See the package documentation.
+type Program struct {
+	funcs   []Function
+	outs    []*reg   // the scalar register of each function
+	deps    [][]int  // the instructions each function depends on, ascending
+	insts   []*inst  // in execution order
+	vars    []*inst  // the opVar instructions
+	arena   []float64
+	mark    []bool
+	nvars   int
+	axes    []*axis  // the sampleable axes, indexed like Samples
+	samples []Sample
+	resamp  [][]*reg // per sampleable axis, the constant registers over it
+	evaled  bool
+}
+
+// Compile compiles a checked model. The error, when not nil, is a diag.List
+// whose entries give the file, line and column of what cannot be compiled.
+func Compile(m *check.Model) (*Program, error) {
+	c := &compiler{axisKeys: map[string]*axis{}, cse: map[string]*reg{}, memo: map[memoKey]*reg{}, vars: map[*check.Var]*reg{}}
+	p := &Program{nvars: m.NumScalars}
+	root := c.newScope(nil)
+	// f0
+	obj := Function{Name: "objective", Objective: true}
+	var out *reg
+	if m.Objective != nil {
+		obj.Pos = m.Objective.Src.Pos()
+		out = c.expr(m.Objective.Expr, root)
+		if out != nil && m.Objective.Src.Sense == "maximize" {
+			out = c.emit(&inst{op: opNeg, out: c.newReg(nil, nil, m.Objective.Src), in: []*reg{out}, src: m.Objective.Src})
+		}
+	} else {
+		out = c.scalar(0, nil)
+	}
+	p.funcs = append(p.funcs, obj)
+	p.outs = append(p.outs, out)
+	for _, k := range m.Constraints {
+		p.funcs = append(p.funcs, Function{Name: k.Name, Pos: k.Group.Src.Pos(), Constraint: k})
+		p.outs = append(p.outs, c.expr(k.F, root))
+	}
+	if c.failed {
+		c.diags.Sort()
+		return nil, c.diags
+	}
+	for i, r := range p.outs {
+		if r.esize != 1 || len(r.axes) != 0 {
+			c.errorf(nil, "internal error: function %s is not a scalar", p.funcs[i].Name)
+			return nil, c.diags
+		}
+	}
+	p.insts = c.insts
+	p.link(c)
+	return p, nil
+}
+
+// link computes each function's dependencies, lays out every register in
+// one arena, and finds the constants that sampling must regather.
+func (p *Program) link(c *compiler) {
+	p.deps = make([][]int, len(p.outs))
+	seen := make([]int, len(p.insts))
+	for i := range seen {
+		seen[i] = -1
+	}
+	for f, r := range p.outs {
+		var stack []int
+		if r.prod >= 0 {
+			stack = append(stack, r.prod)
+			seen[r.prod] = f
+		}
+		var list []int
+		for len(stack) > 0 {
+			k := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			list = append(list, k)
+			for _, in := range p.insts[k].in {
+				if in.prod >= 0 && seen[in.prod] != f {
+					seen[in.prod] = f
+					stack = append(stack, in.prod)
+				}
+			}
+		}
+		sortInts(list)
+		p.deps[f] = list
+	}
+	p.mark = make([]bool, len(p.insts))
+
+	// sampleable axes: data means without a mask
+	used := map[*reg]bool{}
+	for _, in := range p.insts {
+		for _, r := range in.in {
+			used[r] = true
+		}
+		if in.mask != nil {
+			used[in.mask] = true
+		}
+	}
+	for _, a := range c.axes {
+		if a.data == nil || a.op != "mean" || len(a.means) == 0 {
+			continue
+		}
+		masked := false
+		for _, in := range p.insts {
+			if in.op == opAxis && in.ax == a && in.mask != nil {
+				masked = true
+			}
+		}
+		if masked {
+			continue
+		}
+		a.sample = len(p.axes)
+		p.axes = append(p.axes, a)
+		p.samples = append(p.samples, Sample{Data: a.data.Name, Rows: len(a.vals), Means: a.means})
+		var konsts []*reg
+		for _, r := range c.regs {
+			if r.konst && used[r] && r.has(a) {
+				konsts = append(konsts, r)
+			}
+		}
+		p.resamp = append(p.resamp, konsts)
+	}
+
+	// one arena for every variable register, its adjoint and aux, and the
+	// sample buffers of constants
+	size := 0
+	for _, in := range p.insts {
+		n := in.out.fullBatch() * in.out.esize
+		size += 2 * n
+		if in.needsAux() {
+			size += n
+		}
+		if in.op == opReduce {
+			size += in.in[0].esize
+		}
+	}
+	for _, rs := range p.resamp {
+		for _, r := range rs {
+			if r.full == nil {
+				r.full = r.val
+				size += len(r.val)
+			}
+		}
+	}
+	p.arena = make([]float64, size)
+	off := 0
+	take := func(n int) []float64 {
+		s := p.arena[off : off+n : off+n]
+		off += n
+		return s
+	}
+	for _, in := range p.insts {
+		o := in.out
+		n := o.fullBatch() * o.esize
+		o.val, o.adj = take(n), take(n)
+		if in.needsAux() {
+			o.aux = take(n)
+		}
+		if in.op == opReduce {
+			in.scratch = take(in.in[0].esize)
+		}
+		if in.op == opVar {
+			p.vars = append(p.vars, in)
+		}
+	}
+	done := map[*reg]bool{}
+	for _, rs := range p.resamp {
+		for _, r := range rs {
+			if !done[r] {
+				done[r] = true
+				r.aux = take(len(r.full)) // the sample buffer
+			}
+		}
+	}
+}
+
+func sortInts(s []int) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// Functions returns the program's functions: the objective first, then the
+// expanded constraints in model order.
+func (p *Program) Functions() []Function { return p.funcs }
+
+// NumVars returns the length of the flat vector x of all decision variables
+// (check.Model.NumScalars); variable v occupies x[v.Offset : v.Offset+v.Size]
+// row-major.
+func (p *Program) NumVars() int { return p.nvars }
+
+// NumInstructions returns the number of instructions evaluated per Eval.
+func (p *Program) NumInstructions() int { return len(p.insts) }
+
+// Eval evaluates every function at x and stores fi(x) in values[i]
+// (len(values) == len(Functions())). It records what Gradient needs. A NaN
+// or infinite result is an *EvalError naming the expression that produced it.
+func (p *Program) Eval(x, values []float64) error {
+	if len(x) != p.nvars || len(values) != len(p.funcs) {
+		return fmt.Errorf("autodiff: Eval with %d variables and %d values; the program has %d and %d", len(x), len(values), p.nvars, len(p.funcs))
+	}
+	p.evaled = false
+	for _, in := range p.insts {
+		in.forward(x)
+	}
+	bad := -1
+	for i, r := range p.outs {
+		values[i] = r.val[0]
+		if math.IsNaN(values[i]) || math.IsInf(values[i], 0) {
+			if bad < 0 {
+				bad = i
+			}
+		}
+	}
+	if bad >= 0 {
+		return p.diagnose(bad)
+	}
+	p.evaled = true
+	return nil
+}
+
+// Gradient stores in g (len NumVars) the subgradient sum_i w[i] * dfi at the
+// point of the last successful Eval (len(w) == len(Functions())). Functions
+// with w[i] == 0 cost nothing. A non-finite subgradient is an *EvalError.
+func (p *Program) Gradient(w, g []float64) error {
+	if len(g) != p.nvars || len(w) != len(p.funcs) {
+		return fmt.Errorf("autodiff: Gradient with %d weights and %d variables; the program has %d and %d", len(w), len(g), len(p.funcs), p.nvars)
+	}
+	if !p.evaled {
+		return fmt.Errorf("autodiff: Gradient without a successful Eval")
+	}
+	clear(p.mark)
+	for f, wf := range w {
+		if wf != 0 {
+			for _, k := range p.deps[f] {
+				p.mark[k] = true
+			}
+		}
+	}
+	for k, in := range p.insts {
+		if p.mark[k] {
+			clear(in.out.adj[:in.out.size()])
+		}
+	}
+	for f, wf := range w {
+		if r := p.outs[f]; wf != 0 && !r.konst {
+			r.adj[0] += wf
+		}
+	}
+	for k := len(p.insts) - 1; k >= 0; k-- {
+		if p.mark[k] {
+			p.insts[k].backward()
+		}
+	}
+	clear(g)
+	for _, in := range p.vars {
+		if p.mark[in.out.prod] {
+			n := in.out.size()
+			dst := g[in.off : in.off+n]
+			for i, v := range in.out.adj[:n] {
+				dst[i] += v
+			}
+		}
+	}
+	for _, v := range g {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return p.diagnoseGrad()
+		}
+	}
+	return nil
+}
+
+// Samples returns the row sets of the program's data means that can be
+// sampled, in the order SetSample numbers them.
+func (p *Program) Samples() []Sample { return p.samples }
+
+// SetSample makes the means over row set s run over the given positions
+// (0-based indices into its Rows rows, repeats allowed, at most Rows of
+// them) instead of all rows, until ResetSamples or the next SetSample for s.
+func (p *Program) SetSample(s int, positions []int) error {
+	if s < 0 || s >= len(p.axes) {
+		return fmt.Errorf("autodiff: no sample set %d (the program has %d)", s, len(p.axes))
+	}
+	a := p.axes[s]
+	if len(positions) == 0 || len(positions) > len(a.vals) {
+		return fmt.Errorf("autodiff: a sample of %d rows of %s; want 1..%d", len(positions), a.data.Name, len(a.vals))
+	}
+	for _, q := range positions {
+		if q < 0 || q >= len(a.vals) {
+			return fmt.Errorf("autodiff: sample position %d out of range 0..%d", q, len(a.vals)-1)
+		}
+	}
+	a.pos, a.n = positions, len(positions)
+	p.evaled = false
+	p.resample(s)
+	return nil
+}
+
+// ResetSamples makes every mean run over all of its rows again.
+func (p *Program) ResetSamples() {
+	for s, a := range p.axes {
+		a.pos, a.n = nil, len(a.vals)
+		p.resample(s)
+	}
+	p.evaled = false
+}
+
+// resample regathers the constants over sampleable axis s (and any other
+// sampled axes they have) from their full values.
+func (p *Program) resample(s int) {
+	for _, r := range p.resamp[s] {
+		sampled := false
+		for _, a := range r.axes {
+			sampled = sampled || a.pos != nil
+		}
+		if !sampled {
+			r.val = r.full
+			continue
+		}
+		r.val = r.aux
+		// odometer over r's current batch; source offsets over full axes
+		nd := len(r.axes)
+		var idx [maxDims]int
+		var fstride [maxDims]int
+		step := r.esize
+		for j := nd - 1; j >= 0; j-- {
+			fstride[j] = step
+			step *= len(r.axes[j].vals)
+		}
+		es := r.esize
+		for t := 0; t < r.batch(); t++ {
+			src := 0
+			for j := 0; j < nd; j++ {
+				q := idx[j]
+				if a := r.axes[j]; a.pos != nil {
+					q = a.pos[q]
+				}
+				src += q * fstride[j]
+			}
+			copy(r.val[t*es:(t+1)*es], r.full[src:src+es])
+			for j := nd - 1; j >= 0; j-- {
+				idx[j]++
+				if idx[j] < r.axes[j].n {
+					break
+				}
+				idx[j] = 0
+			}
+		}
+	}
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func firstBad(v []float64) int {
+	for i, x := range v {
+		if !finite(x) {
+			return i
+		}
+	}
+	return -1
+}
+
+// diagnose explains a non-finite value of function f: the first
+// instruction it depends on whose output is not finite.
+func (p *Program) diagnose(f int) error {
+	for _, k := range p.deps[f] {
+		in := p.insts[k]
+		o := in.out
+		j := firstBad(o.val[:o.size()])
+		if j < 0 {
+			continue
+		}
+		return &EvalError{Pos: pos(in.src), Msg: in.explain(j)}
+	}
+	return &EvalError{Pos: p.funcs[f].Pos, Msg: fmt.Sprintf("%s is not finite (%g)", p.funcs[f].Name, p.outs[f].val[0])}
+}
+
+func pos(n ast.Node) ast.Pos {
+	if n == nil {
+		return ast.Pos{}
+	}
+	return n.Pos()
+}
+
+// explain says why element j of the instruction's output is not finite.
+func (in *inst) explain(j int) string {
+	o := in.out
+	v := o.val[j]
+	what := ""
+	if e, ok := in.src.(ast.Expr); ok {
+		what = format.Expr(e)
+	}
+	switch in.op {
+	case opVar:
+		return fmt.Sprintf("variable value is not finite (%g at element %d)", v, j+1)
+	case opUnary:
+		z := in.in[0].val[j]
+		switch in.fn.Name {
+		case "log":
+			if z == 0 {
+				return "log of zero"
+			}
+			if z < 0 {
+				return fmt.Sprintf("log of a negative number (%g)", z)
+			}
+		case "log1p":
+			if z <= -1 {
+				return fmt.Sprintf("log1p of a number at or below -1 (%g)", z)
+			}
+		case "sqrt":
+			if z < 0 {
+				return fmt.Sprintf("square root of a negative number (%g)", z)
+			}
+		case "exp":
+			if z > 0 {
+				return fmt.Sprintf("exp overflows at %g", z)
+			}
+		}
+		return fmt.Sprintf("%s(%g) is %g", in.fn.Name, z, v)
+	case opPow:
+		z := in.in[0].val[j]
+		if z < 0 && in.params[0] != math.Trunc(in.params[0]) {
+			return fmt.Sprintf("negative number (%g) to the fractional power %g", z, in.params[0])
+		}
+		if z == 0 && in.params[0] < 0 {
+			return fmt.Sprintf("zero to the negative power %g", in.params[0])
+		}
+		return fmt.Sprintf("%g^%g overflows", z, in.params[0])
+	case opDiv:
+		s := newSpace(o, in.in[1])
+		_ = s
+		return fmt.Sprintf("division by zero (%s is %g)", what, v)
+	case opAxis:
+		if in.axOp == "max" || in.axOp == "min" {
+			return fmt.Sprintf("%s over an empty set", in.axOp)
+		}
+	}
+	if what != "" {
+		return fmt.Sprintf("%s is %g", what, v)
+	}
+	return fmt.Sprintf("value is %g", v)
+}
+
+// diagnoseGrad explains a non-finite subgradient: the first marked
+// instruction whose recorded derivative is not finite.
+func (p *Program) diagnoseGrad() error {
+	for k, in := range p.insts {
+		if !p.mark[k] || in.out.aux == nil || (in.op != opUnary && in.op != opPow) {
+			continue
+		}
+		o := in.out
+		if j := firstBad(o.aux[:o.size()]); j >= 0 {
+			z := in.in[0].val[j]
+			name := "^"
+			if in.fn != nil {
+				name = in.fn.Name
+			}
+			return &EvalError{Pos: pos(in.src), Msg: fmt.Sprintf("the subgradient of %s at %g is not finite", name, z)}
+		}
+	}
+	for k, in := range p.insts {
+		if p.mark[k] {
+			if j := firstBad(in.out.adj[:in.out.size()]); j >= 0 {
+				return &EvalError{Pos: pos(in.src), Msg: "the subgradient is not finite (an intermediate value overflows)"}
+			}
+		}
+	}
+	return &EvalError{Msg: "the subgradient is not finite"}
+}
+
+// Disasm writes the program, one instruction a line with its source
+// position, for debugging and for the documentation.
+func (p *Program) Disasm(w io.Writer) {
+	for k, in := range p.insts {
+		o := in.out
+		fmt.Fprintf(w, "%4d r%-4d = %-13s", k, o.id, opNames[in.op])
+		if in.fn != nil {
+			fmt.Fprintf(w, " %s", in.fn.Name)
+		}
+		if in.axOp != "" {
+			fmt.Fprintf(w, " %s", in.axOp)
+		}
+		for _, r := range in.in {
+			if r.konst {
+				fmt.Fprintf(w, " k%d", r.id)
+			} else {
+				fmt.Fprintf(w, " r%d", r.id)
+			}
+		}
+		fmt.Fprintf(w, "  axes[")
+		for i, a := range o.axes {
+			if i > 0 {
+				fmt.Fprint(w, " ")
+			}
+			fmt.Fprintf(w, "%d", a.n)
+		}
+		fmt.Fprintf(w, "] elem%v", []int(o.elem))
+		if ps := pos(in.src); ps.Line > 0 {
+			fmt.Fprintf(w, "  %d:%d", ps.Line, ps.Column)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+var _ = diag.List{}

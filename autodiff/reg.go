@@ -1,0 +1,237 @@
+package autodiff
+
+import (
+	"github.com/qrc-lang/qrc/ast"
+	"github.com/qrc-lang/qrc/check"
+)
+
+// maxDims bounds the number of dimensions of a register: its axes (the
+// comprehension indices it varies over) plus its element's dimensions.
+const maxDims = 8
+
+// An axis is the index set of one comprehension binder: the values it takes
+// (data rows, 1-based, or range values) after compile-time filtering.
+// Registers that vary with the binder have the axis as a batch dimension,
+// outermost axes first.
+type axis struct {
+	id     int
+	depth  int            // nesting depth: axes of one register have increasing depth
+	data   *check.DataSet // the data set for an axis over rows, else nil
+	vals   []float64      // the full list of values
+	n      int            // the current length: len(vals), or the sample size
+	pos    []int          // the sample positions into vals, or nil
+	op     string         // the comprehension op that owns the axis
+	sample int            // its index in Program.samples, or -1
+	means  []ast.Pos      // the means over it
+}
+
+// A reg is a register: a value with a batch of axes and an element shape,
+// stored row-major with the axes outermost.
+type reg struct {
+	id    int
+	axes  []*axis
+	elem  check.Shape
+	esize int
+	konst bool // does not depend on the decision variables
+
+	val  []float64 // the current value (capacity for the full axes)
+	full []float64 // for a konst register on a sampled axis: the full value
+	adj  []float64 // the adjoint (nil for konst registers)
+	aux  []float64 // what the forward pass records for the reverse pass
+	prod int       // index of the instruction that computes it, or -1
+	src  ast.Node
+}
+
+// batch returns the current number of batch entries.
+func (r *reg) batch() int {
+	n := 1
+	for _, a := range r.axes {
+		n *= a.n
+	}
+	return n
+}
+
+// fullBatch returns the number of batch entries over the full axes.
+func (r *reg) fullBatch() int {
+	n := 1
+	for _, a := range r.axes {
+		n *= len(a.vals)
+	}
+	return n
+}
+
+func (r *reg) size() int { return r.batch() * r.esize }
+
+func (r *reg) has(a *axis) bool {
+	for _, b := range r.axes {
+		if b == a {
+			return true
+		}
+	}
+	return false
+}
+
+// unionAxes merges axis lists ordered by depth.
+func unionAxes(lists ...[]*axis) []*axis {
+	var out []*axis
+	for _, l := range lists {
+		for _, a := range l {
+			found := false
+			for _, b := range out {
+				if a == b {
+					found = true
+					break
+				}
+			}
+			if !found {
+				out = append(out, a)
+			}
+		}
+	}
+	// insertion sort by depth (lists are short)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].depth < out[j-1].depth; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+func sameAxes(a, b []*axis) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// shape is the dims of an iteration space with the strides of up to three
+// operands in it.
+type space struct {
+	nd   int
+	dims [maxDims]int
+	st   [3][maxDims]int
+}
+
+// newSpace lays out the dims of out (its axes, then its element) with the
+// strides of the operands ops within it; an operand lacking an axis, or with
+// a scalar element where out has a vector, has stride 0 there.
+func newSpace(out *reg, ops ...*reg) space {
+	var s space
+	for _, a := range out.axes {
+		s.dims[s.nd] = a.n
+		s.nd++
+	}
+	for _, d := range out.elem {
+		s.dims[s.nd] = d
+		s.nd++
+	}
+	for k, r := range ops {
+		s.st[k] = strides(out, r)
+	}
+	return s
+}
+
+// strides returns the strides of r laid out in out's dims.
+func strides(out, r *reg) [maxDims]int {
+	var st [maxDims]int
+	k := len(out.axes)
+	if len(r.elem) == len(out.elem) {
+		step := 1
+		for j := len(r.elem) - 1; j >= 0; j-- {
+			st[k+j] = step
+			step *= r.elem[j]
+		}
+	}
+	step := r.esize
+	for j := len(r.axes) - 1; j >= 0; j-- {
+		for i, a := range out.axes {
+			if a == r.axes[j] {
+				st[i] = step
+			}
+		}
+		step *= r.axes[j].n
+	}
+	return st
+}
+
+// coalesce merges adjacent dims that every operand (the first nops) walks
+// contiguously, and drops dims of length 1, so the innermost loop is long.
+func (s *space) coalesce(nops int) {
+	var out space
+	for i := 0; i < s.nd; i++ {
+		if s.dims[i] == 1 {
+			continue
+		}
+		if out.nd > 0 {
+			j := out.nd - 1
+			ok := true
+			for k := 0; k < nops; k++ {
+				if out.st[k][j] != s.st[k][i]*s.dims[i] {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				out.dims[j] *= s.dims[i]
+				for k := 0; k < nops; k++ {
+					out.st[k][j] = s.st[k][i]
+				}
+				continue
+			}
+		}
+		out.dims[out.nd] = s.dims[i]
+		for k := 0; k < nops; k++ {
+			out.st[k][out.nd] = s.st[k][i]
+		}
+		out.nd++
+	}
+	if out.nd == 0 {
+		out.nd = 1
+		out.dims[0] = 1
+	}
+	*s = out
+}
+
+// run calls inner for every run of the innermost dim with the starting
+// offsets of the operands, the run length and the operands' steps.
+func (s *space) run(nops int, inner func(off [3]int, n int, step [3]int)) {
+	s.coalesce(nops)
+	last := s.nd - 1
+	var step [3]int
+	for k := 0; k < nops; k++ {
+		step[k] = s.st[k][last]
+	}
+	for _, d := range s.dims[:s.nd] {
+		if d == 0 {
+			return
+		}
+	}
+	var idx [maxDims]int
+	var off [3]int
+	for {
+		inner(off, s.dims[last], step)
+		// advance the odometer over the outer dims
+		j := last - 1
+		for ; j >= 0; j-- {
+			idx[j]++
+			for k := 0; k < nops; k++ {
+				off[k] += s.st[k][j]
+			}
+			if idx[j] < s.dims[j] {
+				break
+			}
+			for k := 0; k < nops; k++ {
+				off[k] -= s.st[k][j] * s.dims[j]
+			}
+			idx[j] = 0
+		}
+		if j < 0 {
+			return
+		}
+	}
+}
