@@ -514,4 +514,3 @@ func dotRow(a, b []float64) float64 {
 	}
 	return s
 }
-

@@ -14,14 +14,14 @@ import (
 // Program is a compiled model. See the package documentation.
 type Program struct {
 	funcs   []Function
-	outs    []*reg   // the scalar register of each function
-	deps    [][]int  // the instructions each function depends on, ascending
-	insts   []*inst  // in execution order
-	vars    []*inst  // the opVar instructions
+	outs    []*reg  // the scalar register of each function
+	deps    [][]int // the instructions each function depends on, ascending
+	insts   []*inst // in execution order
+	vars    []*inst // the opVar instructions
 	arena   []float64
 	mark    []bool
 	nvars   int
-	axes    []*axis  // the sampleable axes, indexed like Samples
+	axes    []*axis // the sampleable axes, indexed like Samples
 	samples []Sample
 	resamp  [][]*reg // per sampleable axis, the constant registers over it
 	evaled  bool
