@@ -514,3 +514,32 @@ func dotRow(a, b []float64) float64 {
 	}
 	return s
 }
+
+// TestSharing: a subexpression written in several functions is computed
+// once per evaluation. In fairness.qrc, dot(people.X[i], x) over the rows
+// of group 0 and of group 1 appears in both constraints; with the
+// objective's dot over all rows that is 3 products, not 5.
+func TestSharing(t *testing.T) {
+	_, p := load(t, "../examples/fairness.qrc", check.Options{})
+	dots := 0
+	for _, in := range p.insts {
+		if in.op == opDot {
+			dots++
+		}
+	}
+	require.Equal(t, 3, dots)
+	var b bytes.Buffer
+	p.Disasm(&b)
+	require.Equal(t, p.NumInstructions(), strings.Count(b.String(), "\n"))
+	require.Contains(t, b.String(), "dot")
+	require.Contains(t, b.String(), "15:66", "instructions carry their source positions")
+	// Both constraints' means over group 0 run over one shared row set.
+	found := false
+	for _, s := range p.Samples() {
+		if s.Rows == 498 {
+			found = true
+			require.Len(t, s.Means, 2)
+		}
+	}
+	require.True(t, found)
+}

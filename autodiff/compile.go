@@ -27,6 +27,7 @@ type compiler struct {
 	cse      map[string]*reg
 	memo     map[memoKey]*reg
 	vars     map[*check.Var]*reg
+	leaves   map[string]*reg // constants by value, data fields, index values
 	scopes   int
 	failed   bool
 }
@@ -168,11 +169,27 @@ func (c *compiler) expr(e check.Expr, sc *scope) *reg {
 	return r
 }
 
+// leaf returns the constant register stored under key, making it with mk
+// the first time, so that equal constants share one register (and the
+// instructions that use them can be shared).
+func (c *compiler) leaf(key string, mk func() *reg) *reg {
+	if r, ok := c.leaves[key]; ok {
+		return r
+	}
+	r := mk()
+	c.leaves[key] = r
+	return r
+}
+
 func (c *compiler) expr1(e check.Expr, sc *scope) *reg {
 	src := e.Src()
 	switch e := e.(type) {
 	case *check.Const:
-		return c.konst(nil, e.Value.Shape, e.Value.Data, src)
+		mk := func() *reg { return c.konst(nil, e.Value.Shape, e.Value.Data, src) }
+		if len(e.Value.Data) > 64 {
+			return mk()
+		}
+		return c.leaf(fmt.Sprintf("const|%v|%v", []int(e.Value.Shape), e.Value.Data), mk)
 	case *check.VarRef:
 		if r, ok := c.vars[e.Var]; ok {
 			return r
@@ -182,34 +199,14 @@ func (c *compiler) expr1(e check.Expr, sc *scope) *reg {
 		c.vars[e.Var] = r
 		return r
 	case *check.DataField:
-		set := e.Set.Set
-		switch e.Field {
-		case "X":
-			raw := set.X.RawMatrix()
-			data := raw.Data
-			if raw.Stride != raw.Cols {
-				data = make([]float64, raw.Rows*raw.Cols)
-				for i := 0; i < raw.Rows; i++ {
-					copy(data[i*raw.Cols:], raw.Data[i*raw.Stride:i*raw.Stride+raw.Cols])
-				}
-			}
-			return c.konst(nil, check.Shape{raw.Rows, raw.Cols}, data[:raw.Rows*raw.Cols], src)
-		case "y":
-			return c.konst(nil, check.Shape{len(set.Y)}, set.Y, src)
-		}
-		col, ok := set.Columns[e.Field]
-		if !ok {
-			c.errorf(src, "data set %s has no column %q", e.Set.Name, e.Field)
-			return nil
-		}
-		return c.konst(nil, check.Shape{len(col)}, col, src)
+		return c.leaf("data|"+e.Set.Name+"|"+e.Field, func() *reg { return c.dataField(e) })
 	case *check.IndexVal:
 		ax := sc.binders[e.Binder]
 		if ax == nil {
 			c.errorf(src, "internal error: index %s is not bound", e.Binder.Name)
 			return nil
 		}
-		return c.konst([]*axis{ax}, nil, ax.vals, src)
+		return c.leaf(fmt.Sprintf("index|%p", ax), func() *reg { return c.konst([]*axis{ax}, nil, ax.vals, src) })
 	case *check.Index:
 		x := c.expr(e.X, sc)
 		if x == nil {
@@ -659,4 +656,30 @@ func (c *compiler) reduceAxis(x *reg, ax *axis, op string, mask *reg, src ast.No
 		}
 	}
 	return c.emit(&inst{op: opAxis, ax: ax, axOp: op, mask: mask, out: c.newReg(axes, x.elem, src), in: []*reg{x}, src: src})
+}
+
+// dataField returns the constant register of a data set's X, y or column.
+func (c *compiler) dataField(e *check.DataField) *reg {
+	src := e.Src()
+	set := e.Set.Set
+	switch e.Field {
+	case "X":
+		raw := set.X.RawMatrix()
+		data := raw.Data
+		if raw.Stride != raw.Cols {
+			data = make([]float64, raw.Rows*raw.Cols)
+			for i := 0; i < raw.Rows; i++ {
+				copy(data[i*raw.Cols:], raw.Data[i*raw.Stride:i*raw.Stride+raw.Cols])
+			}
+		}
+		return c.konst(nil, check.Shape{raw.Rows, raw.Cols}, data[:raw.Rows*raw.Cols], src)
+	case "y":
+		return c.konst(nil, check.Shape{len(set.Y)}, set.Y, src)
+	}
+	col, ok := set.Columns[e.Field]
+	if !ok {
+		c.errorf(src, "data set %s has no column %q", e.Set.Name, e.Field)
+		return nil
+	}
+	return c.konst(nil, check.Shape{len(col)}, col, src)
 }
