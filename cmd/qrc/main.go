@@ -2,10 +2,12 @@
 //
 // Usage:
 //
-//	qrc check [flags] MODEL.qrc   parse and check a model, print its summary
-//	qrc fmt [-w] [-l] MODEL.qrc... print models in canonical layout
-//	qrc help [COMMAND]            show help
-//	qrc version                   print the version
+//	qrc check [flags] MODEL.qrc      parse and check a model, print its summary
+//	qrc eval [flags] MODEL.qrc       evaluate the objective and constraints at a point
+//	qrc gradcheck [flags] MODEL.qrc  compare subgradients with finite differences
+//	qrc fmt [-w] [-l] MODEL.qrc...   print models in canonical layout
+//	qrc help [COMMAND]               show help
+//	qrc version                      print the version
 //
 // See docs/cli.md for every flag and the JSON output.
 package main
@@ -42,7 +44,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{checkCommand, fmtCommand}
+	commands = []*command{checkCommand, evalCommand, gradcheckCommand, fmtCommand}
 }
 
 func lookup(name string) *command {
@@ -97,10 +99,10 @@ Commands:
 
 `)
 	for _, c := range commands {
-		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "\t%-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprint(w, `	help     show help for a command
-	version  print qrc's version
+	fmt.Fprint(w, `	help       show help for a command
+	version    print qrc's version
 
 Run "qrc help <command>" for a command's flags.
 `)

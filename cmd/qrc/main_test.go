@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -335,4 +336,319 @@ func TestCheckWarningsKeepModelValid(t *testing.T) {
 	assert.True(t, s.Valid)
 	require.Len(t, s.Diagnostics, 1)
 	assert.Equal(t, "warning", s.Diagnostics[0].Severity)
+}
+
+// evalJSON is qrc eval --json's output.
+type evalJSON struct {
+	File      string `json:"file"`
+	Point     string `json:"point"`
+	Objective *struct {
+		Value           float64 `json:"value"`
+		SubgradientNorm float64 `json:"subgradient_norm"`
+	} `json:"objective"`
+	Constraints []struct {
+		Name            string   `json:"name"`
+		Op              string   `json:"op"`
+		Value           float64  `json:"value"`
+		RHS             *float64 `json:"rhs"`
+		Violation       float64  `json:"violation"`
+		SubgradientNorm float64  `json:"subgradient_norm"`
+	} `json:"constraints"`
+	Infeasibility    *float64 `json:"infeasibility"`
+	DomainViolations []struct {
+		Variable  string  `json:"variable"`
+		Domain    string  `json:"domain"`
+		Violation float64 `json:"violation"`
+	} `json:"domain_violations"`
+}
+
+func evalOut(t *testing.T, args ...string) (evalJSON, result) {
+	t.Helper()
+	r := qrc(t, "", append([]string{"eval", "--json"}, args...)...)
+	require.Equal(t, 0, r.code, r.stderr)
+	var e evalJSON
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	dec.DisallowUnknownFields()
+	require.NoError(t, dec.Decode(&e), r.stdout)
+	assert.False(t, dec.More(), "exactly one JSON object")
+	return e, r
+}
+
+// assertNPCStart checks qrc eval of examples/npc.qrc at W = 0, where every
+// loss is 9 * phi(0) = 4.5 exactly and so every constraint is active.
+func assertNPCStart(t *testing.T, e evalJSON) {
+	t.Helper()
+	assert.Equal(t, "start", e.Point)
+	require.NotNil(t, e.Objective)
+	assert.InDelta(t, 4.5, e.Objective.Value, 1e-12)
+	assert.Positive(t, e.Objective.SubgradientNorm)
+	require.Len(t, e.Constraints, 9)
+	for i, c := range e.Constraints {
+		assert.Equal(t, "cap["+itoa(i+2)+"]", c.Name)
+		assert.Equal(t, "<=", c.Op)
+		assert.InDelta(t, 0, c.Value, 1e-12) // loss(k) - r = 4.5 - 4.5
+		require.NotNil(t, c.RHS)
+		assert.Equal(t, 4.5, *c.RHS)
+		assert.InDelta(t, 0, c.Violation, 1e-12)
+		assert.GreaterOrEqual(t, c.Violation, 0.0)
+		assert.Positive(t, c.SubgradientNorm)
+	}
+	require.NotNil(t, e.Infeasibility)
+	assert.InDelta(t, 0, *e.Infeasibility, 1e-12)
+	assert.NotNil(t, e.DomainViolations)
+	assert.Empty(t, e.DomainViolations)
+}
+
+func TestEvalNPC(t *testing.T) {
+	e, r := evalOut(t, "examples/npc.qrc")
+	assert.Empty(t, r.stderr)
+	assert.Equal(t, "examples/npc.qrc", e.File)
+	assertNPCStart(t, e)
+
+	text := qrc(t, "", "eval", "examples/npc.qrc")
+	require.Equal(t, 0, text.code, text.stderr)
+	golden(t, "eval_npc", text.stdout)
+}
+
+func TestEvalPendigits(t *testing.T) {
+	path := filepath.Join(repoRoot, "..", "shared", "data", "pendigits")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("../shared/data/pendigits is absent")
+	}
+	e, _ := evalOut(t, "examples/npc.qrc", "--data", "train=../shared/data/pendigits")
+	assertNPCStart(t, e)
+
+	r := qrc(t, "", "gradcheck", "examples/npc.qrc", "--data", "train=../shared/data/pendigits", "--points", "1")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "all 10 functions pass")
+}
+
+func TestEvalExamples(t *testing.T) {
+	for _, name := range []string{"phase", "fairness"} {
+		t.Run(name, func(t *testing.T) {
+			e, _ := evalOut(t, "examples/"+name+".qrc")
+			require.NotNil(t, e.Objective)
+			require.NotEmpty(t, e.Constraints)
+			worst := 0.0
+			for _, c := range e.Constraints {
+				assert.Equal(t, math.Max(0, c.Value), c.Violation)
+				require.NotNil(t, c.RHS)
+				worst = math.Max(worst, c.Violation)
+			}
+			assert.Equal(t, worst, *e.Infeasibility)
+
+			r := qrc(t, "", "eval", "examples/"+name+".qrc")
+			require.Equal(t, 0, r.code, r.stderr)
+			assert.Contains(t, r.stdout, "infeasibility ")
+			assert.Contains(t, r.stdout, e.Constraints[0].Name)
+		})
+	}
+	// phase starts at x = 0.5: budget = 8 * mcp(0.5, 1, 2) - 2 = 8 * 0.4375 - 2.
+	e, _ := evalOut(t, "examples/phase.qrc")
+	require.Len(t, e.Constraints, 1)
+	assert.Equal(t, "budget", e.Constraints[0].Name)
+	assert.InDelta(t, 1.5, e.Constraints[0].Value, 1e-12)
+	assert.InDelta(t, 2, *e.Constraints[0].RHS, 0)
+	// fairness: two constraints, the objective a mean of phi at x = 0.
+	e, _ = evalOut(t, "examples/fairness.qrc")
+	assert.InDelta(t, 0.5, e.Objective.Value, 1e-12)
+	assert.Equal(t, "parity_f", e.Constraints[1].Name)
+}
+
+// smallModel is a model without data whose values are easy to work out.
+const smallModel = `var x[2] in box(-2, 2)
+var t
+minimize x[1]^2 + 3 * x[2] + t
+subject to
+    lo: t >= 1
+    cap: abs(x[1]) + abs(x[2]) <= 1
+`
+
+func TestEvalAt(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.qrc")
+	require.NoError(t, os.WriteFile(model, []byte(smallModel), 0o644))
+	// A solver's result file: "variables" and other fields.
+	at := filepath.Join(dir, "result.json")
+	require.NoError(t, os.WriteFile(at, []byte(`{"status": "stationary", "variables": {"x": [1, -0.5], "t": 2}, "iterations": 3}`), 0o644))
+
+	e, r := evalOut(t, model, "--at", at)
+	assert.Empty(t, r.stderr)
+	assert.Equal(t, at, e.Point)
+	assert.InDelta(t, 1-1.5+2, e.Objective.Value, 1e-15)
+	assert.InDelta(t, math.Sqrt(4+9+1), e.Objective.SubgradientNorm, 1e-12)
+	require.Len(t, e.Constraints, 2)
+	lo, cp := e.Constraints[0], e.Constraints[1]
+	assert.Equal(t, ">=", lo.Op)
+	assert.InDelta(t, -1, lo.Value, 1e-15) // 1 - t
+	assert.Equal(t, 1.0, *lo.RHS)
+	assert.Equal(t, 0.0, lo.Violation)
+	assert.InDelta(t, 1, lo.SubgradientNorm, 1e-15)
+	assert.InDelta(t, 0.5, cp.Value, 1e-15) // |1| + |-0.5| - 1
+	assert.InDelta(t, 0.5, cp.Violation, 1e-15)
+	assert.InDelta(t, math.Sqrt2, cp.SubgradientNorm, 1e-12)
+	assert.InDelta(t, 0.5, *e.Infeasibility, 1e-15)
+	assert.Empty(t, e.DomainViolations)
+
+	// At the start (x = 0, t = 0).
+	e, _ = evalOut(t, model)
+	assert.InDelta(t, 0, e.Objective.Value, 0)
+	assert.InDelta(t, 1, *e.Infeasibility, 0) // lo: 1 - 0
+
+	// Outside the domain: evaluated, with a warning.
+	require.NoError(t, os.WriteFile(at, []byte(`{"variables": {"x": [3, 0], "t": 2}}`), 0o644))
+	e, _ = evalOut(t, model, "--at", at)
+	require.Len(t, e.DomainViolations, 1)
+	assert.Equal(t, "x", e.DomainViolations[0].Variable)
+	assert.Equal(t, "box(-2, 2)", e.DomainViolations[0].Domain)
+	assert.InDelta(t, 1, e.DomainViolations[0].Violation, 1e-15)
+	assert.InDelta(t, 9+2, e.Objective.Value, 1e-15)
+	r = qrc(t, "", "eval", model, "--at", at)
+	assert.Equal(t, 0, r.code)
+	assert.Contains(t, r.stderr, at+`: warning: variable "x" is outside its domain box(-2, 2) by 1`)
+	assert.Contains(t, r.stdout, "at the point in "+at)
+}
+
+func TestEvalBadPoint(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.qrc")
+	require.NoError(t, os.WriteFile(model, []byte(smallModel), 0o644))
+	at := filepath.Join(dir, "p.json")
+	require.NoError(t, os.WriteFile(at, []byte(`{"variables": {"x": [1, 2, 3], "tt": 1}}`), 0o644))
+	r := qrc(t, "", "eval", model, "--at", at)
+	assert.Equal(t, 1, r.code)
+	assert.Empty(t, r.stdout)
+	assert.Contains(t, r.stderr, at+`: unknown variable "tt" (did you mean "t"?)`)
+	assert.Contains(t, r.stderr, at+`: variable "x": want a vector of length 2 (an array), got a vector of length 3`)
+	assert.Contains(t, r.stderr, at+`: missing variable "t" (scalar)`)
+
+	r = qrc(t, "", "eval", "--json", model, "--at", filepath.Join(dir, "none.json"))
+	assert.Equal(t, 1, r.code)
+	assert.Empty(t, r.stdout)
+	assert.Contains(t, r.stderr, "none.json: cannot read point: no such file or directory")
+
+	require.NoError(t, os.WriteFile(at, []byte("{\"variables\": {\n  \"x\": [1, 2],\n}}"), 0o644))
+	r = qrc(t, "", "eval", model, "--at", at)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, at+":3:1: invalid JSON")
+}
+
+func TestEvalErrors(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.qrc")
+	require.NoError(t, os.WriteFile(model, []byte("var x[2] in box(-2, 2) = -1\nminimize log(x[1]) + x[2]\n"), 0o644))
+	r := qrc(t, "", "eval", model)
+	assert.Equal(t, 1, r.code)
+	assert.Empty(t, r.stdout)
+	assert.True(t, strings.HasPrefix(r.stderr, model+":2:"), r.stderr)
+	assert.Contains(t, r.stderr, "log")
+	assert.Contains(t, r.stderr, "\n    minimize log(x[1]) + x[2]\n")
+	r = qrc(t, "", "eval", "--json", model)
+	assert.Equal(t, 1, r.code)
+	assert.Empty(t, r.stdout)
+	assert.True(t, strings.HasPrefix(r.stderr, model+":2:"), r.stderr)
+
+	// An invalid model is reported as by qrc check.
+	require.NoError(t, os.WriteFile(model, []byte("param lambda = 1\nvar x[3] in ball(lamda)\nminimize norm2(x)\n"), 0o644))
+	for _, cmd := range []string{"eval", "gradcheck"} {
+		r = qrc(t, "", cmd, model)
+		assert.Equal(t, 1, r.code)
+		assert.Contains(t, r.stderr, model+`:2:18: unknown name "lamda" (did you mean "lambda"?)`)
+		assert.Contains(t, r.stderr, model+": 1 error\n")
+	}
+}
+
+func TestGradcheckExamples(t *testing.T) {
+	want := map[string]int{"npc": 10, "fairness": 3, "phase": 2}
+	for _, name := range examples {
+		t.Run(name, func(t *testing.T) {
+			r := qrc(t, "", "gradcheck", "examples/"+name+".qrc")
+			assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+			assert.Empty(t, r.stderr)
+			assert.Contains(t, r.stdout, "all "+itoa(want[name])+" functions pass")
+
+			r = qrc(t, "", "gradcheck", "--json", "--points", "2", "--seed", "7", "examples/"+name+".qrc")
+			assert.Equal(t, 0, r.code, r.stderr)
+			var g struct {
+				Tolerance float64  `json:"tolerance"`
+				Seed      uint64   `json:"seed"`
+				Points    []string `json:"points"`
+				Pass      bool     `json:"pass"`
+				Functions []struct {
+					Name       string   `json:"name"`
+					WorstError *float64 `json:"worst_error"`
+					Pass       bool     `json:"pass"`
+					Points     []struct {
+						Checked  bool `json:"checked"`
+						Compared int  `json:"compared"`
+					} `json:"points"`
+				} `json:"functions"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(r.stdout), &g), r.stdout)
+			assert.True(t, g.Pass)
+			assert.Equal(t, 1e-4, g.Tolerance)
+			assert.Equal(t, uint64(7), g.Seed)
+			assert.Equal(t, []string{"start", "random 1", "random 2"}, g.Points)
+			require.Len(t, g.Functions, want[name])
+			assert.Equal(t, "objective", g.Functions[0].Name)
+			for _, f := range g.Functions {
+				assert.True(t, f.Pass, f.Name)
+				require.NotNil(t, f.WorstError)
+				assert.Less(t, *f.WorstError, 1e-6, f.Name)
+				require.Len(t, f.Points, 3)
+				for _, p := range f.Points {
+					assert.True(t, p.Checked)
+					assert.Positive(t, p.Compared)
+				}
+			}
+		})
+	}
+}
+
+func TestGradcheckNonsmooth(t *testing.T) {
+	// At the start (x = 0) abs and the tie in max are kinks: reported, not
+	// failures.
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.qrc")
+	require.NoError(t, os.WriteFile(model, []byte(smallModel), 0o644))
+	r := qrc(t, "", "gradcheck", model)
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "cap at start: nonsmooth at this point (2 coordinates skipped)")
+	assert.Contains(t, r.stdout, "all 3 functions pass")
+
+	// Nowhere evaluable: nothing was checked, which is not a pass.
+	require.NoError(t, os.WriteFile(model, []byte("var x[2] in box(-2, -1)\nminimize log(x[1]) + x[2]\n"), 0o644))
+	r = qrc(t, "", "gradcheck", model)
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "at start: nothing checked: cannot evaluate: "+model+":2:")
+	assert.Contains(t, r.stdout, "not checked at any point")
+}
+
+func TestEvalGradcheckUsage(t *testing.T) {
+	r := qrc(t, "", "help")
+	assert.Contains(t, r.stdout, "eval ")
+	assert.Contains(t, r.stdout, "gradcheck ")
+	r = qrc(t, "", "help", "eval")
+	assert.Equal(t, 0, r.code)
+	for _, flag := range []string{"--at FILE", "--json", "--set NAME=EXPR", "--data NAME=PATH"} {
+		assert.Contains(t, r.stdout, flag)
+	}
+	r = qrc(t, "", "help", "gradcheck")
+	assert.Equal(t, 0, r.code)
+	for _, flag := range []string{"--points N", "--seed S", "--tol T", "--json", "--set NAME=EXPR", "--data NAME=PATH"} {
+		assert.Contains(t, r.stdout, flag)
+	}
+	r = qrc(t, "", "eval", "--help")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "Usage: qrc eval")
+	r = qrc(t, "", "eval")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "want one model file")
+	r = qrc(t, "", "gradcheck", "examples/npc.qrc", "--points", "-1")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "--points must be 0 or more")
+	r = qrc(t, "", "gradcheck", "examples/npc.qrc", "--tol", "0")
+	assert.Equal(t, 2, r.code)
+	r = qrc(t, "", "gradcheck", "examples/npc.qrc", "--seed", "x")
+	assert.Equal(t, 2, r.code)
 }

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/qrc-lang/qrc/autodiff"
+	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/diag"
+	"github.com/qrc-lang/qrc/point"
+)
+
+var evalCommand = &command{
+	name:    "eval",
+	summary: "evaluate the objective and constraints at a point",
+	usage: `Usage: qrc eval [flags] MODEL.qrc
+
+Eval checks and compiles a model and evaluates, at its starting point or at
+the point in a point file (--at), the objective and every expanded
+constraint: its value, a subgradient's Euclidean norm, and for each
+constraint f = lhs - rhs (rhs - lhs for >=; feasible when f <= 0) the
+right-hand side when it is a constant, and the violation max(0, f). The
+infeasibility is the largest violation. A point outside a variable's domain
+is evaluated as given, with a warning.
+
+Errors go to standard error as file:line:col: message: the model's errors,
+a point file that does not fit the model, and evaluation failures (a log of
+a negative number, a value that is not finite).
+
+Exit status: 0 when the model was evaluated, 1 when it has errors, cannot
+be evaluated at the point, or the point file is wrong; 2 for a bad command
+line.
+
+Flags:
+  --at FILE          evaluate at the point in FILE, a JSON object whose
+                     "variables" field maps each variable to its value (a
+                     number, an array, an array of rows); a result file
+                     written by the solver is one; see docs/cli.md
+  --json             print the values as one JSON object on standard output;
+                     see docs/cli.md for its fields
+  --set NAME=EXPR    override parameter NAME with the expression EXPR
+                     (repeatable), e.g. --set r=3
+  --data NAME=PATH   read data set NAME from PATH instead of the model's file,
+                     with the same loader (repeatable)
+`,
+}
+
+func init() { evalCommand.run = runEval }
+
+// evalResult is what qrc eval --json prints.
+type evalResult struct {
+	File             string            `json:"file"`
+	Point            string            `json:"point"` // "start", or the --at file
+	Objective        *evalObjective    `json:"objective"`
+	Constraints      []evalConstraint  `json:"constraints"`
+	Infeasibility    float64           `json:"infeasibility"`
+	DomainViolations []domainViolation `json:"domain_violations"`
+}
+
+type evalObjective struct {
+	Value           float64 `json:"value"`
+	SubgradientNorm float64 `json:"subgradient_norm"`
+}
+
+type evalConstraint struct {
+	Name            string   `json:"name"`
+	Op              string   `json:"op"`
+	Value           float64  `json:"value"` // f(x) = lhs - rhs (rhs - lhs for >=)
+	RHS             *float64 `json:"rhs"`   // the right-hand side when it is a constant
+	Violation       float64  `json:"violation"`
+	SubgradientNorm float64  `json:"subgradient_norm"`
+}
+
+type domainViolation struct {
+	Variable  string  `json:"variable"`
+	Domain    string  `json:"domain"`
+	Violation float64 `json:"violation"`
+}
+
+func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("eval", evalCommand.usage, stderr)
+	asJSON := fs.Bool("json", false, "print the values as JSON")
+	at := fs.String("at", "", "evaluate at the point in this JSON file")
+	var mf modelFlags
+	fs.Var(&mf.set, "set", "override a parameter: NAME=EXPR")
+	fs.Var(&mf.data, "data", "replace a data file: NAME=PATH")
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(files) != 1 {
+		fmt.Fprintf(stderr, "qrc eval: want one model file, got %d\n\n", len(files))
+		fs.Usage()
+		return exitUsage
+	}
+	file := files[0]
+	m, sources, prog, ok := loadProgram("eval", file, &mf, !*asJSON, stderr)
+	if !ok {
+		return exitInvalid
+	}
+
+	x, where := point.Start(m), "start"
+	if *at != "" {
+		if x, err = point.Read(*at, m); err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitInvalid
+		}
+		where = *at
+	}
+
+	fns := prog.Functions()
+	values := make([]float64, len(fns))
+	if err := prog.Eval(x, values); err != nil {
+		printEvalError(stderr, "eval", err, sources)
+		return exitInvalid
+	}
+	norms := make([]float64, len(fns))
+	w := make([]float64, len(fns))
+	g := make([]float64, prog.NumVars())
+	for i := range fns {
+		w[i] = 1
+		err := prog.Gradient(w, g)
+		w[i] = 0
+		if err != nil {
+			printEvalError(stderr, "eval", err, sources)
+			return exitInvalid
+		}
+		norms[i] = norm2(g)
+	}
+
+	res := evalResult{File: file, Point: where, Constraints: []evalConstraint{}, DomainViolations: domainViolations(m, x)}
+	if m.Objective != nil {
+		res.Objective = &evalObjective{Value: values[0], SubgradientNorm: norms[0]}
+	}
+	for i, f := range fns {
+		if f.Objective || f.Constraint == nil {
+			continue
+		}
+		c := evalConstraint{
+			Name:            f.Name,
+			Op:              f.Constraint.Op,
+			Value:           values[i],
+			RHS:             constRHS(f.Constraint),
+			Violation:       math.Max(0, values[i]),
+			SubgradientNorm: norms[i],
+		}
+		res.Infeasibility = math.Max(res.Infeasibility, c.Violation)
+		res.Constraints = append(res.Constraints, c)
+	}
+
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(res); err != nil {
+			fmt.Fprintf(stderr, "qrc eval: %v\n", err)
+			return exitInvalid
+		}
+		return exitOK
+	}
+	for _, d := range res.DomainViolations {
+		fmt.Fprintf(stderr, "%s: warning: variable %q is outside its domain %s by %s (evaluated as given)\n", where, d.Variable, d.Domain, num(d.Violation))
+	}
+	res.text(stdout)
+	return exitOK
+}
+
+// text prints the result as an aligned table.
+func (r *evalResult) text(w io.Writer) {
+	if r.Point == "start" {
+		fmt.Fprintf(w, "%s at the starting point\n", r.File)
+	} else {
+		fmt.Fprintf(w, "%s at the point in %s\n", r.File, r.Point)
+	}
+	fmt.Fprintln(w, "f = lhs - rhs for <= and rhs - lhs for >= (feasible when f <= 0); ||g|| is a subgradient's norm")
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "function\tf(x)\top\trhs\tviolation\t||g||")
+	if r.Objective != nil {
+		fmt.Fprintf(tw, "objective\t%s\t-\t-\t-\t%s\n", num(r.Objective.Value), num(r.Objective.SubgradientNorm))
+	} else {
+		fmt.Fprintln(tw, "objective\tnone\t-\t-\t-\t-")
+	}
+	for _, c := range r.Constraints {
+		rhs := "-"
+		if c.RHS != nil {
+			rhs = num(*c.RHS)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, num(c.Value), c.Op, rhs, num(c.Violation), num(c.SubgradientNorm))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "infeasibility %s\n", num(r.Infeasibility))
+}
+
+// constRHS returns the value of c's right-hand side when it is a constant
+// scalar (a number or a parameter), else nil.
+func constRHS(c *check.Constraint) *float64 {
+	k, ok := c.RHS.(*check.Const)
+	if !ok || !k.Value.Shape.IsScalar() || len(k.Value.Data) != 1 {
+		return nil
+	}
+	v := k.Value.Data[0]
+	return &v
+}
+
+// domainViolations lists the variables whose part of x lies outside their
+// domain by more than rounding (1e-9 relative to the variable's largest
+// entry).
+func domainViolations(m *check.Model, x []float64) []domainViolation {
+	out := []domainViolation{}
+	for _, v := range m.Vars {
+		if v.Domain == nil {
+			continue
+		}
+		xv := x[v.Offset : v.Offset+v.Size]
+		scale := 1.0
+		for _, e := range xv {
+			scale = math.Max(scale, math.Abs(e))
+		}
+		if viol := v.Domain.Violation(xv); viol > 1e-9*scale {
+			out = append(out, domainViolation{Variable: v.Name, Domain: v.Domain.String(), Violation: viol})
+		}
+	}
+	return out
+}
+
+// loadProgram loads, checks and compiles the model in file for command
+// name. It prints the model's diagnostics to stderr (warnings only when
+// warnings is set) and reports whether the model compiled.
+func loadProgram(name, file string, mf *modelFlags, warnings bool, stderr io.Writer) (*check.Model, check.Sources, *autodiff.Program, bool) {
+	m, sources, diags := check.LoadFile(file, mf.options())
+	if m == nil {
+		diags.Print(stderr, sources)
+		printErrorCount(stderr, file, len(diags.Errors()))
+		return nil, nil, nil, false
+	}
+	if warnings {
+		diags.Print(stderr, sources)
+	}
+	prog, err := autodiff.Compile(m)
+	if err != nil {
+		var list diag.List
+		if errors.As(err, &list) && len(list) > 0 {
+			list.Print(stderr, sources)
+			printErrorCount(stderr, file, len(list.Errors()))
+		} else {
+			fmt.Fprintf(stderr, "%s: cannot compile: %v\n", file, err)
+		}
+		return nil, nil, nil, false
+	}
+	if prog.NumVars() != m.NumScalars {
+		fmt.Fprintf(stderr, "qrc %s: internal error: the compiled program has %d variables, the model %d\n", name, prog.NumVars(), m.NumScalars)
+		return nil, nil, nil, false
+	}
+	return m, sources, prog, true
+}
+
+func printErrorCount(w io.Writer, file string, n int) {
+	s := "s"
+	if n == 1 {
+		s = ""
+	}
+	fmt.Fprintf(w, "%s: %d error%s\n", file, n, s)
+}
+
+// printEvalError prints an evaluation failure: an *autodiff.EvalError as
+// file:line:col: message with the source line and a caret, anything else
+// after the command's name.
+func printEvalError(w io.Writer, name string, err error, sources check.Sources) {
+	var ee *autodiff.EvalError
+	if errors.As(err, &ee) && ee.Pos.Line > 0 {
+		diag.Render(w, &diag.Diagnostic{Pos: ee.Pos, Msg: ee.Msg}, sources[ee.Pos.Filename])
+		return
+	}
+	fmt.Fprintf(w, "qrc %s: %v\n", name, err)
+}
+
+func norm2(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v * v
+	}
+	return math.Sqrt(s)
+}
+
+// num formats a number for the text tables: six significant digits.
+func num(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
