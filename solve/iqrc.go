@@ -1,0 +1,375 @@
+package solve
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// solver holds the state of one Minimize call.
+type solver struct {
+	p    *Problem
+	set  Settings
+	n, m int
+
+	rhoHat, rho float64
+	epsHat2     float64 // EpsHat^2: the oracle's feasibility threshold for G
+	target      float64 // min(Eps, EpsHat)^2: phase 1 ends when g <= target
+
+	start    time.Time
+	deadline time.Time
+	stats    Stats
+	recErr   error
+	t        int // the index of the outer iterate being computed
+
+	// buffers of the inner loop
+	vals, w, grad, d, z, zsum, out []float64
+	avg                            *subgradAvg // set during the certificate's oracle run
+
+	best, most *Point
+}
+
+func newSolver(p *Problem, x0 []float64, set Settings) (*solver, error) {
+	if err := validate(p, x0); err != nil {
+		return nil, err
+	}
+	set, err := withDefaults(p, set)
+	if err != nil {
+		return nil, err
+	}
+	s := &solver{p: p, set: set, n: p.N, m: p.M, rhoHat: set.RhoHat, rho: set.Rho, start: time.Now()}
+	s.deadline = s.start.Add(set.TimeLimit)
+	s.epsHat2 = set.EpsHat * set.EpsHat
+	e := math.Min(set.Eps, set.EpsHat)
+	s.target = e * e
+	s.vals = make([]float64, p.M+1)
+	s.w = make([]float64, p.M+1)
+	s.grad = make([]float64, p.N)
+	s.d = make([]float64, p.N)
+	s.z = make([]float64, p.N)
+	s.zsum = make([]float64, p.N)
+	s.out = make([]float64, p.N)
+	return s, nil
+}
+
+// evaluate evaluates x into a new Point numbered t.
+func (s *solver) evaluate(x []float64, t int) (Point, error) {
+	pt := Point{X: clone(x), T: t, Objective: math.NaN(), Infeasibility: math.NaN()}
+	if err := s.eval(x); err != nil {
+		return pt, err
+	}
+	pt.F = clone(s.vals)
+	pt.Objective = pt.F[0]
+	pt.Infeasibility = infeasibility(pt.F)
+	return pt, nil
+}
+
+func infeasibility(f []float64) float64 {
+	g, _ := maxConstraint(f)
+	return math.Max(0, g)
+}
+
+// gOf is max_i fi, -Inf without constraints.
+func gOf(f []float64) float64 {
+	g, _ := maxConstraint(f)
+	return g
+}
+
+// track updates Best and MostFeasible with an outer iterate.
+func (s *solver) track(pt *Point) {
+	if pt.Infeasibility <= s.set.Eps && (s.best == nil || pt.Objective < s.best.Objective) {
+		s.best = clonePoint(pt)
+	}
+	if s.most == nil || pt.Infeasibility < s.most.Infeasibility ||
+		(pt.Infeasibility == s.most.Infeasibility && pt.Objective < s.most.Objective) {
+		s.most = clonePoint(pt)
+	}
+}
+
+func (s *solver) record(it Iteration) bool {
+	if s.set.Recorder == nil {
+		return true
+	}
+	it.Elapsed = time.Since(s.start)
+	if err := s.set.Recorder.Record(it); err != nil {
+		s.recErr = err
+		return false
+	}
+	return true
+}
+
+func haltStatus(h haltReason) Status {
+	if h == haltTime {
+		return TimeLimit
+	}
+	return Interrupted
+}
+
+// stationarityScale is the factor of the stopping rule
+// max(1, RhoHat) ||x_{t+1} - x_t|| <= Eps. The step approximates
+// ||x_t - x_hat_t||, Definition 2's measure; when RhoHat > 1 the factor
+// makes it RhoHat ||x_t - x_hat_t||, which bounds the KKT residual at
+// x_hat_t up to 1 + lambda, so that the shorter steps of a large RhoHat
+// (after the safeguard's doublings) do not stop the solve early.
+func (s *solver) stationarityScale() float64 { return math.Max(1, s.rhoHat) }
+
+// step makes one outer step from cur: one oracle call, and, unless the
+// safeguard is off or exhausted, a check that the subproblem behaved as a
+// strongly convex one should; when it did not, RhoHat and Rho are doubled
+// and the step is redone from cur.
+func (s *solver) step(cur *Point, phase1 bool) (next Point, info oracleInfo, doubled bool, err error) {
+	s.t = cur.T + 1
+	for {
+		info, err = s.oracle(cur.X, s.set.Inner, phase1, true)
+		if err != nil || info.halt != running {
+			return
+		}
+		if info.emptyI {
+			next = *clonePoint(cur)
+			next.T = s.t
+			return
+		}
+		next, err = s.evaluate(s.out, s.t)
+		if err != nil {
+			return
+		}
+		if s.set.NoSafeguard || info.early || s.stats.RhoDoublings >= MaxRhoDoublings || s.consistent(cur, &next, info, phase1) {
+			return
+		}
+		s.rhoHat *= 2
+		s.rho *= 2
+		s.stats.RhoDoublings++
+		doubled = true
+	}
+}
+
+// consistent checks the oracle's output x_{t+1} = next against what
+// Algorithm 2 guarantees when F and G are strongly convex:
+//
+//   - Jensen: the output is a weighted average of the averaged iterates,
+//     so H(x_{t+1}) <= their weighted mean of H(z_k) (H = F, or G in phase
+//     1), and in phase 2 G(x_{t+1}) <= EpsHat^2 since every averaged
+//     iterate has G(z_k) <= EpsHat^2;
+//   - descent (the oracle property, Definition 1): x_t is feasible for (7)
+//     up to EpsHat^2, so H(x_{t+1}) <= H(x_hat) + EpsHat^2 <=
+//     H(x_t) + EpsHat^2 = f0(x_t) + EpsHat^2 (g(x_t) + EpsHat^2 in phase 1).
+//
+// Each test allows 1e-10 relative for rounding. A failure means the
+// subproblem is not convex with this RhoHat, or the oracle's K inner
+// iterations did not reach accuracy EpsHat^2; doubling RhoHat (and Rho)
+// addresses both: it convexifies the subproblem and halves the oracle's
+// error, which is proportional to 1/((RhoHat-Rho) K).
+func (s *solver) consistent(cur, next *Point, info oracleInfo, phase1 bool) bool {
+	d2 := 0.0
+	for j := range next.X {
+		dj := next.X[j] - cur.X[j]
+		d2 += dj * dj
+	}
+	q := s.rhoHat / 2 * d2
+	gn := gOf(next.F)
+	round := func(a, b float64) float64 { return 1e-10 * (1 + math.Abs(a) + math.Abs(b)) }
+	if phase1 {
+		gN := gn + q
+		g0 := gOf(cur.F)
+		return gN <= info.meanH+round(gN, info.meanH) && gN <= g0+s.epsHat2+round(gN, g0)
+	}
+	if s.m > 0 && gn+q > s.epsHat2+round(gn, q) {
+		return false
+	}
+	fN := next.F[0] + q
+	f0 := cur.F[0]
+	return fN <= info.meanH+round(fN, info.meanH) && fN <= f0+s.epsHat2+round(fN, f0)
+}
+
+// run is Minimize after validation.
+func (s *solver) run(x0 []float64) *Result {
+	x := clone(x0)
+	s.project(x)
+	cur, err := s.evaluate(x, 0)
+	if err != nil {
+		return s.finish(NumericalError, cur, err)
+	}
+	s.track(&cur)
+
+	// phase 1
+	if gOf(cur.F) > s.target {
+		if st, done, err := s.phase1(&cur); done {
+			if st == Interrupted {
+				err = s.recErr
+			}
+			return s.finish(st, cur, err)
+		}
+	}
+
+	// phase 2: Algorithm 1
+	rng := rand.New(rand.NewPCG(s.set.Seed, 0x9e3779b97f4a7c15))
+	var pick *Point
+	seen := 0
+	status := IterationLimit
+	for s.stats.Outer < s.set.Outer {
+		restore := gOf(cur.F) > s.target
+		next, info, doubled, err := s.step(&cur, restore)
+		if err != nil {
+			return s.finish(NumericalError, cur, err)
+		}
+		if info.halt != running {
+			status = haltStatus(info.halt)
+			break
+		}
+		if s.set.Pick == PickRandom {
+			seen++
+			if rng.IntN(seen) == 0 {
+				pick = clonePoint(&cur)
+			}
+		}
+		stepLen := dist(next.X, cur.X)
+		cur = next
+		s.stats.Outer++
+		s.track(&cur)
+		if !s.recordOuter(&cur, info, restore, stepLen, doubled) {
+			status = Interrupted
+			break
+		}
+		if !restore && !info.emptyI && s.stationarityScale()*stepLen <= s.set.Eps && cur.Infeasibility <= s.set.Eps {
+			status = Converged
+			break
+		}
+	}
+	var rerr error
+	if status == Interrupted {
+		rerr = s.recErr
+	}
+	if pick != nil {
+		return s.finish(status, *pick, rerr)
+	}
+	return s.finish(status, cur, rerr)
+}
+
+func (s *solver) recordOuter(cur *Point, info oracleInfo, phase1 bool, stepLen float64, doubled bool) bool {
+	gmax, istar := maxConstraint(cur.F)
+	it := Iteration{
+		Phase1:        phase1,
+		T:             cur.T,
+		X:             cur.X,
+		Objective:     cur.Objective,
+		Infeasibility: cur.Infeasibility,
+		Step:          stepLen,
+		EmptyI:        info.emptyI,
+		RhoHat:        s.rhoHat,
+		RhoDoubled:    doubled,
+	}
+	if info.k > 0 {
+		it.FeasibleFraction = float64(info.nObj) / float64(info.k)
+	}
+	if gmax > 0 {
+		it.MaxViolated = istar
+	}
+	return s.record(it)
+}
+
+// phase1 minimises g = max_i fi over X by the same proximal machinery
+// (IQRC on min g, every inner step on G) until g <= target (Remark 1). It
+// reports done with a status when the solve must stop: Infeasible when it
+// stalls (a nearly stationary point of g, or no progress over
+// phase1Window outer steps) or runs out of outer iterations with g above
+// Eps; IterationLimit, with cur set to the most feasible point, when it
+// stalls within Eps of feasibility but above target; TimeLimit,
+// Interrupted or NumericalError as they come.
+func (s *solver) phase1(cur *Point) (Status, bool, error) {
+	hist := []float64{gOf(cur.F)}
+	for s.stats.Phase1Outer < s.set.Outer {
+		next, info, doubled, err := s.step(cur, true)
+		if err != nil {
+			return NumericalError, true, err
+		}
+		if info.halt != running {
+			return haltStatus(info.halt), true, nil
+		}
+		stepLen := dist(next.X, cur.X)
+		*cur = next
+		s.stats.Phase1Outer++
+		s.track(cur)
+		if !s.recordOuter(cur, info, true, stepLen, doubled) {
+			return Interrupted, true, nil
+		}
+		g := gOf(cur.F)
+		if g <= s.target {
+			return 0, false, nil
+		}
+		if s.stationarityScale()*stepLen <= s.set.Eps && !info.emptyI {
+			break // a nearly stationary point of g that is not feasible
+		}
+		best := math.Min(hist[len(hist)-1], g)
+		hist = append(hist, best)
+		if n := len(hist); n > phase1Window {
+			old := hist[n-1-phase1Window]
+			if best > old-math.Max(s.target, 1e-3*math.Abs(old)) {
+				break // no progress
+			}
+		}
+	}
+	if s.most.Infeasibility <= s.set.Eps {
+		*cur = *clonePoint(s.most)
+		return IterationLimit, true, nil
+	}
+	return Infeasible, true, nil
+}
+
+// finish builds the Result around the candidate point pt.
+func (s *solver) finish(status Status, pt Point, err error) *Result {
+	res := &Result{Status: status, RhoHat: s.rhoHat, Rho: s.rho, Err: err}
+	if s.best != nil {
+		res.Best = clonePoint(s.best)
+	}
+	if s.most != nil {
+		res.MostFeasible = clonePoint(s.most)
+	}
+	if status == NumericalError {
+		res.Point = pt
+		return res
+	}
+	if !(pt.Infeasibility <= s.set.Eps) {
+		if s.best != nil && status != Infeasible {
+			pt = *clonePoint(s.best)
+		} else {
+			status = Infeasible
+			if s.most != nil {
+				pt = *clonePoint(s.most)
+			}
+		}
+	}
+	res.Status = status
+	res.Point = pt
+	if status == Infeasible {
+		for i := 1; i < len(pt.F); i++ {
+			if pt.F[i] > s.set.Eps {
+				res.Violated = append(res.Violated, i)
+			}
+		}
+		return res
+	}
+	if status == Converged || status == IterationLimit {
+		res.Certificate = s.certificate(&pt)
+	}
+	return res
+}
+
+func clone(x []float64) []float64 { return append([]float64(nil), x...) }
+
+func clonePoint(p *Point) *Point {
+	q := *p
+	q.X = clone(p.X)
+	if p.F != nil {
+		q.F = clone(p.F)
+	}
+	return &q
+}
+
+func dist(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		d := a[i] - b[i]
+		s += d * d
+	}
+	return math.Sqrt(s)
+}

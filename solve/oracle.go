@@ -1,0 +1,252 @@
+package solve
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// haltReason says why an inner loop stopped early.
+type haltReason int
+
+const (
+	running      haltReason = iota
+	haltTime                // the time limit ran out
+	haltStop                // Settings.Stop was closed
+	haltRecorder            // the Recorder returned an error
+)
+
+// oracleInfo describes one run of the switching subgradient method.
+type oracleInfo struct {
+	k      int     // inner iterations done
+	nObj   int     // |I|: iterations that stepped on the objective (0 in phase 1)
+	emptyI bool    // no iterate entered the average; the output is x_t
+	meanH  float64 // the (k+1)-weighted mean of H(z_k) over the averaged iterates (H = F, or G in phase 1)
+	early  bool    // phase 1 only: an iterate reached g <= target and is the output
+
+	halt haltReason
+}
+
+// subgradAvg accumulates, per function, the (k+1)-weighted sums of the
+// subgradients the certificate's oracle run steps on in its second half.
+type subgradAvg struct {
+	from int         // the first inner iteration accumulated
+	sum  [][]float64 // per function 0..M; nil until first used
+	w    []float64
+	// normal is the (k+1)-weighted sum of (y_k - Proj_X(y_k)) / gamma_k,
+	// y_k = z_k - gamma_k d_k: normal vectors of X at the iterates, in the
+	// units of a subgradient; nil if X is R^N.
+	normal []float64
+	pre    []float64 // y_k
+}
+
+// oracle runs Algorithm 2 (the switching subgradient method) for K inner
+// iterations on the subproblem (7) at xt with the current RhoHat and Rho,
+// and leaves its output in s.out:
+//
+//	F(z) = f0(z) + RhoHat/2 ||z - xt||^2,  G(z) = max_i fi(z) + RhoHat/2 ||z - xt||^2,
+//	gamma_k = 2 / ((RhoHat - Rho)(k+2)),
+//	z_{k+1} = Proj_X(z_k - gamma_k F'(z_k))   if G(z_k) <= EpsHat^2  (k joins I)
+//	z_{k+1} = Proj_X(z_k - gamma_k G'(z_k))   otherwise,
+//	output sum_{k in I} (k+1) z_k / sum_{k in I} (k+1), or xt if I is empty.
+//
+// G'(z) is a subgradient of the constraint attaining the maximum (the
+// lowest index among ties) plus RhoHat (z - xt).
+//
+// With phase1 set it is the same method on min G(z) over X (every
+// iteration steps on G and is averaged); it stops early, with that iterate
+// as the output, at the first iterate with max_i fi(z) <= s.target.
+//
+// When record is set and RecordEvery > 0 the Recorder is told about every
+// RecordEvery-th iterate. An error is from Eval or Grad, or a value that is
+// not finite.
+func (s *solver) oracle(xt []float64, K int, phase1, record bool) (oracleInfo, error) {
+	var info oracleInfo
+	mu := s.rhoHat - s.rho
+	z, d, g := s.z, s.d, s.grad
+	copy(z, xt)
+	clear(s.zsum)
+	var wsum, hsum float64
+	every := 0
+	if record && s.set.Recorder != nil {
+		every = s.set.RecordEvery
+	}
+	for k := 0; k < K; k++ {
+		if h := s.halted(); h != running {
+			info.halt = h
+			return info, nil
+		}
+		if err := s.eval(z); err != nil {
+			return info, err
+		}
+		s.stats.Inner++
+		info.k = k + 1
+		q := 0.0
+		for j := range z {
+			dj := z[j] - xt[j]
+			q += dj * dj
+		}
+		q *= s.rhoHat / 2
+		gmax, istar := maxConstraint(s.vals)
+		var fn int
+		var h float64
+		averaged := true
+		switch {
+		case phase1:
+			if gmax <= s.target {
+				copy(s.out, z)
+				info.early = true
+				return info, nil
+			}
+			fn, h = istar, gmax+q
+		case gmax+q <= s.epsHat2:
+			fn, h = 0, s.vals[0]+q
+			info.nObj++
+		default:
+			fn, h = istar, gmax+q
+			averaged = false
+		}
+		if every > 0 && (k+1)%every == 0 && !s.recordInner(z, k, &info, phase1) {
+			info.halt = haltRecorder
+			return info, nil
+		}
+		if err := s.gradient(fn); err != nil {
+			return info, err
+		}
+		for j := range d {
+			d[j] = g[j] + s.rhoHat*(z[j]-xt[j])
+		}
+		wk := float64(k + 1)
+		if averaged {
+			wsum += wk
+			hsum += wk * h
+			for j, zj := range z {
+				s.zsum[j] += wk * zj
+			}
+		}
+		if s.avg != nil && k >= s.avg.from {
+			if s.avg.sum[fn] == nil {
+				s.avg.sum[fn] = make([]float64, s.n)
+			}
+			for j, gj := range g {
+				s.avg.sum[fn][j] += wk * gj
+			}
+			s.avg.w[fn] += wk
+		}
+		gamma := 2 / (mu * float64(k+2))
+		for j := range z {
+			z[j] -= gamma * d[j]
+		}
+		if s.avg != nil && k >= s.avg.from && s.p.Project != nil {
+			copy(s.avg.pre, z)
+			s.project(z)
+			for j, zj := range z {
+				s.avg.normal[j] += wk * (s.avg.pre[j] - zj) / gamma
+			}
+			continue
+		}
+		s.project(z)
+	}
+	if wsum == 0 {
+		info.emptyI = true
+		copy(s.out, xt)
+		return info, nil
+	}
+	for j := range s.out {
+		s.out[j] = s.zsum[j] / wsum
+	}
+	info.meanH = hsum / wsum
+	return info, nil
+}
+
+func (s *solver) recordInner(z []float64, k int, info *oracleInfo, phase1 bool) bool {
+	gmax, istar := maxConstraint(s.vals)
+	it := Iteration{
+		Phase1:           phase1,
+		T:                s.t,
+		K:                k + 1,
+		X:                z,
+		Objective:        s.vals[0],
+		Infeasibility:    math.Max(0, gmax),
+		FeasibleFraction: float64(info.nObj) / float64(k+1),
+		RhoHat:           s.rhoHat,
+	}
+	if gmax > 0 {
+		it.MaxViolated = istar
+	}
+	return s.record(it)
+}
+
+// halted checks the Stop channel and the time limit.
+func (s *solver) halted() haltReason {
+	if s.set.Stop != nil {
+		select {
+		case <-s.set.Stop:
+			return haltStop
+		default:
+		}
+	}
+	if s.set.TimeLimit > 0 && !time.Now().Before(s.deadline) {
+		return haltTime
+	}
+	return running
+}
+
+// eval evaluates the problem at x into s.vals.
+func (s *solver) eval(x []float64) error {
+	s.stats.Evals++
+	if err := s.p.Eval(x, s.vals); err != nil {
+		return err
+	}
+	for i, v := range s.vals {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("solve: %s = %v", s.funcName(i), v)
+		}
+	}
+	return nil
+}
+
+// gradient stores in s.grad a subgradient of fi at the x of the last eval.
+func (s *solver) gradient(i int) error {
+	s.stats.Grads++
+	s.w[i] = 1
+	err := s.p.Grad(s.w, s.grad)
+	s.w[i] = 0
+	if err != nil {
+		return err
+	}
+	for _, v := range s.grad {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("solve: a subgradient of %s has a component %v", s.funcName(i), v)
+		}
+	}
+	return nil
+}
+
+func (s *solver) funcName(i int) string {
+	switch {
+	case i == 0:
+		return "the objective f0"
+	case s.p.Names != nil:
+		return fmt.Sprintf("constraint %s (f%d)", s.p.Names[i-1], i)
+	}
+	return fmt.Sprintf("constraint f%d", i)
+}
+
+func (s *solver) project(x []float64) {
+	if s.p.Project != nil {
+		s.p.Project(x)
+	}
+}
+
+// maxConstraint returns max_{i>=1} vals[i] and the lowest index attaining
+// it; -Inf and 0 when there are no constraints.
+func maxConstraint(vals []float64) (float64, int) {
+	g, at := math.Inf(-1), 0
+	for i := 1; i < len(vals); i++ {
+		if vals[i] > g {
+			g, at = vals[i], i
+		}
+	}
+	return g, at
+}

@@ -1,0 +1,326 @@
+// Package solve minimises a weakly convex, possibly nonsmooth objective
+// subject to weakly convex constraints and a simple convex domain,
+//
+//	minimize f0(x)  subject to  fi(x) <= 0 (i = 1..m),  x in X,
+//
+// by IQRC, the inexact quadratically regularized constrained method of Ma,
+// Lin & Yang (ICML 2020, Algorithm 1), with the switching subgradient method
+// (their Algorithm 2) as the oracle for the strongly convex subproblems, a
+// phase 1 that first finds a feasible point (their Remark 1), a safeguard
+// that doubles the regularization RhoHat when a subproblem turns out not to
+// be convex, and a certificate of near stationarity (their Definition 2 and
+// the KKT conditions (8)) at the returned point.
+//
+// The package works on plain Go functions: a Problem gives the values of
+// f0..fm at a point, a subgradient of any nonnegative combination of them,
+// and the Euclidean projection onto X. It does not depend on the qrc
+// language. docs/solver.md describes the method, the statuses, the
+// certificate and the defaults.
+//
+// Minimize is deterministic: the same problem, start and settings give
+// bitwise the same result (apart from Stats.Time and Iteration.Elapsed). It
+// starts no goroutines.
+package solve
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+)
+
+// Problem is min f0(x) subject to fi(x) <= 0 (i = 1..M), x in X.
+type Problem struct {
+	N int // number of variables
+	M int // number of constraints
+
+	// Eval stores f0(x) in vals[0] and fi(x) in vals[i]; len(vals) = M+1.
+	// An error (or a value that is not finite) stops the solve with status
+	// NumericalError and the error in Result.Err.
+	Eval func(x, vals []float64) error
+
+	// Grad stores in g (len N) sum_i w[i] * (a subgradient of fi) at the x
+	// of the last call of Eval; len(w) = M+1. The solver always passes a
+	// unit vector w = e_i.
+	Grad func(w, g []float64) error
+
+	// Project replaces x by its Euclidean projection onto X. nil means X is
+	// all of R^N.
+	Project func(x []float64)
+
+	// Names are the constraints' names (len M, in the order of f1..fM) for
+	// messages; may be nil.
+	Names []string
+
+	// WeakConvexity is the weak-convexity modulus rho of f0..fM if known
+	// (every fi + rho/2 ||x||^2 convex on X), 0 if unknown.
+	WeakConvexity float64
+}
+
+// Pick chooses which outer iterate is returned.
+type Pick int
+
+// The ways to pick the returned point.
+const (
+	// PickLast returns the last outer iterate.
+	PickLast Pick = iota
+	// PickRandom returns x_R with R uniform in 0..T-1 over the T outer
+	// iterations of phase 2, as in Algorithm 1 and its Theorem 1.
+	PickRandom
+)
+
+// Defaults and limits. docs/solver.md gives the reasons.
+const (
+	DefaultRhoHat          = 1.0  // Settings.RhoHat
+	DefaultEps             = 1e-3 // Settings.Eps
+	DefaultInner           = 1000 // Settings.Inner
+	DefaultOuter           = 100  // Settings.Outer
+	MaxRhoDoublings        = 30   // the safeguard doubles RhoHat at most this often in one solve
+	CertificateInnerFactor = 10   // the certificate solves (7) with this many times Inner iterations
+	phase1Window           = 10   // phase 1 gives up after this many outer steps without progress
+)
+
+// Settings control Minimize. The zero value means every default.
+type Settings struct {
+	// RhoHat is the regularization rho_hat of the subproblems (7). Default
+	// 1, as in the paper's experiments, or 2*WeakConvexity when that is
+	// known and at least 1/2.
+	RhoHat float64
+	// Rho is the weak-convexity modulus assumed by the oracle's step sizes
+	// gamma_k = 2/((RhoHat-Rho)(k+2)); it must be below RhoHat. Default:
+	// Problem.WeakConvexity if positive, else RhoHat/2.
+	Rho float64
+	// Eps is the target accuracy epsilon: the stationarity tolerance and
+	// the feasibility tolerance of returned points. Default 1e-3.
+	Eps float64
+	// EpsHat is the oracle accuracy: an inner iterate z is feasible for
+	// the subproblem when G(z) <= EpsHat^2. Default Eps.
+	EpsHat float64
+	// Inner is K, the number of inner (switching subgradient) iterations
+	// per outer step. Default 1000.
+	Inner int
+	// Outer is T, the maximum number of outer iterations of phase 2;
+	// phase 1 has a budget of its own of the same size. Default 100.
+	Outer int
+	// TimeLimit bounds the wall-clock time, checked at every inner
+	// iteration; 0 means none.
+	TimeLimit time.Duration
+	// Pick chooses the returned outer iterate (PickLast by default).
+	Pick Pick
+	// Seed seeds the random pick of PickRandom.
+	Seed uint64
+	// Recorder, if not nil, is told about every outer iteration, and, when
+	// RecordEvery > 0, every RecordEvery-th inner iteration.
+	Recorder    Recorder
+	RecordEvery int
+	// Stop, when closed, makes Minimize finish the current inner iteration,
+	// drop the unfinished outer step and return with status Interrupted.
+	Stop <-chan struct{}
+	// NoSafeguard disables the doubling of RhoHat when a subproblem is
+	// found not to be convex (for experiments and tests).
+	NoSafeguard bool
+}
+
+// Status says why Minimize stopped.
+type Status int
+
+// The statuses.
+const (
+	Converged      Status = iota // the stopping rule held at a feasible point
+	IterationLimit               // Settings.Outer outer iterations were done
+	TimeLimit                    // Settings.TimeLimit ran out
+	Interrupted                  // Settings.Stop was closed (or the Recorder failed)
+	Infeasible                   // no point with infeasibility <= Eps was found
+	NumericalError               // Eval or Grad failed or gave a value that is not finite
+)
+
+var statusNames = [...]string{"converged", "iteration_limit", "time_limit", "interrupted", "infeasible", "numerical_error"}
+
+// String returns the status's name as used in JSON output.
+func (s Status) String() string {
+	if s >= 0 && int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "Status(" + strconv.Itoa(int(s)) + ")"
+}
+
+// Success reports whether the status comes with a returned point that is
+// feasible within Eps: Converged, IterationLimit, TimeLimit and
+// Interrupted. Minimize never returns one of these with a point whose
+// infeasibility exceeds Eps.
+func (s Status) Success() bool { return s >= Converged && s <= Interrupted }
+
+// Point is a point with its function values.
+type Point struct {
+	X             []float64
+	F             []float64 // f0..fM at X; nil if X could not be evaluated
+	Objective     float64   // f0(X) (NaN if F is nil)
+	Infeasibility float64   // max(0, max_i fi(X)) (NaN if F is nil)
+	T             int       // the outer iteration that produced X: 0 is the start; phase 1 and phase 2 are numbered on
+}
+
+// Certificate is the evidence of near stationarity at the returned point
+// x; see docs/solver.md for exactly how each field is computed.
+type Certificate struct {
+	// XHat approximates x_hat, the solution of the subproblem (7) at x,
+	// found by the oracle with CertificateInnerFactor*Inner iterations.
+	XHat []float64
+	// Dist is ||x - XHat||, the measure of Definition 2.
+	Dist float64
+	// Multipliers (len M, >= 0) fit the KKT conditions of (7) at XHat over
+	// the constraints active there, by nonnegative least squares; 0 for
+	// inactive constraints.
+	Multipliers []float64
+	// KKTResidual is RhoHat * ||XHat - Proj_X(XHat - r/RhoHat)|| with
+	// r = s0 + sum_i Multipliers[i] * si, si a subgradient of
+	// fi + RhoHat/2 ||. - x||^2 at XHat: the norm of the projected-gradient
+	// map of the subproblem's Lagrangian, which is ||r|| when XHat is
+	// inside X.
+	KKTResidual float64
+	// Stationary reports Dist <= Eps and Infeasibility(x) <= Eps: x is
+	// nearly Eps-stationary (Definition 2).
+	Stationary bool
+}
+
+// Stats count the work done.
+type Stats struct {
+	Outer        int // outer iterations of phase 2
+	Inner        int // inner iterations, both phases, redone steps and the certificate included
+	Phase1Outer  int // outer iterations of phase 1
+	Evals        int // calls of Problem.Eval
+	Grads        int // calls of Problem.Grad
+	RhoDoublings int // times the safeguard doubled RhoHat
+	Time         time.Duration
+}
+
+// Result is what Minimize found.
+type Result struct {
+	Status Status
+	// Point is the returned point: the last outer iterate (or the random
+	// pick of PickRandom); if that point's infeasibility exceeds Eps and
+	// Best exists, Best; for Infeasible, MostFeasible.
+	Point
+	// Best is the outer iterate with the lowest f0 among those with
+	// infeasibility <= Eps (nil if there is none); MostFeasible the one
+	// with the lowest infeasibility (ties: the lower f0, then the earlier).
+	Best, MostFeasible *Point
+	// Certificate is computed at the returned point when the status is
+	// Converged or IterationLimit; nil otherwise.
+	Certificate *Certificate
+	// RhoHat and Rho are the final values, after the safeguard's doublings.
+	RhoHat, Rho float64
+	// Violated lists, for Infeasible, the constraints (1-based indices into
+	// F) whose value exceeds Eps at the returned point.
+	Violated []int
+	// Err is the error of Eval or Grad for NumericalError, or the error of
+	// the Recorder for Interrupted.
+	Err   error
+	Stats Stats
+}
+
+// Iteration is what a Recorder is told.
+type Iteration struct {
+	Phase1  bool          // a phase-1 step (minimising the constraint violation)
+	T       int           // the outer iterate produced (x_T), numbered as Point.T
+	K       int           // for an inner record, the number of inner iterations done in this step (> 0); 0 for an outer record
+	Elapsed time.Duration // since Minimize started
+
+	X             []float64 // x_T, or z_K for an inner record; do not retain
+	Objective     float64   // f0 at X
+	Infeasibility float64   // max(0, max_i fi) at X
+	MaxViolated   int       // the constraint (1..M) with the largest positive value at X, or 0
+
+	Step             float64 // ||x_T - x_{T-1}|| (outer records)
+	FeasibleFraction float64 // |I|/K: the share of inner iterations that stepped on the objective
+	EmptyI           bool    // no inner iterate was feasible, so x_T = x_{T-1}
+	RhoHat           float64 // the RhoHat this step was done with
+	RhoDoubled       bool    // the safeguard doubled RhoHat in this step
+}
+
+// Recorder is told about the iterations of Minimize. An error stops the
+// solve with status Interrupted and the error in Result.Err.
+type Recorder interface {
+	Record(it Iteration) error
+}
+
+// Minimize solves p from x0 (projected onto X first; x0 is not modified).
+// The error is for an invalid problem or invalid settings; everything that
+// goes wrong while solving is in the Result.
+func Minimize(p *Problem, x0 []float64, s Settings) (*Result, error) {
+	sv, err := newSolver(p, x0, s)
+	if err != nil {
+		return nil, err
+	}
+	res := sv.run(x0)
+	res.Stats = sv.stats
+	res.Stats.Time = time.Since(sv.start)
+	return res, nil
+}
+
+// withDefaults fills in the defaults and validates the settings.
+func withDefaults(p *Problem, s Settings) (Settings, error) {
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"RhoHat", s.RhoHat}, {"Rho", s.Rho}, {"Eps", s.Eps}, {"EpsHat", s.EpsHat}, {"Problem.WeakConvexity", p.WeakConvexity}} {
+		if c.v < 0 || math.IsNaN(c.v) || math.IsInf(c.v, 0) {
+			return s, fmt.Errorf("solve: %s = %v; it must be a nonnegative finite number", c.name, c.v)
+		}
+	}
+	if s.Inner < 0 || s.Outer < 0 || s.RecordEvery < 0 || s.TimeLimit < 0 {
+		return s, fmt.Errorf("solve: negative Inner, Outer, RecordEvery or TimeLimit")
+	}
+	if s.Pick != PickLast && s.Pick != PickRandom {
+		return s, fmt.Errorf("solve: unknown Pick %d", s.Pick)
+	}
+	if s.RhoHat == 0 {
+		s.RhoHat = math.Max(DefaultRhoHat, 2*p.WeakConvexity)
+	}
+	if s.Rho == 0 {
+		if p.WeakConvexity > 0 {
+			s.Rho = p.WeakConvexity
+		} else {
+			s.Rho = s.RhoHat / 2
+		}
+	}
+	if s.Rho >= s.RhoHat {
+		return s, fmt.Errorf("solve: Rho = %v must be below RhoHat = %v (the subproblems are (RhoHat-Rho)-strongly convex)", s.Rho, s.RhoHat)
+	}
+	if s.Eps == 0 {
+		s.Eps = DefaultEps
+	}
+	if s.EpsHat == 0 {
+		s.EpsHat = s.Eps
+	}
+	if s.Inner == 0 {
+		s.Inner = DefaultInner
+	}
+	if s.Outer == 0 {
+		s.Outer = DefaultOuter
+	}
+	return s, nil
+}
+
+func validate(p *Problem, x0 []float64) error {
+	switch {
+	case p == nil:
+		return errors.New("solve: nil Problem")
+	case p.N <= 0:
+		return fmt.Errorf("solve: Problem.N = %d; there must be at least one variable", p.N)
+	case p.M < 0:
+		return fmt.Errorf("solve: Problem.M = %d is negative", p.M)
+	case p.Eval == nil || p.Grad == nil:
+		return errors.New("solve: Problem.Eval and Problem.Grad are required")
+	case len(x0) != p.N:
+		return fmt.Errorf("solve: the start has %d values; the problem has N = %d variables", len(x0), p.N)
+	case p.Names != nil && len(p.Names) != p.M:
+		return fmt.Errorf("solve: %d constraint names for M = %d constraints", len(p.Names), p.M)
+	}
+	for i, v := range x0 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("solve: the start's value %d is %v", i, v)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,434 @@
+package solve
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// ballProblem is min ||x - c||^2 s.t. ||x||^2 - 1 <= 0, c = (3, 4):
+// x* = c/||c|| = (0.6, 0.8), and grad f0 + lambda grad f1 = 0 gives
+// 2(x* - c) + 2 lambda x* = 0, lambda = ||c|| - 1 = 4.
+func ballProblem() *Problem {
+	p := build(2, []fn{sqDist([]float64{3, 4}), sqNorm(1, -1)}, nil)
+	p.Names = []string{"unit"}
+	return p
+}
+
+// l1Problem is min |x1-4| + 2|x2-1.5| + 3|x3+3| s.t. x1+x2+x3 <= 1,
+// x in [-2,2]^3. Clipping c = (4, 1.5, -3) to the box gives (2, 1.5, -2)
+// with sum 1.5, so the sum must come down by 1/2; lowering x1 costs 1 per
+// unit, x2 costs 2, x3 is at its bound. So x* = (1.5, 1.5, -2), f* = 5.5,
+// and the KKT conditions hold with lambda = 1: coordinate 1: -1 + 1 = 0;
+// coordinate 2 is at its kink, 0 in [-2, 2] + 1; coordinate 3: the normal
+// cone of the bound x3 >= -2 takes 3 + 1.
+func l1Problem() *Problem {
+	return build(3, []fn{weightedL1([]float64{1, 2, 3}, []float64{4, 1.5, -3}), sumMinus(1)}, box(-2, 2))
+}
+
+// circleProblem is min ||x - (1/2, 0)||^2 s.t. 1 - ||x||^2 <= 0 (stay out
+// of the unit disc; a concave, 2-weakly convex constraint), x in
+// [-2,2]^2. The nearest feasible point to (1/2, 0) is x* = (1, 0), a KKT
+// point with 2(x* - c) - 2 lambda x* = 0, lambda = 1/2.
+func circleProblem() *Problem {
+	p := build(2, []fn{sqDist([]float64{0.5, 0}), sqNorm(-1, 1)}, box(-2, 2))
+	p.WeakConvexity = 2
+	return p
+}
+
+func distTo(x []float64, y ...float64) float64 { return dist(x, y) }
+
+func TestBallKnownAnswer(t *testing.T) {
+	r, err := Minimize(ballProblem(), []float64{0, 0}, Settings{})
+	require.NoError(t, err)
+	assert.Equal(t, Converged, r.Status)
+	assert.Less(t, distTo(r.X, 0.6, 0.8), 1e-2)
+	assert.LessOrEqual(t, r.Infeasibility, 1e-3)
+	require.NotNil(t, r.Certificate)
+	c := r.Certificate
+	assert.InDelta(t, 4, c.Multipliers[0], 0.1)
+	assert.Less(t, c.KKTResidual, 1e-2)
+	// with the default 1000 inner iterations the oracle's bias keeps x about
+	// 0.008 from x_hat: the certificate must say so
+	assert.InDelta(t, dist(r.X, c.XHat), c.Dist, 1e-15)
+	assert.Greater(t, c.Dist, 1e-3)
+	assert.False(t, c.Stationary)
+
+	// ten times the inner iterations: ten times closer
+	r, err = Minimize(ballProblem(), []float64{0, 0}, Settings{Inner: 10000})
+	require.NoError(t, err)
+	assert.Less(t, distTo(r.X, 0.6, 0.8), 1.5e-3)
+	assert.InDelta(t, 16, r.Objective, 1e-2) // ||x* - c||^2 = (5-1)^2
+	assert.Less(t, r.Certificate.Dist, 1e-3)
+	assert.True(t, r.Certificate.Stationary)
+}
+
+func TestL1BoxKnownAnswer(t *testing.T) {
+	r, err := Minimize(l1Problem(), []float64{0, 0, 0}, Settings{})
+	require.NoError(t, err)
+	assert.Equal(t, Converged, r.Status)
+	assert.Less(t, distTo(r.X, 1.5, 1.5, -2), 1e-3)
+	assert.InDelta(t, 5.5, r.Objective, 1e-3)
+	c := r.Certificate
+	require.NotNil(t, c)
+	assert.True(t, c.Stationary)
+	assert.InDelta(t, 1, c.Multipliers[0], 0.02)
+	// x3 sits on the box: the residual is only small because the domain's
+	// normal cone is accounted for (without it, it would be about 4)
+	assert.Less(t, c.KKTResidual, 1e-2)
+	require.NotNil(t, r.Best)
+	assert.LessOrEqual(t, r.Best.Objective, r.Objective)
+}
+
+func TestNonconvexConstraintKnownStationaryPoint(t *testing.T) {
+	r, err := Minimize(circleProblem(), []float64{2, 0.5}, Settings{})
+	require.NoError(t, err)
+	assert.Equal(t, Converged, r.Status)
+	assert.GreaterOrEqual(t, r.RhoHat, 4.0) // the default is 2*WeakConvexity
+	assert.Less(t, distTo(r.X, 1, 0), 1e-2)
+	assert.LessOrEqual(t, r.Infeasibility, 1e-3)
+	require.NotNil(t, r.Certificate)
+	assert.InDelta(t, 0.5, r.Certificate.Multipliers[0], 0.02)
+	assert.Less(t, r.Certificate.KKTResidual, 1e-2)
+}
+
+// An unconstrained nonsmooth problem: min ||x - c||_1 has x* = c. The
+// switching method oscillates around the kinks; with 1000 inner iterations
+// its average settles about 1e-3 away in one coordinate, which the
+// certificate reports; ten times more inner iterations give ten times less.
+func TestUnconstrained(t *testing.T) {
+	c := []float64{1, -2, 0.5}
+	p := build(3, []fn{weightedL1([]float64{1, 1, 1}, c)}, nil)
+	r, err := Minimize(p, []float64{0, 0, 0}, Settings{})
+	require.NoError(t, err)
+	assert.Equal(t, Converged, r.Status)
+	assert.Less(t, distTo(r.X, c...), 5e-3)
+	assert.Equal(t, 0.0, r.Infeasibility)
+	require.NotNil(t, r.Certificate)
+	assert.Empty(t, r.Certificate.Multipliers)
+	assert.InDelta(t, distTo(r.X, c...), r.Certificate.Dist, 2e-4)
+
+	r, err = Minimize(p, []float64{0, 0, 0}, Settings{Inner: 10000})
+	require.NoError(t, err)
+	assert.Less(t, distTo(r.X, c...), 5e-4)
+	assert.True(t, r.Certificate.Stationary)
+	assert.Less(t, r.Certificate.KKTResidual, 1e-4)
+}
+
+// The unit-disc problem from an infeasible start: phase 1 first.
+func TestPhase1ThenSolve(t *testing.T) {
+	var rec recorder
+	r, err := Minimize(ballProblem(), []float64{5, -5}, Settings{Inner: 5000, Recorder: &rec})
+	require.NoError(t, err)
+	assert.Equal(t, Converged, r.Status)
+	assert.Greater(t, r.Stats.Phase1Outer, 0)
+	assert.Less(t, distTo(r.X, 0.6, 0.8), 5e-3)
+	require.NotEmpty(t, rec.outer)
+	assert.True(t, rec.outer[0].Phase1)
+	assert.False(t, rec.outer[len(rec.outer)-1].Phase1)
+	assert.Equal(t, 1, rec.outer[0].MaxViolated)
+	assert.Greater(t, rec.outer[0].Infeasibility, 1.0)
+}
+
+// ||x||^2 + 1 <= 0 cannot hold: phase 1 ends at x = 0, g = 1, and says
+// which constraint is violated; the second constraint (x1 <= 5) is not.
+func TestInfeasible(t *testing.T) {
+	p := build(2, []fn{sumMinus(0), sqNorm(1, 1), {f: func(x []float64) float64 { return x[0] - 5 }, g: func(x, out []float64) { out[0], out[1] = 1, 0 }}}, nil)
+	p.Names = []string{"impossible", "cap"}
+	r, err := Minimize(p, []float64{1, 1}, Settings{})
+	require.NoError(t, err)
+	assert.Equal(t, Infeasible, r.Status)
+	assert.False(t, r.Status.Success())
+	assert.Equal(t, []int{1}, r.Violated)
+	assert.InDelta(t, 1, r.Infeasibility, 1e-3)
+	assert.Less(t, distTo(r.X, 0, 0), 0.05)
+	assert.Nil(t, r.Best)
+	require.NotNil(t, r.MostFeasible)
+	assert.Equal(t, r.MostFeasible.X, r.X)
+	assert.Nil(t, r.Certificate)
+	assert.Equal(t, 0, r.Stats.Outer)
+	assert.Greater(t, r.Stats.Phase1Outer, 0)
+	assert.Less(t, r.Stats.Phase1Outer, 100) // it stalls before the budget
+}
+
+func TestInvalid(t *testing.T) {
+	p := ballProblem()
+	x0 := []float64{0, 0}
+	for _, s := range []Settings{
+		{RhoHat: 1, Rho: 1},
+		{RhoHat: 1, Rho: 2},
+		{Rho: 3}, // default RhoHat 1
+		{Eps: -1},
+		{Inner: -1},
+		{RhoHat: math.NaN()},
+		{Pick: 7},
+	} {
+		_, err := Minimize(p, x0, s)
+		assert.Error(t, err, "%+v", s)
+	}
+	_, err := Minimize(p, x0, Settings{RhoHat: 1, Rho: 1})
+	assert.ErrorContains(t, err, "Rho = 1 must be below RhoHat = 1")
+
+	q := ballProblem()
+	q.WeakConvexity = 3 // Rho defaults to 3, above the given RhoHat
+	_, err = Minimize(q, x0, Settings{RhoHat: 1})
+	assert.Error(t, err)
+	r, err := Minimize(q, x0, Settings{Outer: 1}) // RhoHat defaults to 6
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, r.RhoHat, 6.0)
+
+	_, err = Minimize(p, []float64{0}, Settings{})
+	assert.ErrorContains(t, err, "the start has 1 values")
+	_, err = Minimize(p, []float64{0, math.Inf(1)}, Settings{})
+	assert.Error(t, err)
+	q = ballProblem()
+	q.Names = []string{"a", "b"}
+	_, err = Minimize(q, x0, Settings{})
+	assert.Error(t, err)
+	q = ballProblem()
+	q.Eval = nil
+	_, err = Minimize(q, x0, Settings{})
+	assert.Error(t, err)
+	_, err = Minimize(nil, x0, Settings{})
+	assert.Error(t, err)
+}
+
+// f0 = 10 (x^2 - 1)^2 on [-2, 2] is 40-weakly convex (f0” >= -40 at 0),
+// far more than RhoHat = 1 can convexify. Without the safeguard the
+// oracle's output climbs and then sticks at x = 0.9167, where f0' = -5.9:
+// not a stationary point. The safeguard doubles RhoHat until the
+// subproblems behave, and f0 never increases.
+func TestSafeguard(t *testing.T) {
+	well := fn{
+		f: func(x []float64) float64 { u := x[0]*x[0] - 1; return 10 * u * u },
+		g: func(x, out []float64) { out[0] = 40 * x[0] * (x[0]*x[0] - 1) },
+	}
+	run := func(noSafeguard bool) (*Result, []Iteration) {
+		var rec recorder
+		r, err := Minimize(build(1, []fn{well}, box(-2, 2)), []float64{0.5}, Settings{Outer: 20, NoSafeguard: noSafeguard, Recorder: &rec})
+		require.NoError(t, err)
+		return r, rec.outer
+	}
+
+	r, its := run(true)
+	increased := false
+	for i := 1; i < len(its); i++ {
+		increased = increased || its[i].Objective > its[i-1].Objective+1e-3
+	}
+	assert.True(t, increased, "without the safeguard f0 should increase")
+	assert.Equal(t, 0, r.Stats.RhoDoublings)
+	assert.Equal(t, 1.0, r.RhoHat)
+	assert.Greater(t, r.Objective, 0.2)
+
+	r, its = run(false)
+	prev := 10 * 0.75 * 0.75 // f0(0.5)
+	for _, it := range its {
+		assert.LessOrEqual(t, it.Objective, prev+1e-6)
+		prev = it.Objective
+	}
+	assert.Greater(t, r.Stats.RhoDoublings, 0)
+	assert.Greater(t, r.RhoHat, 1.0)
+	assert.Equal(t, r.RhoHat/2, r.Rho)
+	assert.True(t, its[0].RhoDoubled || its[1].RhoDoubled)
+	assert.Less(t, r.Objective, 0.02)
+	assert.Less(t, math.Abs(math.Abs(r.X[0])-1), 0.02)
+}
+
+type recorder struct {
+	outer, inner []Iteration
+	onOuter      func(it Iteration) error
+}
+
+func (r *recorder) Record(it Iteration) error {
+	it.X = clone(it.X)
+	if it.K > 0 {
+		r.inner = append(r.inner, it)
+		return nil
+	}
+	r.outer = append(r.outer, it)
+	if r.onOuter != nil {
+		return r.onOuter(it)
+	}
+	return nil
+}
+
+func TestRecorder(t *testing.T) {
+	rec := &recorder{}
+	r, err := Minimize(circleProblem(), []float64{2, 0.5}, Settings{Outer: 8, RecordEvery: 250, Recorder: rec, NoSafeguard: true})
+	require.NoError(t, err)
+	assert.Equal(t, IterationLimit, r.Status)
+	require.Len(t, rec.outer, 8)
+	assert.Len(t, rec.inner, 8*1000/250)
+	for i, it := range rec.outer {
+		assert.Equal(t, i+1, it.T)
+		assert.Equal(t, 0, it.K)
+		assert.False(t, it.Phase1)
+		assert.Equal(t, 4.0, it.RhoHat)
+		assert.InDelta(t, dist(it.X, prevX(rec.outer, i, []float64{2, 0.5})), it.Step, 1e-15)
+		assert.Greater(t, it.FeasibleFraction, 0.0)
+		assert.LessOrEqual(t, it.FeasibleFraction, 1.0)
+	}
+	for i, it := range rec.inner {
+		assert.Equal(t, i/4+1, it.T)
+		assert.Equal(t, (i%4+1)*250, it.K)
+	}
+	assert.Equal(t, rec.outer[7].X, r.X)
+	assert.Equal(t, 8, r.T)
+}
+
+func prevX(its []Iteration, i int, x0 []float64) []float64 {
+	if i == 0 {
+		return x0
+	}
+	return its[i-1].X
+}
+
+func TestRecorderError(t *testing.T) {
+	boom := errors.New("disk full")
+	rec := &recorder{onOuter: func(it Iteration) error {
+		if it.T == 2 {
+			return boom
+		}
+		return nil
+	}}
+	r, err := Minimize(circleProblem(), []float64{2, 0.5}, Settings{Recorder: rec})
+	require.NoError(t, err)
+	assert.Equal(t, Interrupted, r.Status)
+	assert.ErrorIs(t, r.Err, boom)
+	assert.Equal(t, 2, r.Stats.Outer)
+	assert.Equal(t, 2, r.T)
+}
+
+func TestStop(t *testing.T) {
+	stop := make(chan struct{})
+	rec := &recorder{onOuter: func(it Iteration) error {
+		if it.T == 3 {
+			close(stop)
+		}
+		return nil
+	}}
+	r, err := Minimize(circleProblem(), []float64{2, 0.5}, Settings{Recorder: rec, Stop: stop})
+	require.NoError(t, err)
+	assert.Equal(t, Interrupted, r.Status)
+	assert.True(t, r.Status.Success())
+	assert.NoError(t, r.Err)
+	assert.Equal(t, 3, r.Stats.Outer)
+	assert.Equal(t, rec.outer[2].X, r.X)
+	assert.Nil(t, r.Certificate)
+	// Stop is checked before every inner iteration: the fourth step did none
+	assert.Equal(t, 3*1000, r.Stats.Inner)
+}
+
+func TestTimeLimit(t *testing.T) {
+	slow := ballProblem()
+	eval := slow.Eval
+	slow.Eval = func(x, vals []float64) error {
+		time.Sleep(20 * time.Microsecond)
+		return eval(x, vals)
+	}
+	start := time.Now()
+	r, err := Minimize(slow, []float64{0, 0}, Settings{TimeLimit: 30 * time.Millisecond})
+	require.NoError(t, err)
+	assert.Equal(t, TimeLimit, r.Status)
+	assert.Less(t, time.Since(start), time.Second)
+	assert.Less(t, r.Stats.Outer, 100)
+	assert.LessOrEqual(t, r.Infeasibility, 1e-3)
+	assert.Nil(t, r.Certificate)
+}
+
+// An objective that cannot be evaluated near the solution: the error is
+// kept, and the point is the last good outer iterate.
+func TestNumericalError(t *testing.T) {
+	bad := errors.New("model.qrc:3:7: log of a negative number")
+	p := ballProblem()
+	eval := p.Eval
+	p.Eval = func(x, vals []float64) error {
+		if x[0] > 0.59 {
+			return bad
+		}
+		return eval(x, vals)
+	}
+	r, err := Minimize(p, []float64{0, 0}, Settings{})
+	require.NoError(t, err)
+	assert.Equal(t, NumericalError, r.Status)
+	assert.False(t, r.Status.Success())
+	assert.Same(t, bad, r.Err)
+	assert.LessOrEqual(t, r.X[0], 0.59)
+	assert.NotNil(t, r.F)
+
+	// a NaN names the constraint
+	p = ballProblem()
+	p.Eval = func(x, vals []float64) error {
+		vals[0], vals[1] = 0, math.NaN()
+		return nil
+	}
+	r, err = Minimize(p, []float64{0, 0}, Settings{})
+	require.NoError(t, err)
+	assert.Equal(t, NumericalError, r.Status)
+	assert.ErrorContains(t, r.Err, "constraint unit (f1) = NaN")
+	assert.Nil(t, r.F)
+	assert.True(t, math.IsNaN(r.Objective))
+}
+
+func TestPickRandom(t *testing.T) {
+	solve := func(seed uint64) (*Result, *recorder) {
+		rec := &recorder{}
+		r, err := Minimize(circleProblem(), []float64{2, 0.5}, Settings{Outer: 12, Pick: PickRandom, Seed: seed, Recorder: rec})
+		require.NoError(t, err)
+		return r, rec
+	}
+	a, rec := solve(1)
+	b, _ := solve(1)
+	assert.Equal(t, a.X, b.X)
+	assert.Equal(t, a.T, b.T)
+	assert.Equal(t, IterationLimit, a.Status)
+	// R is in 0..T-1: x_0 (the start) or a recorded iterate other than the last
+	assert.GreaterOrEqual(t, a.T, 0)
+	assert.Less(t, a.T, a.Stats.Outer)
+	if a.T == 0 {
+		assert.Equal(t, []float64{2, 0.5}, a.X)
+	} else {
+		assert.Equal(t, rec.outer[a.T-1].X, a.X)
+	}
+	seen := map[int]bool{}
+	for seed := uint64(0); seed < 40; seed++ {
+		r, _ := solve(seed)
+		seen[r.T] = true
+	}
+	assert.Greater(t, len(seen), 5, "different seeds pick different iterates")
+}
+
+func TestDeterministic(t *testing.T) {
+	a, err := Minimize(l1Problem(), []float64{0, 0, 0}, Settings{})
+	require.NoError(t, err)
+	b, err := Minimize(l1Problem(), []float64{0, 0, 0}, Settings{})
+	require.NoError(t, err)
+	a.Stats.Time, b.Stats.Time = 0, 0
+	assert.True(t, reflect.DeepEqual(a, b))
+}
+
+func TestStatus(t *testing.T) {
+	names := map[Status]string{Converged: "converged", IterationLimit: "iteration_limit", TimeLimit: "time_limit", Interrupted: "interrupted", Infeasible: "infeasible", NumericalError: "numerical_error"}
+	for s, n := range names {
+		assert.Equal(t, n, s.String())
+		assert.Equal(t, s <= Interrupted, s.Success())
+	}
+	assert.Equal(t, "Status(9)", Status(9).String())
+	assert.False(t, Status(9).Success())
+}
+
+func TestStartNotModifiedAndProjected(t *testing.T) {
+	x0 := []float64{5, -5, 0.3}
+	r, err := Minimize(l1Problem(), x0, Settings{Outer: 1})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{5, -5, 0.3}, x0)
+	require.NotNil(t, r.MostFeasible)
+	for _, v := range r.X {
+		assert.LessOrEqual(t, math.Abs(v), 2.0)
+	}
+}
