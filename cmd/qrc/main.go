@@ -3,6 +3,7 @@
 // Usage:
 //
 //	qrc check [flags] MODEL.qrc      parse and check a model, print its summary
+//	qrc solve [flags] MODEL.qrc      find a feasible, nearly stationary point
 //	qrc eval [flags] MODEL.qrc       evaluate the objective and constraints at a point
 //	qrc gradcheck [flags] MODEL.qrc  compare subgradients with finite differences
 //	qrc fmt [-w] [-l] MODEL.qrc...   print models in canonical layout
@@ -27,6 +28,7 @@ const (
 	exitOK      = 0 // success
 	exitInvalid = 1 // the model has errors (or fmt -l found unformatted files)
 	exitUsage   = 2 // the command line is wrong, or a file cannot be read
+	// qrc solve also exits 3 (infeasible), 4 (numerical error), 130 (interrupted).
 )
 
 func main() {
@@ -44,7 +46,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{checkCommand, evalCommand, gradcheckCommand, fmtCommand}
+	commands = []*command{checkCommand, solveCommand, evalCommand, gradcheckCommand, fmtCommand}
 }
 
 func lookup(name string) *command {
