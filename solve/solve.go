@@ -98,7 +98,7 @@ type Settings struct {
 	// the subproblem when G(z) <= EpsHat^2. Default Eps.
 	EpsHat float64
 	// Inner is K, the number of inner (switching subgradient) iterations
-	// per outer step. Default 1000.
+	// per outer step, at least 2. Default 1000.
 	Inner int
 	// Outer is T, the maximum number of outer iterations of phase 2;
 	// phase 1 has a budget of its own of the same size. Default 100.
@@ -270,6 +270,9 @@ func withDefaults(p *Problem, s Settings) (Settings, error) {
 	}
 	if s.Inner < 0 || s.Outer < 0 || s.RecordEvery < 0 || s.TimeLimit < 0 {
 		return s, fmt.Errorf("solve: negative Inner, Outer, RecordEvery or TimeLimit")
+	}
+	if s.Inner == 1 {
+		return s, fmt.Errorf("solve: Inner = 1: with one inner iteration the oracle's average is x_t itself; use at least 2")
 	}
 	if s.Pick != PickLast && s.Pick != PickRandom {
 		return s, fmt.Errorf("solve: unknown Pick %d", s.Pick)

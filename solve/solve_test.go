@@ -165,6 +165,7 @@ func TestInvalid(t *testing.T) {
 		{Rho: 3}, // default RhoHat 1
 		{Eps: -1},
 		{Inner: -1},
+		{Inner: 1},
 		{RhoHat: math.NaN()},
 		{Pick: 7},
 	} {
