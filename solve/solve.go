@@ -258,6 +258,18 @@ func Minimize(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	return res, nil
 }
 
+// WithDefaults returns s with every zero field replaced by its default for
+// the problem p (RhoHat and Rho depend on p.WeakConvexity), after the same
+// validation as Minimize: the settings Minimize starts with. Result.RhoHat
+// and Result.Rho are the values at the end, after the safeguard's
+// doublings.
+func (s Settings) WithDefaults(p *Problem) (Settings, error) {
+	if p == nil {
+		return s, errors.New("solve: nil Problem")
+	}
+	return withDefaults(p, s)
+}
+
 // withDefaults fills in the defaults and validates the settings.
 func withDefaults(p *Problem, s Settings) (Settings, error) {
 	for _, c := range []struct {

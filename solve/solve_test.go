@@ -433,3 +433,14 @@ func TestStartNotModifiedAndProjected(t *testing.T) {
 		assert.LessOrEqual(t, math.Abs(v), 2.0)
 	}
 }
+
+func TestWithDefaults(t *testing.T) {
+	s, err := Settings{}.WithDefaults(ballProblem())
+	require.NoError(t, err)
+	assert.Equal(t, Settings{RhoHat: 1, Rho: 0.5, Eps: 1e-3, EpsHat: 1e-3, Inner: 1000, Outer: 100}, s)
+	s, err = Settings{Eps: 1e-2, Inner: 50}.WithDefaults(circleProblem()) // WeakConvexity 2
+	require.NoError(t, err)
+	assert.Equal(t, Settings{RhoHat: 4, Rho: 2, Eps: 1e-2, EpsHat: 1e-2, Inner: 50, Outer: 100}, s)
+	_, err = Settings{RhoHat: 1, Rho: 1}.WithDefaults(ballProblem())
+	assert.Error(t, err)
+}
