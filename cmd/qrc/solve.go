@@ -83,6 +83,7 @@ type solveResult struct {
 	Infeasibility   float64           `json:"infeasibility"`
 	Stationarity    *float64          `json:"stationarity"`
 	KKTResidual     *float64          `json:"kkt_residual"`
+	Stationary      bool              `json:"stationary"` // ||x - x_hat|| <= eps and feasible (Definition 2)
 	Constraints     []solveConstraint `json:"constraints"`
 	Variables       point.Variables   `json:"variables"`
 	Best            *solvePoint       `json:"best"`
@@ -302,20 +303,12 @@ func problemOf(m *check.Model, prog *autodiff.Program) *solve.Problem {
 
 func resultOf(file string, m *check.Model, prog *autodiff.Program, res *solve.Result, s solve.Settings, elapsed time.Duration) *solveResult {
 	// report the settings actually used
-	if s.RhoHat == 0 {
-		s.RhoHat = solve.DefaultRhoHat
+	start := s.RhoHat
+	if d, err := s.WithDefaults(problemOf(m, prog)); err == nil {
+		s = d
 	}
-	if s.Eps == 0 {
-		s.Eps = solve.DefaultEps
-	}
-	if s.EpsHat == 0 {
-		s.EpsHat = s.Eps
-	}
-	if s.Inner == 0 {
-		s.Inner = solve.DefaultInner
-	}
-	if s.Outer == 0 {
-		s.Outer = solve.DefaultOuter
+	if start == 0 {
+		start = s.RhoHat
 	}
 	r := &solveResult{
 		File:            file,
@@ -331,13 +324,13 @@ func resultOf(file string, m *check.Model, prog *autodiff.Program, res *solve.Re
 		RhoDoublings:    res.Stats.RhoDoublings,
 		Seconds:         elapsed.Seconds(),
 		Settings: solveSettings{
-			RhoHat: res.RhoHat, Rho: res.Rho, RhoHatStart: s.RhoHat, Eps: s.Eps, EpsHat: s.EpsHat,
+			RhoHat: res.RhoHat, Rho: res.Rho, RhoHatStart: start, Eps: s.Eps, EpsHat: s.EpsHat,
 			Inner: s.Inner, Outer: s.Outer, TimeLimitSeconds: s.TimeLimit.Seconds(), Seed: s.Seed,
 			Pick: map[solve.Pick]string{solve.PickLast: "last", solve.PickRandom: "random"}[s.Pick],
 		},
 	}
 	if c := res.Certificate; c != nil {
-		r.Stationarity, r.KKTResidual = &c.Dist, &c.KKTResidual
+		r.Stationarity, r.KKTResidual, r.Stationary = &c.Dist, &c.KKTResidual, c.Stationary
 	}
 	if res.Err != nil {
 		r.Error = res.Err.Error()
@@ -370,7 +363,11 @@ func (r *solveResult) text(w io.Writer, m *check.Model, x []float64) {
 	fmt.Fprintf(w, "objective      %s\n", num(r.Objective))
 	fmt.Fprintf(w, "infeasibility  %s\n", num(r.Infeasibility))
 	if r.Stationarity != nil {
-		fmt.Fprintf(w, "stationarity   ||x - x_hat|| = %s, KKT residual %s\n", num(*r.Stationarity), num(*r.KKTResidual))
+		verdict := "nearly stationary (Definition 2)"
+		if !r.Stationary {
+			verdict = "not yet within eps of stationary; more --inner iterations tighten it"
+		}
+		fmt.Fprintf(w, "stationarity   ||x - x_hat|| = %s, KKT residual %s: %s\n", num(*r.Stationarity), num(*r.KKTResidual), verdict)
 	}
 	if len(r.Violated) > 0 {
 		fmt.Fprintf(w, "violated       %s\n", strings.Join(r.Violated, ", "))
