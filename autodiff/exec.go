@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/qrc-lang/qrc/ast"
+	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/stdlib"
 )
 
@@ -209,31 +210,13 @@ func (in *inst) binary() {
 				case op == opOr:
 					r = x != 0 || y != 0
 				default:
-					r = compare(cmp, x, y)
+					r = check.Holds(cmp, x, y)
 				}
 				ov[io] = b2f(r)
 				ia, ib, io = ia+sa, ib+sb, io+so
 			}
 		}
 	})
-}
-
-func compare(op string, x, y float64) bool {
-	switch op {
-	case "==":
-		return x == y
-	case "!=":
-		return x != y
-	case "<":
-		return x < y
-	case "<=":
-		return x <= y
-	case ">":
-		return x > y
-	case ">=":
-		return x >= y
-	}
-	return false
 }
 
 // axisSplit returns the sizes of the batch before ax, of ax, and of the

@@ -251,7 +251,7 @@ func (c *checker) applyOverrides() {
 		g, ok := c.globals[a.Name]
 		pos := ast.Pos{Filename: SetSourceName(a.Name)}
 		if !ok || g.kind != "parameter" {
-			c.report(diag.Error, pos, ast.Pos{}, fmt.Sprintf("--set %s: the model has no parameter %q%s", a.Name, a.Name, didYouMean(a.Name, c.namesOfKind("parameter"))))
+			c.report(diag.Error, pos, ast.Pos{}, fmt.Sprintf("--set %s: the model has no parameter %q%s", a.Name, a.Name, DidYouMean(a.Name, c.namesOfKind("parameter"))))
 			continue
 		}
 		x, errs := lang.ParseExpr(SetSourceName(a.Name), []byte(a.Value))
@@ -264,7 +264,7 @@ func (c *checker) applyOverrides() {
 	for _, a := range c.opts.Data {
 		if g, ok := c.globals[a.Name]; !ok || g.kind != "data set" {
 			c.report(diag.Error, ast.Pos{Filename: "--data " + a.Name}, ast.Pos{},
-				fmt.Sprintf("--data %s: the model has no data set %q%s", a.Name, a.Name, didYouMean(a.Name, c.namesOfKind("data set"))))
+				fmt.Sprintf("--data %s: the model has no data set %q%s", a.Name, a.Name, DidYouMean(a.Name, c.namesOfKind("data set"))))
 		}
 	}
 }
@@ -403,7 +403,7 @@ func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 		default:
 			valid := map[string][]string{"libsvm": {"features"}, "csv": {"label", "drop"}}[call.Fun.Name]
 			c.errorf(a.Name, "%s has no option %q; its options are %s%s", call.Fun.Name, a.Name.Name,
-				strings.Join(valid, ", "), didYouMean(a.Name.Name, valid))
+				strings.Join(valid, ", "), DidYouMean(a.Name.Name, valid))
 			return nil
 		}
 	}
@@ -670,7 +670,7 @@ func (c *checker) checkDomain(d *ast.VarDecl, v *Var) (*domain.Domain, bool) {
 		}
 		return &domain.Domain{Kind: domain.Simplex, Radius: s}, true
 	}
-	c.errorf(name, "unknown domain %q%s; domains are box(lo, hi), ball(r), ball(r, rows) and simplex", name.Name, didYouMean(name.Name, domains))
+	c.errorf(name, "unknown domain %q%s; domains are box(lo, hi), ball(r), ball(r, rows) and simplex", name.Name, DidYouMean(name.Name, domains))
 	return nil, false
 }
 
@@ -707,7 +707,7 @@ func (c *checker) checkUnusedFunc(g *global) {
 			return false
 		case *ast.Call:
 			if _, ok := c.globals[n.Fun.Name]; !ok && c.reservedName(n.Fun.Name) == "" {
-				c.errorf(n.Fun, "unknown function %q%s", n.Fun.Name, didYouMean(n.Fun.Name, c.callableNames()))
+				c.errorf(n.Fun, "unknown function %q%s", n.Fun.Name, DidYouMean(n.Fun.Name, c.callableNames()))
 			}
 			for _, a := range n.Args {
 				ast.Inspect(a.Value, func(m ast.Node) bool { return c.nameExists(m, locals) })
@@ -733,7 +733,7 @@ func (c *checker) nameExists(n ast.Node, locals map[string]bool) bool {
 		for l := range locals {
 			cands = append(cands, l)
 		}
-		c.errorf(id, "unknown name %q%s", id.Name, didYouMean(id.Name, cands))
+		c.errorf(id, "unknown name %q%s", id.Name, DidYouMean(id.Name, cands))
 	}
 	return true
 }

@@ -68,7 +68,7 @@ func eval(e Expr, ix env) (Tensor, error) {
 		if err != nil {
 			return Tensor{}, err
 		}
-		return boolTensor(compare(e.Op, x.Data[0], y.Data[0])), nil
+		return boolTensor(Holds(e.Op, x.Data[0], y.Data[0])), nil
 	case *Logic:
 		x, err := eval(e.X, ix)
 		if err != nil {
@@ -194,7 +194,8 @@ func arith(op string, x, y float64) float64 {
 	return math.Pow(x, y)
 }
 
-func compare(op string, x, y float64) bool {
+// Holds reports whether the comparison "x op y" (==, !=, <, <=, >, >=) is true.
+func Holds(op string, x, y float64) bool {
 	switch op {
 	case "==":
 		return x == y

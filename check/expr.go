@@ -75,7 +75,7 @@ func (c *checker) ident(id *ast.Ident, sc *scope) Expr {
 			c.errorf(id, "%q is %s; call it with arguments", id.Name, what)
 		default:
 			cands := append(c.namesOfKind(""), sc.allNames()...)
-			c.errorf(id, "unknown name %q%s", id.Name, didYouMean(id.Name, cands))
+			c.errorf(id, "unknown name %q%s", id.Name, DidYouMean(id.Name, cands))
 		}
 		return nil
 	}
@@ -239,7 +239,7 @@ func (c *checker) call(call *ast.Call, sc *scope) Expr {
 		c.errorf(call.Fun, "%s is a domain; it can only follow `in` in a variable declaration: var x[n] in %s(...)", name, name)
 		return nil
 	case f == nil:
-		c.errorf(call.Fun, "unknown function %q%s", name, didYouMean(name, c.callableNames()))
+		c.errorf(call.Fun, "unknown function %q%s", name, DidYouMean(name, c.callableNames()))
 		return nil
 	}
 	for _, a := range call.Args {
@@ -380,7 +380,7 @@ func (c *checker) member(m *ast.Member) Expr {
 		case !ok:
 			c.errorf(m.Name, "only data sets have fields")
 		case g == nil:
-			c.errorf(id, "unknown data set %q%s", id.Name, didYouMean(id.Name, c.namesOfKind("data set")))
+			c.errorf(id, "unknown data set %q%s", id.Name, DidYouMean(id.Name, c.namesOfKind("data set")))
 		default:
 			c.errorf(m.Name, "%q is a %s; only data sets have fields", id.Name, g.kind)
 		}
@@ -410,7 +410,7 @@ func (c *checker) member(m *ast.Member) Expr {
 		}
 		cands := append([]string{"X", "y", "n", "d"}, sortedKeys(s.Columns)...)
 		c.errorf(m.Name, "data set %q has no field or column %q%s; fields are X, y, n, d%s", ds.Name, field,
-			didYouMean(field, cands), columnList(s.Columns))
+			DidYouMean(field, cands), columnList(s.Columns))
 		return nil
 	}
 }
@@ -704,7 +704,7 @@ func (c *checker) binder(b *ast.Binder, sc *scope) *Binder {
 			msg = fmt.Sprintf("%s is a %s, not an index set; %s can range over a range lo..hi or the rows of a data set", id.Name, g.kind, b.Name.Name)
 		default:
 			msg = fmt.Sprintf("unknown data set %q%s; %s can range over a range lo..hi or the rows of a data set",
-				id.Name, didYouMean(id.Name, c.namesOfKind("data set")), b.Name.Name)
+				id.Name, DidYouMean(id.Name, c.namesOfKind("data set")), b.Name.Name)
 		}
 	}
 	c.errorf(b.Set, "%s", msg)

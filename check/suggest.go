@@ -21,8 +21,10 @@ func suggest(name string, candidates []string) string {
 	return best
 }
 
-// didYouMean formats a suggestion as ` (did you mean "x"?)`, or "".
-func didYouMean(name string, candidates []string) string {
+// DidYouMean formats the candidate closest to name by edit distance as
+// ` (did you mean "x"?)`, or "" when none is a plausible typo. It sorts
+// candidates in place.
+func DidYouMean(name string, candidates []string) string {
 	if s := suggest(name, candidates); s != "" {
 		return ` (did you mean "` + s + `"?)`
 	}

@@ -121,7 +121,7 @@ func Parse(name string, src []byte, m *check.Model) ([]float64, error) {
 	}
 	slices.Sort(unknown)
 	for _, k := range unknown {
-		problems = append(problems, fmt.Sprintf("unknown variable %q%s", k, didYouMean(k, names)))
+		problems = append(problems, fmt.Sprintf("unknown variable %q%s", k, check.DidYouMean(k, names)))
 	}
 
 	x := make([]float64, m.NumScalars)
