@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,6 +30,7 @@ type compiler struct {
 	vars     map[*check.Var]*reg
 	leaves   map[string]*reg // constants by value, data fields, index values
 	scopes   int
+	cands    int // the number of candidate axes made
 	failed   bool
 }
 
@@ -512,7 +514,8 @@ func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
 				vals = append(vals, v)
 			}
 		}
-		ax := &axis{id: -1 - len(own), depth: len(cand.chain), data: b.Data, vals: vals, n: len(vals), sample: -1}
+		c.cands++ // candidate axes get ids of their own, -1, -2, ...
+		ax := &axis{id: -c.cands, depth: len(cand.chain), data: b.Data, vals: vals, n: len(vals), sample: -1}
 		cand.binders[b] = ax
 		cand.chain = append(cand.chain, ax)
 		own = append(own, ax)
@@ -548,28 +551,23 @@ func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
 		mask = nil
 	}
 	// The final axes, shared with identical earlier ones.
+	cands := own
+	own = make([]*axis, len(cands))
 	inner := c.newScope(sc)
 	for k, b := range e.Binders {
-		ax := c.newAxis(own[k].vals, inner, b.Data, e.Op, mask != nil)
+		ax := c.newAxis(cands[k].vals, inner, b.Data, e.Op, mask != nil)
 		inner.binders[b] = ax
 		inner.chain = append(inner.chain, ax)
 		own[k] = ax
 	}
-	if mask != nil {
-		// re-express the mask over the final axes
-		m := c.konst(nil, nil, nil, mask.src)
-		*m = *mask
-		m.id = len(c.regs) - 1
-		m.axes = make([]*axis, len(mask.axes))
-		for i, a := range mask.axes {
-			m.axes[i] = a
-			for k, o := range own {
-				if a == o || a.id == -1-k {
-					m.axes[i] = own[k]
-				}
+	if mask != nil { // re-express the mask over the final axes
+		axes := slices.Clone(mask.axes)
+		for i, a := range axes {
+			if k := slices.Index(cands, a); k >= 0 {
+				axes[i] = own[k]
 			}
 		}
-		mask = m
+		mask = c.konst(axes, mask.elem, mask.val, mask.src)
 	}
 	for k, ax := range own {
 		if ax.n == 0 {

@@ -93,18 +93,9 @@ func (in *inst) forward(x []float64) {
 		a := in.in[0]
 		n := o.size()
 		av, ov, dv := a.val[:n], o.val[:n], o.aux[:n]
-		f, p := in.fn, in.params
-		if f.Name == "sigmoid" {
-			for k, z := range av {
-				s := stdlib.Sigmoid(z)
-				ov[k] = s
-				dv[k] = s * (1 - s)
-			}
-			return
-		}
+		vd, p := in.fn.ValueDeriv, in.params
 		for k, z := range av {
-			ov[k] = f.Scalar(z, p)
-			dv[k] = f.Deriv(z, p)
+			ov[k], dv[k] = vd(z, p)
 		}
 	case opPow:
 		a := in.in[0]

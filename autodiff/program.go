@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/qrc-lang/qrc/ast"
 	"github.com/qrc-lang/qrc/check"
-	"github.com/qrc-lang/qrc/diag"
 	"github.com/qrc-lang/qrc/format"
 )
 
@@ -92,7 +92,7 @@ func (p *Program) link(c *compiler) {
 				}
 			}
 		}
-		sortInts(list)
+		slices.Sort(list)
 		p.deps[f] = list
 	}
 	p.mark = make([]bool, len(p.insts))
@@ -181,14 +181,6 @@ func (p *Program) link(c *compiler) {
 				done[r] = true
 				r.aux = take(len(r.full)) // the sample buffer
 			}
-		}
-	}
-}
-
-func sortInts(s []int) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
 		}
 	}
 }
@@ -440,8 +432,6 @@ func (in *inst) explain(j int) string {
 		}
 		return fmt.Sprintf("%g^%g overflows", z, in.params[0])
 	case opDiv:
-		s := newSpace(o, in.in[1])
-		_ = s
 		return fmt.Sprintf("division by zero (%s is %g)", what, v)
 	case opAxis:
 		if in.axOp == "max" || in.axOp == "min" {
@@ -514,5 +504,3 @@ func (p *Program) Disasm(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 }
-
-var _ = diag.List{}

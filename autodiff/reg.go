@@ -1,6 +1,8 @@
 package autodiff
 
 import (
+	"slices"
+
 	"github.com/qrc-lang/qrc/ast"
 	"github.com/qrc-lang/qrc/check"
 )
@@ -88,12 +90,7 @@ func unionAxes(lists ...[]*axis) []*axis {
 			}
 		}
 	}
-	// insertion sort by depth (lists are short)
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].depth < out[j-1].depth; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	slices.SortFunc(out, func(a, b *axis) int { return a.depth - b.depth })
 	return out
 }
 

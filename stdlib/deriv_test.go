@@ -607,3 +607,28 @@ func TestPowProps(t *testing.T) {
 	assert.Equal(t, stdlib.Props{Smooth: true, Lipschitz: inf, WeakConvexity: inf, Monotone: 1}, stdlib.PowProps(3))
 	assert.True(t, math.IsNaN(stdlib.PowProps(math.NaN()).Lipschitz))
 }
+
+// TestValueDeriv: ValueDeriv, which the compiled program calls, agrees
+// exactly with Scalar and Deriv for every elementwise function.
+func TestValueDeriv(t *testing.T) {
+	params := map[string][]float64{"huber": {1}, "mcp": {1, 2}, "scad": {1, 3.7}}
+	for _, name := range stdlib.Names() {
+		f := stdlib.Lookup(name)
+		if (f.Deriv == nil) != (f.ValueDeriv == nil) {
+			t.Fatalf("%s: Deriv and ValueDeriv must be set together", name)
+		}
+		if f.Deriv == nil {
+			continue
+		}
+		for _, z := range []float64{-1000, -40, -3, -0.5, 0, 0.25, 0.5, 2, 40, 1000} {
+			if (name == "log" || name == "sqrt") && z <= 0 || name == "log1p" && z <= -1 {
+				continue
+			}
+			p := params[name]
+			v, d := f.ValueDeriv(z, p)
+			if v != f.Scalar(z, p) || d != f.Deriv(z, p) {
+				t.Errorf("%s(%g): ValueDeriv gives (%g, %g), Scalar and Deriv (%g, %g)", name, z, v, d, f.Scalar(z, p), f.Deriv(z, p))
+			}
+		}
+	}
+}

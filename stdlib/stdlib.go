@@ -58,6 +58,10 @@ type Func struct {
 	// (sqrt'(0) = +Inf). Nil for the n-ary max and min, whose derivative
 	// depends on all their arguments, and for the functions without Scalar.
 	Deriv func(z float64, p []float64) float64
+	// ValueDeriv returns Scalar and Deriv together, sharing their work where
+	// that pays (sigmoid computes one exponential for both). Non-nil exactly
+	// when Deriv is; the compiled program calls it for every element.
+	ValueDeriv func(z float64, p []float64) (v, d float64)
 	// Reduce computes a Reduction over the elements of its argument (nil for
 	// the others).
 	Reduce func(v []float64) float64
@@ -104,7 +108,13 @@ var (
 
 var table = map[string]*Func{}
 
-func add(f *Func) { table[f.Name] = f }
+func add(f *Func) {
+	if f.Deriv != nil && f.ValueDeriv == nil {
+		value, deriv := f.Scalar, f.Deriv
+		f.ValueDeriv = func(z float64, p []float64) (float64, float64) { return value(z, p), deriv(z, p) }
+	}
+	table[f.Name] = f
+}
 
 func unary(name, doc string, props Props, fn, deriv func(float64) float64) {
 	add(&Func{Name: name, MinArgs: 1, MaxArgs: 1, Kind: Elementwise, Doc: doc, Props: props,
@@ -137,6 +147,7 @@ func init() {
 	// sigmoid'' = s(1-s)(1-2s) has largest magnitude 1/(6 sqrt 3) at
 	// s = (3 ± sqrt 3)/6; sigmoid' is largest, 1/4, at 0.
 	unary("sigmoid", "1 / (1 + e^-z)", Props{Smooth: true, Lipschitz: 0.25, WeakConvexity: 1 / (6 * math.Sqrt(3)), Monotone: 1}, Sigmoid, SigmoidDeriv)
+	table["sigmoid"].ValueDeriv = func(z float64, _ []float64) (float64, float64) { return sigmoidValueDeriv(z) }
 	unary("logistic", "log(1 + e^z)", Props{Convex: true, Smooth: true, Lipschitz: 1, WeakConvexity: 0, Monotone: 1}, Logistic, Sigmoid)
 	// tanh'' = -2 t (1 - t^2) has largest magnitude 4/(3 sqrt 3) at
 	// t = ±1/sqrt 3; tanh' is largest, 1, at 0.
@@ -467,8 +478,19 @@ func Sigmoid(z float64) float64 {
 // SigmoidDeriv is the derivative of Sigmoid, s(1-s) = e^-|z|/(1+e^-|z|)^2,
 // computed without overflow or cancellation for any z (0 for |z| >= 746).
 func SigmoidDeriv(z float64) float64 {
+	_, d := sigmoidValueDeriv(z)
+	return d
+}
+
+// sigmoidValueDeriv returns Sigmoid(z) and its derivative from one
+// exponential, without overflow or cancellation in either tail.
+func sigmoidValueDeriv(z float64) (s, d float64) {
 	e := math.Exp(-math.Abs(z))
-	return e / ((1 + e) * (1 + e))
+	s = 1 / (1 + e)
+	if z < 0 {
+		s = e / (1 + e)
+	}
+	return s, e / ((1 + e) * (1 + e))
 }
 
 // Logistic is log(1+e^z), computed without overflow or loss for any z. Its
