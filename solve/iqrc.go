@@ -13,6 +13,7 @@ type solver struct {
 	n, m int
 
 	rhoHat, rho float64
+	innerStart  int     // Settings.Inner at the start; Inner doubles when the iterates stall short of stationarity
 	epsHat2     float64 // EpsHat^2: the oracle's feasibility threshold for G
 	target      float64 // min(Eps, EpsHat)^2: phase 1 ends when g <= target
 
@@ -27,6 +28,11 @@ type solver struct {
 	avg                            *subgradAvg // set during the certificate's oracle run
 
 	best, most *Point
+
+	// cert certifies certified, the last outer iterate whose step met the
+	// stopping rule; Converged needs cert.Stationary.
+	cert      *Certificate
+	certified *Point
 }
 
 func newSolver(p *Problem, x0 []float64, set Settings) (*solver, error) {
@@ -37,7 +43,7 @@ func newSolver(p *Problem, x0 []float64, set Settings) (*solver, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &solver{p: p, set: set, n: p.N, m: p.M, rhoHat: set.RhoHat, rho: set.Rho, start: time.Now()}
+	s := &solver{p: p, set: set, n: p.N, m: p.M, rhoHat: set.RhoHat, rho: set.Rho, start: time.Now(), innerStart: set.Inner}
 	s.deadline = s.start.Add(set.TimeLimit)
 	s.epsHat2 = set.EpsHat * set.EpsHat
 	e := math.Min(set.Eps, set.EpsHat)
@@ -231,8 +237,19 @@ func (s *solver) run(x0 []float64) *Result {
 			break
 		}
 		if !restore && !info.emptyI && s.stationarityScale()*stepLen <= s.set.Eps && cur.Infeasibility <= s.set.Eps {
-			status = Converged
-			break
+			// The iterates stopped moving; that is convergence only when
+			// the certificate shows a nearly stationary point. Otherwise
+			// the subproblems are solved too loosely to move further:
+			// solve them more accurately.
+			s.cert, s.certified = s.certificate(&cur), clonePoint(&cur)
+			if s.cert != nil && s.cert.Stationary {
+				status = Converged
+				break
+			}
+			if s.set.Inner < MaxInnerGrowth*s.innerStart {
+				s.set.Inner *= 2
+				s.stats.InnerDoublings++
+			}
 		}
 	}
 	var rerr error
@@ -349,7 +366,11 @@ func (s *solver) finish(status Status, pt Point, err error) *Result {
 		return res
 	}
 	if status == Converged || status == IterationLimit {
-		res.Certificate = s.certificate(&pt)
+		if s.certified != nil && s.certified.T == pt.T {
+			res.Certificate = s.cert
+		} else {
+			res.Certificate = s.certificate(&pt)
+		}
 	}
 	return res
 }

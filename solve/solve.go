@@ -78,6 +78,7 @@ const (
 	DefaultOuter           = 100  // Settings.Outer
 	MaxRhoDoublings        = 30   // the safeguard doubles RhoHat at most this often in one solve
 	CertificateInnerFactor = 10   // the certificate solves (7) with this many times Inner iterations
+	MaxInnerGrowth         = 64   // Inner grows (doubling) to at most this many times its starting value
 	phase1Window           = 10   // phase 1 gives up after this many outer steps without progress
 )
 
@@ -191,7 +192,11 @@ type Stats struct {
 	Evals        int // calls of Problem.Eval
 	Grads        int // calls of Problem.Grad
 	RhoDoublings int // times the safeguard doubled RhoHat
-	Time         time.Duration
+	// InnerDoublings counts the times the iterates stopped moving short of
+	// a nearly stationary point, so Inner was doubled (at most up to
+	// MaxInnerGrowth times its start).
+	InnerDoublings int
+	Time           time.Duration
 }
 
 // Result is what Minimize found.

@@ -53,13 +53,16 @@ func TestBallKnownAnswer(t *testing.T) {
 	c := r.Certificate
 	assert.InDelta(t, 4, c.Multipliers[0], 0.1)
 	assert.Less(t, c.KKTResidual, 1e-2)
-	// with the default 1000 inner iterations the oracle's bias keeps x about
-	// 0.008 from x_hat: the certificate must say so
+	// with the default 1000 inner iterations the oracle's bias stalls x
+	// about 0.008 from x_hat; Converged needs a stationary certificate, so
+	// the solver doubled Inner until it got one
 	assert.InDelta(t, dist(r.X, c.XHat), c.Dist, 1e-15)
-	assert.Greater(t, c.Dist, 1e-3)
-	assert.False(t, c.Stationary)
+	assert.LessOrEqual(t, c.Dist, 1e-3)
+	assert.True(t, c.Stationary)
+	assert.Greater(t, r.Stats.InnerDoublings, 0)
+	assert.Less(t, distTo(r.X, 0.6, 0.8), 1.5e-3)
 
-	// ten times the inner iterations: ten times closer
+	// ten times the inner iterations from the start: as close, without doubling
 	r, err = Minimize(ballProblem(), []float64{0, 0}, Settings{Inner: 10000})
 	require.NoError(t, err)
 	assert.Less(t, distTo(r.X, 0.6, 0.8), 1.5e-3)
