@@ -26,12 +26,7 @@ command line.
 Flags:
   --json             print the summary (and diagnostics) as one JSON object on
                      standard output; see docs/cli.md for its fields
-  --set NAME=EXPR    override parameter NAME with the expression EXPR
-                     (repeatable), e.g. --set r=3 --set lambda=0.5
-  --data NAME=PATH   read data set NAME from PATH instead of the model's file,
-                     with the same loader (repeatable), e.g.
-                     --data train=../shared/data/pendigits
-`,
+` + modelFlagsUsage,
 }
 
 func init() { checkCommand.run = runCheck }
@@ -49,19 +44,13 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("check", checkCommand.usage, stderr)
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	var mf modelFlags
-	fs.Var(&mf.set, "set", "override a parameter: NAME=EXPR")
-	fs.Var(&mf.data, "data", "replace a data file: NAME=PATH")
-	files, err := parseInterspersed(fs, args)
-	if err != nil {
+	mf.register(fs)
+	file, ok := modelFile(fs, "check", args, stderr)
+	if !ok {
 		return exitUsage
 	}
-	if len(files) != 1 {
-		fmt.Fprintf(stderr, "qrc check: want one model file, got %d\n\n", len(files))
-		fs.Usage()
-		return exitUsage
-	}
-	m, sources, diags := check.LoadFile(files[0], mf.options())
-	s := summary.Of(files[0], m, diags)
+	m, sources, diags := check.LoadFile(file, mf.options())
+	s := summary.Of(file, m, diags)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -78,7 +67,7 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if m == nil {
 		if !*asJSON {
 			n := len(diags.Errors())
-			fmt.Fprintf(stderr, "%s: %d error%s\n", files[0], n, map[bool]string{true: "", false: "s"}[n == 1])
+			fmt.Fprintf(stderr, "%s: %d error%s\n", file, n, map[bool]string{true: "", false: "s"}[n == 1])
 		}
 		return exitInvalid
 	}

@@ -43,11 +43,7 @@ Flags:
                      written by the solver is one; see docs/cli.md
   --json             print the values as one JSON object on standard output;
                      see docs/cli.md for its fields
-  --set NAME=EXPR    override parameter NAME with the expression EXPR
-                     (repeatable), e.g. --set r=3
-  --data NAME=PATH   read data set NAME from PATH instead of the model's file,
-                     with the same loader (repeatable)
-`,
+` + modelFlagsUsage,
 }
 
 func init() { evalCommand.run = runEval }
@@ -87,18 +83,11 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the values as JSON")
 	at := fs.String("at", "", "evaluate at the point in this JSON file")
 	var mf modelFlags
-	fs.Var(&mf.set, "set", "override a parameter: NAME=EXPR")
-	fs.Var(&mf.data, "data", "replace a data file: NAME=PATH")
-	files, err := parseInterspersed(fs, args)
-	if err != nil {
+	mf.register(fs)
+	file, ok := modelFile(fs, "eval", args, stderr)
+	if !ok {
 		return exitUsage
 	}
-	if len(files) != 1 {
-		fmt.Fprintf(stderr, "qrc eval: want one model file, got %d\n\n", len(files))
-		fs.Usage()
-		return exitUsage
-	}
-	file := files[0]
 	m, sources, prog, ok := loadProgram("eval", file, &mf, !*asJSON, stderr)
 	if !ok {
 		return exitInvalid
@@ -106,6 +95,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 	x, where := point.Start(m), "start"
 	if *at != "" {
+		var err error
 		if x, err = point.Read(*at, m); err != nil {
 			fmt.Fprintln(stderr, err)
 			return exitInvalid

@@ -58,3 +58,32 @@ func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	return fs
 }
+
+// modelFlagsUsage documents the flags of modelFlags in every command's help.
+const modelFlagsUsage = `  --set NAME=EXPR    override parameter NAME with the expression EXPR
+                     (repeatable), e.g. --set r=3 --set lambda=0.5
+  --data NAME=PATH   read data set NAME from PATH instead of the model's file,
+                     with the same loader (repeatable), e.g.
+                     --data train=../shared/data/pendigits
+`
+
+// register adds --set and --data to fs.
+func (m *modelFlags) register(fs *flag.FlagSet) {
+	fs.Var(&m.set, "set", "override a parameter: NAME=EXPR")
+	fs.Var(&m.data, "data", "replace a data file: NAME=PATH")
+}
+
+// modelFile parses the command line of command name, whose only argument is
+// the model file; on a bad command line it prints why and the usage.
+func modelFile(fs *flag.FlagSet, name string, args []string, stderr io.Writer) (string, bool) {
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		return "", false
+	}
+	if len(files) != 1 {
+		fmt.Fprintf(stderr, "qrc %s: want one model file, got %d\n\n", name, len(files))
+		fs.Usage()
+		return "", false
+	}
+	return files[0], true
+}

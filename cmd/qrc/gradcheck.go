@@ -41,11 +41,7 @@ Flags:
   --tol T            tolerance on the relative error (default 1e-4)
   --json             print the report as one JSON object on standard output;
                      see docs/cli.md for its fields
-  --set NAME=EXPR    override parameter NAME with the expression EXPR
-                     (repeatable), e.g. --set r=3
-  --data NAME=PATH   read data set NAME from PATH instead of the model's file,
-                     with the same loader (repeatable)
-`,
+` + modelFlagsUsage,
 }
 
 func init() { gradcheckCommand.run = runGradcheck }
@@ -91,15 +87,9 @@ func runGradcheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "seed of the random points")
 	tol := fs.Float64("tol", gradcheck.DefaultTol, "tolerance on the relative error")
 	var mf modelFlags
-	fs.Var(&mf.set, "set", "override a parameter: NAME=EXPR")
-	fs.Var(&mf.data, "data", "replace a data file: NAME=PATH")
-	files, err := parseInterspersed(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(files) != 1 {
-		fmt.Fprintf(stderr, "qrc gradcheck: want one model file, got %d\n\n", len(files))
-		fs.Usage()
+	mf.register(fs)
+	file, ok := modelFile(fs, "gradcheck", args, stderr)
+	if !ok {
 		return exitUsage
 	}
 	if *npoints < 0 {
@@ -110,7 +100,6 @@ func runGradcheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "qrc gradcheck: --tol must be positive, got %v\n", *tol)
 		return exitUsage
 	}
-	file := files[0]
 	m, _, prog, ok := loadProgram("gradcheck", file, &mf, !*asJSON, stderr)
 	if !ok {
 		return exitInvalid

@@ -67,9 +67,7 @@ Flags:
   --out FILE         also write the full result as JSON to FILE
   --trace FILE       write one CSV row per outer iteration to FILE
   --quiet            no progress table
-  --set NAME=EXPR    override parameter NAME (repeatable)
-  --data NAME=PATH   read data set NAME from PATH (repeatable)
-`,
+` + modelFlagsUsage,
 }
 
 func init() { solveCommand.run = runSolve }
@@ -94,6 +92,7 @@ type solveResult struct {
 	InnerIterations int               `json:"inner_iterations"`
 	Phase1Outer     int               `json:"phase1_outer_iterations"`
 	RhoDoublings    int               `json:"rho_doublings"`
+	InnerDoublings  int               `json:"inner_doublings"` // Inner doubled because the iterates stalled short of stationarity
 	Seconds         float64           `json:"seconds"`
 	Settings        solveSettings     `json:"settings"`
 }
@@ -143,15 +142,9 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		seed      = fs.Uint64("seed", 1, "")
 		mf        modelFlags
 	)
-	fs.Var(&mf.set, "set", "")
-	fs.Var(&mf.data, "data", "")
-	files, err := parseInterspersed(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(files) != 1 {
-		fmt.Fprintf(stderr, "qrc solve: want one model file, got %d\n\n", len(files))
-		fs.Usage()
+	mf.register(fs)
+	file, ok := modelFile(fs, "solve", args, stderr)
+	if !ok {
 		return exitUsage
 	}
 	var settings solve.Settings
@@ -180,13 +173,13 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	settings.RhoHat, settings.Rho, settings.Eps = *rhoHat, *rho, *eps
 	settings.Inner, settings.Outer, settings.TimeLimit, settings.Seed = *inner, *outer, *timeLimit, *seed
 
-	file := files[0]
 	m, sources, prog, ok := loadProgram("solve", file, &mf, !*asJSON, stderr)
 	if !ok {
 		return exitInvalid
 	}
 	x0 := point.Start(m)
 	if *startFile != "" {
+		var err error
 		if x0, err = point.Read(*startFile, m); err != nil {
 			fmt.Fprintln(stderr, err)
 			return exitInvalid
@@ -322,6 +315,7 @@ func resultOf(file string, m *check.Model, prog *autodiff.Program, res *solve.Re
 		InnerIterations: res.Stats.Inner,
 		Phase1Outer:     res.Stats.Phase1Outer,
 		RhoDoublings:    res.Stats.RhoDoublings,
+		InnerDoublings:  res.Stats.InnerDoublings,
 		Seconds:         elapsed.Seconds(),
 		Settings: solveSettings{
 			RhoHat: res.RhoHat, Rho: res.Rho, RhoHatStart: start, Eps: s.Eps, EpsHat: s.EpsHat,
@@ -375,6 +369,9 @@ func (r *solveResult) text(w io.Writer, m *check.Model, x []float64) {
 	fmt.Fprintf(w, "iterations     %d outer (%d in phase 1), %d inner; rho_hat %s", r.OuterIterations, r.Phase1Outer, r.InnerIterations, num(r.Settings.RhoHat))
 	if r.RhoDoublings > 0 {
 		fmt.Fprintf(w, " after %d doubling(s)", r.RhoDoublings)
+	}
+	if r.InnerDoublings > 0 {
+		fmt.Fprintf(w, "; inner doubled %d time(s) to reach stationarity", r.InnerDoublings)
 	}
 	fmt.Fprintf(w, "\ntime           %.3gs\n", r.Seconds)
 	if len(r.Constraints) > 0 {
@@ -450,10 +447,7 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, prog *autodiff.Program) *progress {
-	p := &progress{w: w}
-	for _, f := range prog.Functions() {
-		p.names = append(p.names, f.Name)
-	}
+	p := &progress{w: w, names: functionNames(prog)}
 	if f, ok := w.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
 			p.live = true
@@ -470,13 +464,9 @@ func (p *progress) Record(it solve.Iteration) error {
 		fmt.Fprintf(p.w, "%-7s %6s %9s %13s %13s %-12s %10s %6s %8s\n", "phase", "t", "seconds", "objective", "infeasibility", "worst", "step", "feas%", "rho_hat")
 		p.header = true
 	}
-	phase := "iqrc"
-	if it.Phase1 {
-		phase = "phase1"
-	}
-	worst := "-"
-	if it.MaxViolated > 0 && it.MaxViolated < len(p.names) {
-		worst = p.names[it.MaxViolated]
+	phase, worst := describe(it, p.names)
+	if worst == "" {
+		worst = "-"
 	}
 	rho := num(it.RhoHat)
 	if it.RhoDoubled {
@@ -512,10 +502,7 @@ type traceWriter struct {
 }
 
 func newTraceWriter(w io.Writer, prog *autodiff.Program) *traceWriter {
-	t := &traceWriter{w: w}
-	for _, f := range prog.Functions() {
-		t.names = append(t.names, f.Name)
-	}
+	t := &traceWriter{w: w, names: functionNames(prog)}
 	fmt.Fprintln(w, "seconds,t,phase,objective,infeasibility,max_violated,step,feasible_fraction,rho_hat")
 	return t
 }
@@ -524,14 +511,7 @@ func (t *traceWriter) Record(it solve.Iteration) error {
 	if it.K > 0 {
 		return nil
 	}
-	phase := "iqrc"
-	if it.Phase1 {
-		phase = "phase1"
-	}
-	worst := ""
-	if it.MaxViolated > 0 && it.MaxViolated < len(t.names) {
-		worst = t.names[it.MaxViolated]
-	}
+	phase, worst := describe(it, t.names)
 	_, err := fmt.Fprintf(t.w, "%.6f,%d,%s,%.17g,%.17g,%s,%.17g,%.6f,%g\n", it.Elapsed.Seconds(), it.T, phase, it.Objective, it.Infeasibility, csvField(worst), it.Step, it.FeasibleFraction, it.RhoHat)
 	if err != nil {
 		return errors.New("writing the trace: " + err.Error())
@@ -545,4 +525,26 @@ func csvField(s string) string {
 		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 	}
 	return s
+}
+
+// functionNames lists the program's function names, the objective first.
+func functionNames(prog *autodiff.Program) []string {
+	var names []string
+	for _, f := range prog.Functions() {
+		names = append(names, f.Name)
+	}
+	return names
+}
+
+// describe names an iteration's phase ("phase1" or "iqrc") and its most
+// violated constraint ("" when none is violated).
+func describe(it solve.Iteration, names []string) (phase, worst string) {
+	phase = "iqrc"
+	if it.Phase1 {
+		phase = "phase1"
+	}
+	if it.MaxViolated > 0 && it.MaxViolated < len(names) {
+		worst = names[it.MaxViolated]
+	}
+	return phase, worst
 }
