@@ -1,12 +1,17 @@
 package main_test
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -180,4 +185,61 @@ func TestSolvePendigits(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSolvePickRandom: --pick random returns an outer iterate chosen with
+// the seed: the same seed gives the same point.
+func TestSolvePickRandom(t *testing.T) {
+	args := []string{"examples/phase.qrc", "--pick", "random", "--outer", "6", "--seed", "7"}
+	a, r := solveOut(t, args...)
+	require.Equal(t, 0, r.code, r.stderr)
+	b, _ := solveOut(t, args...)
+	require.Equal(t, a.Objective, b.Objective)
+	require.Equal(t, a.Variables, b.Variables)
+	require.LessOrEqual(t, a.Infeasibility, 1e-3)
+}
+
+// TestSolveInterrupt: Ctrl-C (SIGINT) stops a long solve, which still
+// prints its result, with status interrupted and exit code 130.
+func TestSolveInterrupt(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT on Windows")
+	}
+	cmd := exec.Command(qrcBin, "solve", "--json", "examples/npc.qrc", "--outer", "100000")
+	cmd.Dir = repoRoot
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	// wait for the first progress row: the solve is under way
+	started := make(chan struct{})
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		sc := bufio.NewScanner(stderr)
+		seen := false
+		for sc.Scan() { // read to the end, so the solve never blocks on stderr
+			if !seen && strings.HasPrefix(sc.Text(), "iqrc") {
+				seen = true
+				close(started)
+			}
+		}
+	}()
+	select {
+	case <-started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no progress row within 30 s")
+	}
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	<-drained // Wait must come after the last read of the pipe
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	require.Equal(t, 130, exit.ExitCode())
+	var s solveJSON
+	require.NoError(t, json.Unmarshal(out.Bytes(), &s), out.String())
+	require.Equal(t, "interrupted", s.Status)
+	require.LessOrEqual(t, s.Infeasibility, 1e-3)
+	require.NotEmpty(t, s.Variables)
 }
