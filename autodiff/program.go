@@ -51,6 +51,12 @@ func Compile(m *check.Model) (*Program, error) {
 		p.funcs = append(p.funcs, Function{Name: k.Name, Pos: k.Group.Src.Pos(), Constraint: k})
 		p.outs = append(p.outs, c.expr(k.F, root))
 	}
+	return p.finish(c)
+}
+
+// finish checks that every function compiled to a scalar and links the
+// program.
+func (p *Program) finish(c *compiler) (*Program, error) {
 	if c.failed {
 		c.diags.Sort()
 		return nil, c.diags

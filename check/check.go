@@ -32,6 +32,10 @@ type Options struct {
 	// Dir is the directory that data paths in the model are relative to;
 	// by default the directory of the model file.
 	Dir string
+	// Cache, when not nil, serves data files that were loaded before and
+	// did not change since (a REPL re-checks its model after every
+	// statement); nil reads every data file.
+	Cache *data.Cache
 }
 
 // SetSourceName is the file name used in positions of the expression given
@@ -422,9 +426,14 @@ func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 		}
 	}
 	var err error
-	if ds.Loader == "libsvm" {
+	switch {
+	case ds.Loader == "libsvm" && c.opts.Cache != nil:
+		ds.Set, err = c.opts.Cache.LibSVM(ds.Path, libsvmOpt)
+	case ds.Loader == "libsvm":
 		ds.Set, err = data.LoadLibSVM(ds.Path, libsvmOpt)
-	} else {
+	case c.opts.Cache != nil:
+		ds.Set, err = c.opts.Cache.CSV(ds.Path, csvOpt)
+	default:
 		ds.Set, err = data.LoadCSV(ds.Path, csvOpt)
 	}
 	if err != nil {

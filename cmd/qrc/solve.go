@@ -95,6 +95,8 @@ type solveResult struct {
 	InnerDoublings  int               `json:"inner_doublings"` // Inner doubled because the iterates stalled short of stationarity
 	Seconds         float64           `json:"seconds"`
 	Settings        solveSettings     `json:"settings"`
+
+	hideTime bool // text leaves out the time (the REPL's scripted output is the same on every run)
 }
 
 type solveConstraint struct {
@@ -124,54 +126,87 @@ type solveSettings struct {
 	Seed             uint64  `json:"seed"`
 }
 
-func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("solve", solveCommand.usage, stderr)
-	var (
-		asJSON    = fs.Bool("json", false, "")
-		out       = fs.String("out", "", "")
-		trace     = fs.String("trace", "", "")
-		quiet     = fs.Bool("quiet", false, "")
-		startFile = fs.String("start", "", "")
-		rhoHat    = fs.Float64("rho-hat", 0, "")
-		rho       = fs.Float64("rho", 0, "")
-		eps       = fs.Float64("eps", 0, "")
-		inner     = fs.Int("inner", 0, "")
-		outer     = fs.Int("outer", 0, "")
-		timeLimit = fs.Duration("time-limit", 0, "")
-		pick      = fs.String("pick", "last", "")
-		seed      = fs.Uint64("seed", 1, "")
-		mf        modelFlags
-	)
-	mf.register(fs)
-	file, ok := modelFile(fs, "solve", args, stderr)
-	if !ok {
-		return exitUsage
+// solveFlags are the flags of qrc solve, shared with the REPL's :solve.
+type solveFlags struct {
+	fs        *flag.FlagSet
+	asJSON    *bool
+	out       *string
+	trace     *string
+	quiet     *bool
+	startFile *string
+	rhoHat    *float64
+	rho       *float64
+	eps       *float64
+	inner     *int
+	outer     *int
+	timeLimit *time.Duration
+	pick      *string
+	seed      *uint64
+}
+
+// registerSolveFlags adds the solver's flags to fs.
+func registerSolveFlags(fs *flag.FlagSet) *solveFlags {
+	return &solveFlags{
+		fs:        fs,
+		asJSON:    fs.Bool("json", false, ""),
+		out:       fs.String("out", "", ""),
+		trace:     fs.String("trace", "", ""),
+		quiet:     fs.Bool("quiet", false, ""),
+		startFile: fs.String("start", "", ""),
+		rhoHat:    fs.Float64("rho-hat", 0, ""),
+		rho:       fs.Float64("rho", 0, ""),
+		eps:       fs.Float64("eps", 0, ""),
+		inner:     fs.Int("inner", 0, ""),
+		outer:     fs.Int("outer", 0, ""),
+		timeLimit: fs.Duration("time-limit", 0, ""),
+		pick:      fs.String("pick", "last", ""),
+		seed:      fs.Uint64("seed", 1, ""),
 	}
+}
+
+// settings checks the parsed flags and returns the solver settings they
+// give (without Recorder and Stop).
+func (f *solveFlags) settings() (solve.Settings, error) {
 	var settings solve.Settings
-	switch *pick {
+	switch *f.pick {
 	case "last":
 		settings.Pick = solve.PickLast
 	case "random":
 		settings.Pick = solve.PickRandom
 	default:
-		fmt.Fprintf(stderr, "qrc solve: --pick must be last or random, not %q\n", *pick)
-		return exitUsage
+		return settings, fmt.Errorf("--pick must be last or random, not %q", *f.pick)
 	}
 	for _, c := range []struct {
 		name string
 		v    float64
-	}{{"rho-hat", *rhoHat}, {"rho", *rho}, {"eps", *eps}} {
-		if c.v < 0 || math.IsNaN(c.v) || (set(fs, c.name) && c.v == 0 && c.name != "rho") {
-			fmt.Fprintf(stderr, "qrc solve: --%s must be positive\n", c.name)
-			return exitUsage
+	}{{"rho-hat", *f.rhoHat}, {"rho", *f.rho}, {"eps", *f.eps}} {
+		if c.v < 0 || math.IsNaN(c.v) || (set(f.fs, c.name) && c.v == 0 && c.name != "rho") {
+			return settings, fmt.Errorf("--%s must be positive", c.name)
 		}
 	}
-	if *inner < 0 || *outer < 0 || *timeLimit < 0 {
-		fmt.Fprintln(stderr, "qrc solve: --inner, --outer and --time-limit must not be negative")
+	if *f.inner < 0 || *f.outer < 0 || *f.timeLimit < 0 {
+		return settings, errors.New("--inner, --outer and --time-limit must not be negative")
+	}
+	settings.RhoHat, settings.Rho, settings.Eps = *f.rhoHat, *f.rho, *f.eps
+	settings.Inner, settings.Outer, settings.TimeLimit, settings.Seed = *f.inner, *f.outer, *f.timeLimit, *f.seed
+	return settings, nil
+}
+
+func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("solve", solveCommand.usage, stderr)
+	sf := registerSolveFlags(fs)
+	var mf modelFlags
+	mf.register(fs)
+	file, ok := modelFile(fs, "solve", args, stderr)
+	if !ok {
 		return exitUsage
 	}
-	settings.RhoHat, settings.Rho, settings.Eps = *rhoHat, *rho, *eps
-	settings.Inner, settings.Outer, settings.TimeLimit, settings.Seed = *inner, *outer, *timeLimit, *seed
+	settings, err := sf.settings()
+	if err != nil {
+		fmt.Fprintf(stderr, "qrc solve: %v\n", err)
+		return exitUsage
+	}
+	asJSON, out, trace, quiet, startFile := sf.asJSON, sf.out, sf.trace, sf.quiet, sf.startFile
 
 	m, sources, prog, ok := loadProgram("solve", file, &mf, !*asJSON, stderr)
 	if !ok {
@@ -373,7 +408,10 @@ func (r *solveResult) text(w io.Writer, m *check.Model, x []float64) {
 	if r.InnerDoublings > 0 {
 		fmt.Fprintf(w, "; inner doubled %d time(s) to reach stationarity", r.InnerDoublings)
 	}
-	fmt.Fprintf(w, "\ntime           %.3gs\n", r.Seconds)
+	fmt.Fprintln(w)
+	if !r.hideTime {
+		fmt.Fprintf(w, "time           %.3gs\n", r.Seconds)
+	}
 	if len(r.Constraints) > 0 {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

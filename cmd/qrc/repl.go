@@ -1,0 +1,358 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/peterh/liner"
+
+	"github.com/qrc-lang/qrc/point"
+	"github.com/qrc-lang/qrc/repl"
+	"github.com/qrc-lang/qrc/solve"
+)
+
+var replCommand = &command{
+	name:    "repl",
+	summary: "an interactive session: build, solve and inspect a model",
+	usage: `Usage: qrc repl [flags] [MODEL.qrc]
+
+Repl starts an interactive session, with the declarations of MODEL.qrc if
+given. Type declarations as in a .qrc file (data, param, var, func,
+minimize, constraints, subject to blocks); declaring a name again replaces
+it. let NAME = EXPR changes a parameter, drop NAME removes a constraint.
+Every change is checked with the whole model and refused if it adds an
+error. Commands:
+
+  :solve [FLAGS]     solve, warm-started from the current point (--cold:
+                     from the start); the flags are those of qrc solve
+  :eval EXPR         an expression's value at the current point, with its shape
+  :grad EXPR         a subgradient of a scalar expression at the current point
+  :show [NAME]       the model, or a variable's value, a constraint's value,
+                     slack and multiplier, a parameter ...
+  :check             check the model, print every diagnostic
+  :load FILE         add a model file's declarations
+  :save FILE         write the model as a formatted .qrc file
+  :set OPTION=VALUE  solver settings for :solve (the flags of qrc solve)
+  :reset [point]     empty the model (or move the point back to the start)
+  :help [COMMAND]    help
+  :quit              end the session (or Ctrl-D)
+
+On a terminal, lines are edited with the usual keys, Tab completes names,
+keywords, commands and files, and the history is kept in the user's
+configuration directory (qrc/history). A statement continues on a line
+that starts with "...>" while a bracket is open or the line ends with an
+operator; a subject to block ends at a blank line. Ctrl-C clears the line,
+or stops a running :solve and keeps the best point so far.
+
+When standard input is not a terminal (qrc repl model.qrc < session.txt)
+no prompts, progress or timings are printed, so the output of a script is
+the same on every run. Diagnostics go to standard error and point into the
+input as <input>:LINE:COL.
+
+Exit status: 0; for a script, 1 when a statement or command failed; 2 for a
+bad command line.
+
+Flags:
+  --echo             print each input line after the prompt, as a transcript
+` + modelFlagsUsage + `See docs/repl.md.
+`,
+}
+
+func init() { replCommand.run = runRepl }
+
+func runRepl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("repl", replCommand.usage, stderr)
+	echo := fs.Bool("echo", false, "")
+	var mf modelFlags
+	mf.register(fs)
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(files) > 1 {
+		fmt.Fprintf(stderr, "qrc repl: want at most one model file, got %d\n\n", len(files))
+		fs.Usage()
+		return exitUsage
+	}
+	if len(files) == 0 && (len(mf.set) > 0 || len(mf.data) > 0) {
+		fmt.Fprintln(stderr, "qrc repl: --set and --data need a model file")
+		return exitUsage
+	}
+	interactive := isTerminal(stdin) && isTerminal(stdout)
+	intr := &interrupts{always: interactive}
+	intr.start()
+	defer intr.stop()
+	sess := repl.New(repl.Options{
+		Out: stdout, Err: stderr, Interactive: interactive, Echo: *echo,
+		Solver: cliSolver{}, Watch: intr.watch,
+	})
+	if len(files) == 1 {
+		if !sess.Load(files[0]) {
+			return exitInvalid
+		}
+		for _, d := range mf.data {
+			if !sess.SetDataPath(d.Name, d.Value) {
+				return exitInvalid
+			}
+		}
+		for _, a := range mf.set {
+			if !sess.Exec("let " + a.Name + " = " + a.Value) {
+				return exitInvalid
+			}
+		}
+	}
+	if !interactive {
+		if err := sess.Run(&plainReader{r: bufio.NewReader(stdin)}); err != nil {
+			fmt.Fprintf(stderr, "qrc repl: %v\n", err)
+			return exitUsage
+		}
+		if sess.Failed() {
+			return exitInvalid
+		}
+		return exitOK
+	}
+
+	line := liner.NewLiner()
+	defer line.Close()
+	line.SetCtrlCAborts(true)
+	line.SetTabCompletionStyle(liner.TabPrints)
+	line.SetWordCompleter(sess.Complete)
+	history := historyFile()
+	if history != "" {
+		if f, err := os.Open(history); err == nil {
+			line.ReadHistory(f)
+			f.Close()
+		}
+	}
+	fmt.Fprintf(stdout, "qrc %s: declarations and :commands; :help lists them, Ctrl-D quits\n", version)
+	err = sess.Run(&linerReader{line})
+	if history != "" {
+		if err := os.MkdirAll(filepath.Dir(history), 0o755); err == nil {
+			if f, err := os.Create(history); err == nil {
+				line.WriteHistory(f)
+				f.Close()
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "qrc repl: %v\n", err)
+	}
+	return exitOK
+}
+
+// historyFile is where the REPL keeps its history: qrc/history in the
+// user's configuration directory ("" when there is none).
+func historyFile() string {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "qrc", "history")
+}
+
+// isTerminal reports whether f is a terminal (a character device).
+func isTerminal(f any) bool {
+	file, ok := f.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := file.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// plainReader reads lines from a script: no prompts, no editing.
+type plainReader struct{ r *bufio.Reader }
+
+func (p *plainReader) ReadLine(string) (string, error) {
+	line, err := p.r.ReadString('\n')
+	if err == io.EOF && line != "" {
+		err = nil
+	}
+	return strings.TrimRight(line, "\r\n"), err
+}
+
+// linerReader reads lines from a terminal with liner: editing, history and
+// completion.
+type linerReader struct{ st *liner.State }
+
+func (l *linerReader) ReadLine(prompt string) (string, error) {
+	line, err := l.st.Prompt(prompt)
+	switch {
+	case errors.Is(err, liner.ErrPromptAborted):
+		return "", repl.ErrInterrupted
+	case err == io.EOF:
+		fmt.Println()
+		return "", io.EOF
+	case err != nil:
+		return "", err
+	}
+	if strings.TrimSpace(line) != "" {
+		l.st.AppendHistory(line)
+	}
+	return line, nil
+}
+
+// interrupts turns Ctrl-C (SIGINT) into the Stop channel of a running
+// solve. On a terminal it catches SIGINT for the whole session (at the
+// prompt liner reads Ctrl-C itself, and a Ctrl-C between prompts must not
+// end the session); for a script only during solves.
+type interrupts struct {
+	always bool
+	sig    chan os.Signal
+	mu     sync.Mutex
+	cur    chan struct{} // the running solve's stop channel, or nil
+	done   chan struct{}
+}
+
+func (w *interrupts) start() {
+	w.sig = make(chan os.Signal, 1)
+	w.done = make(chan struct{})
+	if w.always {
+		signal.Notify(w.sig, os.Interrupt)
+	}
+	go func() {
+		for {
+			select {
+			case <-w.sig:
+				w.mu.Lock()
+				if w.cur != nil {
+					close(w.cur)
+					w.cur = nil
+				}
+				w.mu.Unlock()
+			case <-w.done:
+				return
+			}
+		}
+	}()
+}
+
+func (w *interrupts) stop() {
+	signal.Stop(w.sig)
+	close(w.done)
+}
+
+// watch is repl.Options.Watch.
+func (w *interrupts) watch() (<-chan struct{}, func()) {
+	stop := make(chan struct{})
+	w.mu.Lock()
+	w.cur = stop
+	w.mu.Unlock()
+	if !w.always {
+		signal.Notify(w.sig, os.Interrupt)
+	}
+	return stop, func() {
+		if !w.always {
+			signal.Stop(w.sig)
+		}
+		w.mu.Lock()
+		w.cur = nil
+		w.mu.Unlock()
+	}
+}
+
+// cliSolver runs :solve with the flags, progress and report of qrc solve.
+type cliSolver struct{}
+
+// parse parses :solve's flags.
+func (cliSolver) parse(args []string) (*solveFlags, solve.Settings, error) {
+	fs := flag.NewFlagSet("solve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	sf := registerSolveFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return nil, solve.Settings{}, err
+	}
+	if fs.NArg() > 0 {
+		return nil, solve.Settings{}, fmt.Errorf("unexpected argument %q (the model is the session's)", fs.Arg(0))
+	}
+	settings, err := sf.settings()
+	return sf, settings, err
+}
+
+func (c cliSolver) CheckFlags(args []string) error {
+	_, _, err := c.parse(args)
+	return err
+}
+
+func (cliSolver) Flags() []string {
+	fs := flag.NewFlagSet("solve", flag.ContinueOnError)
+	registerSolveFlags(fs)
+	var out []string
+	fs.VisitAll(func(f *flag.Flag) { out = append(out, f.Name) })
+	return out
+}
+
+func (c cliSolver) Solve(req *repl.SolveRequest) (*solve.Result, error) {
+	sf, settings, err := c.parse(req.Args)
+	if err != nil {
+		return nil, err
+	}
+	m, prog := req.Model, req.Program
+	x0 := req.X0
+	if *sf.startFile != "" {
+		if x0, err = point.Read(*sf.startFile, m); err != nil {
+			return nil, err
+		}
+		for _, v := range m.Vars {
+			v.Domain.Project(x0[v.Offset : v.Offset+v.Size])
+		}
+	}
+	var rec recorders
+	if req.Interactive && !*sf.quiet {
+		rec = append(rec, newProgress(req.Err, prog))
+	}
+	if *sf.trace != "" {
+		f, err := os.Create(*sf.trace)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		rec = append(rec, newTraceWriter(f, prog))
+	}
+	if len(rec) > 0 {
+		settings.Recorder = rec
+	}
+	settings.Stop = req.Stop
+	began := time.Now()
+	res, err := solve.Minimize(problemOf(m, prog), x0, settings)
+	if err != nil {
+		return nil, err
+	}
+	rec.finish()
+	result := resultOf("session", m, prog, res, settings, time.Since(began))
+	result.hideTime = !req.Interactive
+	if *sf.out != "" {
+		data, err := json.MarshalIndent(result, "", "  ")
+		if err == nil {
+			err = os.WriteFile(*sf.out, append(data, '\n'), 0o644)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("writing %s: %v", *sf.out, err)
+		}
+	}
+	if res.Status == solve.NumericalError && res.Err != nil {
+		printEvalError(req.Err, "repl", res.Err, req.Sources)
+	}
+	if *sf.asJSON {
+		enc := json.NewEncoder(req.Out)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(result); err != nil {
+			return nil, err
+		}
+	} else {
+		result.text(req.Out, m, res.X)
+	}
+	return res, nil
+}
