@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/alecthomas/participle/v2 v2.1.4
+	github.com/creack/pty v1.1.24
 	github.com/peterh/liner v1.2.3
 	github.com/stretchr/testify v1.12.1
 	gonum.org/v1/gonum v0.17.0

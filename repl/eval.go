@@ -208,7 +208,9 @@ func (s *Session) showCmd(arg string, st Statement, col int) {
 	m := s.model
 	if arg == "" {
 		summary.Of("session", m, nil).Text(s.out)
-		fmt.Fprintf(s.out, "current point: %s\n", s.cur.from)
+		if len(m.Vars) > 0 {
+			fmt.Fprintf(s.out, "current point: %s\n", s.cur.from)
+		}
 		if s.last != nil && s.last.gen != s.gen {
 			fmt.Fprintln(s.out, "the model changed since the last solve")
 		}
@@ -235,7 +237,10 @@ func (s *Session) showCmd(arg string, st Statement, col int) {
 	}
 	for _, p := range m.Params {
 		if p.Name == arg {
-			fmt.Fprintf(s.out, "parameter %s = %s\n%s\n", p.Name, p.Expr, valueText(p.Value.Shape, p.Value.Data))
+			fmt.Fprintf(s.out, "parameter %s = %s\n", p.Name, p.Expr)
+			if v := valueText(p.Value.Shape, p.Value.Data); v != "scalar: "+p.Expr {
+				fmt.Fprintln(s.out, v)
+			}
 			return
 		}
 	}

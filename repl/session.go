@@ -402,8 +402,15 @@ func (s *Session) change(add []ast.Decl, remove []string, st Statement) bool {
 			next = slices.Delete(next, i, i+1)
 		}
 	}
+	first := map[string]ast.Decl{}
+	var dups diag.List
 	for _, d := range add {
 		key := declKey(d)
+		if prev, ok := first[key]; ok {
+			dups = append(dups, &diag.Diagnostic{Pos: d.Pos(), Msg: fmt.Sprintf("%s is declared twice; the first is at %s", describe(d), prev.Pos())})
+			continue
+		}
+		first[key] = d
 		if i := slices.IndexFunc(next, func(d ast.Decl) bool { return declKey(d) == key }); i >= 0 {
 			old := next[i]
 			next[i] = d
@@ -413,6 +420,12 @@ func (s *Session) change(add []ast.Decl, remove []string, st Statement) bool {
 			continue
 		}
 		next = append(next, d)
+	}
+	if len(dups) > 0 {
+		s.failed = true
+		s.printDiags(dups)
+		fmt.Fprintf(s.errw, "%d error%s: the model is unchanged\n", len(dups), plural(len(dups)))
+		return false
 	}
 	m, diags := s.checkDecls(next)
 	if added := newErrors(diags, s.diags); len(added) > 0 {
