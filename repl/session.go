@@ -414,7 +414,7 @@ func (s *Session) change(add []ast.Decl, remove []string, st Statement) bool {
 		if i := slices.IndexFunc(next, func(d ast.Decl) bool { return declKey(d) == key }); i >= 0 {
 			old := next[i]
 			next[i] = d
-			if j := s.find(key); j >= 0 && s.decls[j] == old && !isLet(st.Text) {
+			if j := s.find(key); j >= 0 && s.decls[j] == old && !isLet(st.Text) && !strings.HasPrefix(st.File, "--data ") {
 				notes = append(notes, fmt.Sprintf("redefined %s (was: %s)", describe(d), oneLine(old)))
 			}
 			continue
