@@ -9,15 +9,23 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/diag"
 	"github.com/qrc-lang/qrc/point"
+	"github.com/qrc-lang/qrc/problem"
 	"github.com/qrc-lang/qrc/solve"
 )
+
+// autoStochasticRows is the size of the data means, in rows over all the
+// row sets they sample, from which --oracle auto picks the stochastic
+// oracle (docs/performance.md gives the reason).
+const autoStochasticRows = 50000
 
 // More exit codes of qrc solve.
 const (
@@ -55,12 +63,24 @@ Flags:
                      to be convex
   --rho R            the weak-convexity modulus, < rho-hat (default rho-hat/2)
   --eps E            target accuracy: feasibility and stationarity (default 1e-3)
-  --inner K          inner (switching subgradient) iterations per outer step
-  --outer T          most outer iterations
+  --inner K          inner iterations per outer step (default 1000)
+  --outer T          most outer iterations (default 100)
+  --oracle O         the subproblem solver: deterministic (Algorithm 2, the
+                     switching subgradient method on all rows), stochastic
+                     (Algorithm 3, Yu et al.'s method with virtual queues, on
+                     minibatches of the data means), or auto (the default):
+                     stochastic when the data means run over at least 50000
+                     rows in all and can be estimated without bias
+  --batch B          rows drawn from each set of rows a data mean runs over,
+                     per stochastic step (default 64)
+  --allow-biased     let the stochastic oracle sample means that sit inside a
+                     nonlinearity (qrc check lists them); their estimates
+                     are biased
+  --v V, --alpha A   Algorithm 3's V and alpha (default sqrt(inner), inner)
   --time-limit D     stop after this long, e.g. 30s, 2m (default none)
   --pick last|random return the last outer iterate (default) or x_R with R
                      uniform, as in Algorithm 1
-  --seed S           the seed for --pick random (default 1)
+  --seed S           the seed for --pick random and the minibatches (default 1)
   --start FILE       start from the point in FILE (a result written by
                      --out or --json, or any point file; see docs/cli.md)
   --json             print the result as one JSON object on standard output
@@ -95,6 +115,9 @@ type solveResult struct {
 	InnerDoublings  int               `json:"inner_doublings"` // Inner doubled because the iterates stalled short of stationarity
 	Seconds         float64           `json:"seconds"`
 	Settings        solveSettings     `json:"settings"`
+	// Polish counts the rounds of Algorithm 2 on all rows that made the
+	// stochastic oracle's last point feasible.
+	Polish int `json:"polish_rounds"`
 }
 
 type solveConstraint struct {
@@ -122,6 +145,12 @@ type solveSettings struct {
 	TimeLimitSeconds float64 `json:"time_limit_seconds"`
 	Pick             string  `json:"pick"`
 	Seed             uint64  `json:"seed"`
+	Oracle           string  `json:"oracle"`          // deterministic or stochastic: the one used
+	Batch            int     `json:"batch,omitempty"` // stochastic: rows per draw from each row set
+	V                float64 `json:"v,omitempty"`     // stochastic: Algorithm 3's V
+	Alpha            float64 `json:"alpha,omitempty"` // stochastic: Algorithm 3's alpha
+	MonitorRows      int     `json:"monitor_rows"`    // progress on a sample of this many rows per set; 0: all rows
+	AllowBiased      bool    `json:"allow_biased"`
 }
 
 func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -140,6 +169,11 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		timeLimit = fs.Duration("time-limit", 0, "")
 		pick      = fs.String("pick", "last", "")
 		seed      = fs.Uint64("seed", 1, "")
+		oracle    = fs.String("oracle", "auto", "")
+		batch     = fs.Int("batch", problem.DefaultBatch, "")
+		allowBias = fs.Bool("allow-biased", false, "")
+		yuV       = fs.Float64("v", 0, "")
+		yuAlpha   = fs.Float64("alpha", 0, "")
 		mf        modelFlags
 	)
 	mf.register(fs)
@@ -166,6 +200,21 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
+	switch *oracle {
+	case "auto", "stochastic", "deterministic":
+	default:
+		fmt.Fprintf(stderr, "qrc solve: --oracle must be auto, stochastic or deterministic, not %q\n", *oracle)
+		return exitUsage
+	}
+	if *batch <= 0 {
+		fmt.Fprintln(stderr, "qrc solve: --batch must be at least 1")
+		return exitUsage
+	}
+	if *yuV < 0 || *yuAlpha < 0 || math.IsNaN(*yuV) || math.IsNaN(*yuAlpha) {
+		fmt.Fprintln(stderr, "qrc solve: --v and --alpha must be positive")
+		return exitUsage
+	}
+	settings.V, settings.Alpha = *yuV, *yuAlpha
 	if *inner < 0 || *outer < 0 || *timeLimit < 0 {
 		fmt.Fprintln(stderr, "qrc solve: --inner, --outer and --time-limit must not be negative")
 		return exitUsage
@@ -189,9 +238,18 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 
+	prob := problem.New(m, prog, problem.Options{Batch: *batch, Seed: *seed})
+	if settings.Oracle, ok = chooseOracle(*oracle, m, prog, *allowBias, *quiet, sources, stderr); !ok {
+		return exitInvalid
+	}
+	if settings.Oracle != solve.Stochastic {
+		prob.Sampler = nil
+	}
 	var rec recorders
 	if !*quiet {
-		rec = append(rec, newProgress(stderr, prog))
+		pr := newProgress(stderr, prog)
+		pr.note = monitorNote(prob, prog)
+		rec = append(rec, pr)
 	}
 	if *trace != "" {
 		f, err := os.Create(*trace)
@@ -216,7 +274,6 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}()
 	settings.Stop = stop
 
-	prob := problemOf(m, prog)
 	began := time.Now()
 	res, err := solve.Minimize(prob, x0, settings)
 	signal.Stop(sig)
@@ -228,7 +285,8 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if p, ok := settings.Recorder.(recorders); ok {
 		p.finish()
 	}
-	result := resultOf(file, m, prog, res, settings, time.Since(began))
+	result := resultOf(file, m, prob, res, settings, time.Since(began))
+	result.Settings.AllowBiased = *allowBias
 
 	if *out != "" {
 		data, err := json.MarshalIndent(result, "", "  ")
@@ -272,32 +330,65 @@ func set(fs *flag.FlagSet, name string) bool {
 	return found
 }
 
-// problemOf wraps a compiled model as a solver problem; X is the product
-// of the variables' domains.
-func problemOf(m *check.Model, prog *autodiff.Program) *solve.Problem {
-	names := make([]string, len(m.Constraints))
-	for i, c := range m.Constraints {
-		names[i] = c.Name
-	}
-	vars := m.Vars
-	return &solve.Problem{
-		N:     prog.NumVars(),
-		M:     len(m.Constraints),
-		Eval:  prog.Eval,
-		Grad:  prog.Gradient,
-		Names: names,
-		Project: func(x []float64) {
-			for _, v := range vars {
-				v.Domain.Project(x[v.Offset : v.Offset+v.Size])
+// chooseOracle resolves --oracle: auto picks the stochastic oracle when the
+// data means are large (autoStochasticRows) and unbiased, and says which it
+// picked on stderr (unless quiet, when it picks the deterministic one). The stochastic oracle refuses a model
+// with biased means unless allowBiased, printing each with its position.
+func chooseOracle(flag string, m *check.Model, prog *autodiff.Program, allowBiased, quiet bool, sources check.Sources, stderr io.Writer) (solve.Oracle, bool) {
+	biased := problem.Biased(m, prog)
+	rows := problem.SampledRows(prog)
+	switch flag {
+	case "deterministic":
+		return solve.Switching, true
+	case "auto":
+		switch {
+		case rows < autoStochasticRows:
+			if !quiet {
+				fmt.Fprintf(stderr, "qrc solve: oracle deterministic (auto: the data means run over %d rows, fewer than %d)\n", rows, autoStochasticRows)
 			}
-		},
+			return solve.Switching, true
+		case len(biased) > 0 && !allowBiased:
+			fmt.Fprintf(stderr, "qrc solve: oracle deterministic (auto): the data means run over %d rows, but a minibatch estimate of %s is biased (qrc check lists why)\n", rows, biased[0].Function)
+			return solve.Switching, true
+		}
+		fmt.Fprintf(stderr, "qrc solve: oracle stochastic (auto: the data means run over %d rows, at least %d)\n", rows, autoStochasticRows)
+		return solve.Stochastic, true
 	}
+	if len(biased) > 0 && !allowBiased {
+		for _, b := range biased {
+			d := diag.Diagnostic{Pos: b.Mean.Src().Pos(), Msg: fmt.Sprintf("%s: this mean over data rows is %s (%s); a minibatch estimate of %s is biased, so the stochastic oracle refuses it (use --oracle deterministic, or --allow-biased to sample it anyway)",
+				b.Function, b.Why, b.Context.Pos(), b.Function)}
+			diag.List{&d}.Print(stderr, sources)
+		}
+		return solve.Stochastic, false
+	}
+	return solve.Stochastic, true
 }
 
-func resultOf(file string, m *check.Model, prog *autodiff.Program, res *solve.Result, s solve.Settings, elapsed time.Duration) *solveResult {
+// monitorNote says when the progress table shows values on a sample of the
+// rows rather than on all of them.
+func monitorNote(p *solve.Problem, prog *autodiff.Program) string {
+	s, ok := p.Sampler.(*problem.Sampler)
+	if !ok {
+		return ""
+	}
+	var parts []string
+	for i, n := range s.MonitorRows() {
+		if n > 0 {
+			set := prog.Samples()[i]
+			parts = append(parts, fmt.Sprintf("%d of the %d rows of %s", n, set.Rows, set.Data))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "objective and infeasibility at outer iterations are on a fixed sample (" + strings.Join(parts, "; ") + "); the result is on all rows"
+}
+
+func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Result, s solve.Settings, elapsed time.Duration) *solveResult {
 	// report the settings actually used
 	start := s.RhoHat
-	if d, err := s.WithDefaults(problemOf(m, prog)); err == nil {
+	if d, err := s.WithDefaults(prob); err == nil {
 		s = d
 	}
 	if start == 0 {
@@ -320,8 +411,23 @@ func resultOf(file string, m *check.Model, prog *autodiff.Program, res *solve.Re
 		Settings: solveSettings{
 			RhoHat: res.RhoHat, Rho: res.Rho, RhoHatStart: start, Eps: s.Eps, EpsHat: s.EpsHat,
 			Inner: s.Inner, Outer: s.Outer, TimeLimitSeconds: s.TimeLimit.Seconds(), Seed: s.Seed,
-			Pick: map[solve.Pick]string{solve.PickLast: "last", solve.PickRandom: "random"}[s.Pick],
+			Pick:   map[solve.Pick]string{solve.PickLast: "last", solve.PickRandom: "random"}[s.Pick],
+			Oracle: s.Oracle.String(),
 		},
+		Polish: res.Stats.Polish,
+	}
+	if s.Oracle == solve.Stochastic {
+		r.Settings.V, r.Settings.Alpha = s.V, s.Alpha
+		if r.Settings.V == 0 {
+			r.Settings.V = math.Sqrt(float64(s.Inner))
+		}
+		if r.Settings.Alpha == 0 {
+			r.Settings.Alpha = float64(s.Inner)
+		}
+		if sm, ok := prob.Sampler.(*problem.Sampler); ok {
+			r.Settings.Batch = slices.Max(sm.Batches())
+			r.Settings.MonitorRows = slices.Max(sm.MonitorRows())
+		}
 	}
 	if c := res.Certificate; c != nil {
 		r.Stationarity, r.KKTResidual, r.Stationary = &c.Dist, &c.KKTResidual, c.Stationary
@@ -372,6 +478,13 @@ func (r *solveResult) text(w io.Writer, m *check.Model, x []float64) {
 	}
 	if r.InnerDoublings > 0 {
 		fmt.Fprintf(w, "; inner doubled %d time(s) to reach stationarity", r.InnerDoublings)
+	}
+	if r.Polish > 0 {
+		fmt.Fprintf(w, "; %d polish round(s) on all rows made the stochastic point feasible", r.Polish)
+	}
+	fmt.Fprintf(w, "\noracle         %s", r.Settings.Oracle)
+	if r.Settings.Oracle == "stochastic" {
+		fmt.Fprintf(w, " (batch %d, V %s, alpha %s); values below are on all rows", r.Settings.Batch, num(r.Settings.V), num(r.Settings.Alpha))
 	}
 	fmt.Fprintf(w, "\ntime           %.3gs\n", r.Seconds)
 	if len(r.Constraints) > 0 {
@@ -438,6 +551,7 @@ func (rs recorders) finish() {
 // progress prints a table of outer iterations to a writer: a live line
 // rewritten in place on a terminal, rows at most every second otherwise.
 type progress struct {
+	note   string // printed above the table
 	w      io.Writer
 	names  []string
 	live   bool
@@ -461,6 +575,9 @@ func (p *progress) Record(it solve.Iteration) error {
 		return nil
 	}
 	if !p.header {
+		if p.note != "" {
+			fmt.Fprintf(p.w, "qrc solve: %s\n", p.note)
+		}
 		fmt.Fprintf(p.w, "%-7s %6s %9s %13s %13s %-12s %10s %6s %8s\n", "phase", "t", "seconds", "objective", "infeasibility", "worst", "step", "feas%", "rho_hat")
 		p.header = true
 	}
