@@ -705,21 +705,22 @@ func (c *checker) checkUnusedFunc(g *global) {
 	for _, p := range d.Params {
 		locals[p.Name] = true
 	}
-	ast.Inspect(d.Body, func(n ast.Node) bool {
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.Binder:
 			locals[n.Name.Name] = true
-			ast.Inspect(n.Set, func(m ast.Node) bool { return c.nameExists(m, locals) })
+			ast.Inspect(n.Set, visit)
 			return false
 		case *ast.Member:
-			ast.Inspect(n.X, func(m ast.Node) bool { return c.nameExists(m, locals) })
+			ast.Inspect(n.X, visit) // the field name is not a name in scope
 			return false
 		case *ast.Call:
 			if _, ok := c.globals[n.Fun.Name]; !ok && c.reservedName(n.Fun.Name) == "" {
 				c.errorf(n.Fun, "unknown function %q%s", n.Fun.Name, DidYouMean(n.Fun.Name, c.callableNames()))
 			}
 			for _, a := range n.Args {
-				ast.Inspect(a.Value, func(m ast.Node) bool { return c.nameExists(m, locals) })
+				ast.Inspect(a.Value, visit)
 			}
 			return false
 		case *ast.Comprehension:
@@ -729,7 +730,8 @@ func (c *checker) checkUnusedFunc(g *global) {
 			return true
 		}
 		return c.nameExists(n, locals)
-	})
+	}
+	ast.Inspect(d.Body, visit)
 }
 
 func (c *checker) nameExists(n ast.Node, locals map[string]bool) bool {

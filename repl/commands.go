@@ -229,6 +229,7 @@ func (s *Session) solveCmd(arg string, _ Statement, _ int) {
 		req.Stop = stop
 	}
 	res, err := s.opts.Solver.Solve(req)
+	prog.ResetSamples() // a stochastic solve leaves the program on a minibatch
 	if err != nil {
 		s.fail(":solve: %v", err)
 		return

@@ -32,6 +32,10 @@ const certificateRounds = 6
 //  5. KKTResidual = RhoHat ||x_hat - Proj_X(x_hat - r/RhoHat)|| for the
 //     multipliers of the best round (lowest such residual).
 func (s *solver) certificate(pt *Point) *Certificate {
+	s.exactMode() // on every row of the data, whatever the oracle
+	if s.set.Oracle == Stochastic {
+		defer s.monitorMode()
+	}
 	x := pt.X
 	K := CertificateInnerFactor * s.set.Inner
 	s.avg = &subgradAvg{from: K / 2, sum: make([][]float64, s.m+1), w: make([]float64, s.m+1)}

@@ -29,6 +29,16 @@ type solver struct {
 
 	best, most *Point
 
+	// the stochastic oracle's state (stochastic.go)
+	queue, theta []float64   // Q_i; the estimates theta~_i of the current iterate
+	zeta         [][]float64 // zeta_i, the per-function stochastic subgradients
+	znew, diff   []float64
+	rng          *rand.Rand // draws the minibatches
+	mode         sampleMode
+	monitorExact bool // the Sampler's monitoring values are exact
+	sampled      bool // the switching oracle runs on minibatch estimates (stochastic phase 1)
+	polishing    bool // the switching oracle runs past the time limit (stochastic.go: polish)
+
 	// cert certifies certified, the last outer iterate whose step met the
 	// stopping rule; Converged needs cert.Stationary.
 	cert      *Certificate
@@ -48,6 +58,23 @@ func newSolver(p *Problem, x0 []float64, set Settings) (*solver, error) {
 	s.epsHat2 = set.EpsHat * set.EpsHat
 	e := math.Min(set.Eps, set.EpsHat)
 	s.target = e * e
+	if set.Oracle == Stochastic {
+		// Algorithm 3 needs no start feasible to EpsHat^2 (and its
+		// averaged iterates are feasible only to O(1/sqrt(K))): phase 1
+		// and the restoring steps aim at feasibility to Eps.
+		s.target = set.Eps
+	}
+	s.monitorExact = true
+	if p.Sampler != nil {
+		p.Sampler.Full()
+		s.mode = modeFull
+		if set.Oracle == Stochastic {
+			s.monitorMode()
+		}
+	}
+	if set.Oracle == Stochastic {
+		s.stochBuffers()
+	}
 	s.vals = make([]float64, p.M+1)
 	s.w = make([]float64, p.M+1)
 	s.grad = make([]float64, p.N)
@@ -126,7 +153,19 @@ func (s *solver) stationarityScale() float64 { return math.Max(1, s.rhoHat) }
 func (s *solver) step(cur *Point, phase1 bool) (next Point, info oracleInfo, doubled bool, err error) {
 	s.t = cur.T + 1
 	for {
-		info, err = s.oracle(cur.X, s.set.Inner, phase1, true)
+		switch {
+		case s.set.Oracle == Stochastic && !phase1:
+			info, err = s.stochasticOracle(cur.X, s.set.Inner, true)
+		case s.set.Oracle == Stochastic:
+			// phase 1 with the stochastic oracle: Algorithm 2's phase-1
+			// steps on minibatch estimates (see stochastic.go)
+			s.sampled = true
+			info, err = s.oracle(cur.X, s.set.Inner, true, true)
+			s.sampled = false
+			s.monitorMode()
+		default:
+			info, err = s.oracle(cur.X, s.set.Inner, phase1, true)
+		}
 		if err != nil || info.halt != running {
 			return
 		}
@@ -165,6 +204,13 @@ func (s *solver) step(cur *Point, phase1 bool) (next Point, info oracleInfo, dou
 // iterations did not reach accuracy EpsHat^2; doubling RhoHat (and Rho)
 // addresses both: it convexifies the subproblem and halves the oracle's
 // error, which is proportional to 1/((RhoHat-Rho) K).
+//
+// For the stochastic oracle only the descent test applies, with the
+// tolerance EpsHat + (1 + |H(x_t)|)/sqrt(K) in place of EpsHat^2: Algorithm
+// 3's guarantees hold with high probability, its accuracy is O(1/sqrt(K))
+// and its output is feasible only to O(1/sqrt(K)), so a tighter test
+// doubles RhoHat on noise (and a larger RhoHat slows the method down),
+// while a subproblem that is not convex still shows as a gross increase.
 func (s *solver) consistent(cur, next *Point, info oracleInfo, phase1 bool) bool {
 	d2 := 0.0
 	for j := range next.X {
@@ -174,6 +220,17 @@ func (s *solver) consistent(cur, next *Point, info oracleInfo, phase1 bool) bool
 	q := s.rhoHat / 2 * d2
 	gn := gOf(next.F)
 	round := func(a, b float64) float64 { return 1e-10 * (1 + math.Abs(a) + math.Abs(b)) }
+	if s.set.Oracle == Stochastic {
+		h0 := cur.F[0]
+		if phase1 {
+			h0 = gOf(cur.F)
+		}
+		tol := s.set.EpsHat + (1+math.Abs(h0))/math.Sqrt(float64(s.set.Inner))
+		if phase1 {
+			return gn+q <= h0+tol
+		}
+		return next.F[0]+q <= h0+tol
+	}
 	if phase1 {
 		gN := gn + q
 		g0 := gOf(cur.F)
@@ -213,7 +270,11 @@ func (s *solver) run(x0 []float64) *Result {
 	seen := 0
 	status := IterationLimit
 	for s.stats.Outer < s.set.Outer {
-		restore := gOf(cur.F) > s.target
+		// a deterministic phase-2 step needs x_t feasible for (7) to
+		// EpsHat^2; Algorithm 3 does not (its queues push an infeasible
+		// x_t back), and its outputs are feasible only to O(1/sqrt(K)),
+		// so with it there are no restoring steps.
+		restore := gOf(cur.F) > s.target && s.set.Oracle != Stochastic
 		next, info, doubled, err := s.step(&cur, restore)
 		if err != nil {
 			return s.finish(NumericalError, cur, err)
@@ -257,7 +318,13 @@ func (s *solver) run(x0 []float64) *Result {
 		rerr = s.recErr
 	}
 	if pick != nil {
-		return s.finish(status, *pick, rerr)
+		cur = *pick
+	}
+	if s.set.Oracle == Stochastic && (status == IterationLimit || status == Converged || status == TimeLimit) {
+		var err error
+		if cur, err = s.polish(cur); err != nil {
+			return s.finish(NumericalError, cur, err)
+		}
 	}
 	return s.finish(status, cur, rerr)
 }
@@ -334,6 +401,12 @@ func (s *solver) phase1(cur *Point) (Status, bool, error) {
 
 // finish builds the Result around the candidate point pt.
 func (s *solver) finish(status Status, pt Point, err error) *Result {
+	if !s.monitorExact && status != NumericalError {
+		// the points were tracked on a sample: report exact values
+		if status, pt, err = s.exactPoints(status, pt, err); status == NumericalError {
+			return &Result{Status: status, Point: pt, RhoHat: s.rhoHat, Rho: s.rho, Err: err}
+		}
+	}
 	res := &Result{Status: status, RhoHat: s.rhoHat, Rho: s.rho, Err: err}
 	if s.best != nil {
 		res.Best = clonePoint(s.best)
@@ -373,6 +446,33 @@ func (s *solver) finish(status Status, pt Point, err error) *Result {
 		}
 	}
 	return res
+}
+
+// exactPoints re-evaluates pt, Best and MostFeasible on every row when they
+// were evaluated on a monitoring sample.
+func (s *solver) exactPoints(status Status, pt Point, err error) (Status, Point, error) {
+	s.exactMode()
+	s.monitorExact = true
+	exact := func(p *Point) error {
+		if p == nil || p.F == nil {
+			return nil
+		}
+		q, err := s.evaluate(p.X, p.T)
+		if err != nil {
+			return err
+		}
+		*p = q
+		return nil
+	}
+	for _, p := range []*Point{&pt, s.best, s.most} {
+		if e := exact(p); e != nil {
+			return NumericalError, pt, e
+		}
+	}
+	if s.best != nil && s.best.Infeasibility > s.set.Eps {
+		s.best = nil // feasible on the sample, not on all rows
+	}
+	return status, pt, err
 }
 
 func clone(x []float64) []float64 { return append([]float64(nil), x...) }

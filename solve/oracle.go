@@ -71,10 +71,16 @@ func (s *solver) oracle(xt []float64, K int, phase1, record bool) (oracleInfo, e
 	if record && s.set.Recorder != nil {
 		every = s.set.RecordEvery
 	}
+	nextCheck := 0 // sampled phase 1: the first iteration that may confirm a feasible estimate
 	for k := 0; k < K; k++ {
 		if h := s.halted(); h != running {
 			info.halt = h
 			return info, nil
+		}
+		if s.sampled {
+			if err := s.drawMode(); err != nil {
+				return info, err
+			}
 		}
 		if err := s.eval(z); err != nil {
 			return info, err
@@ -93,10 +99,19 @@ func (s *solver) oracle(xt []float64, K int, phase1, record bool) (oracleInfo, e
 		averaged := true
 		switch {
 		case phase1:
-			if gmax <= s.target {
+			if gmax <= s.target && (!s.sampled || s.confirmFeasible(z, k, &nextCheck)) {
 				copy(s.out, z)
 				info.early = true
 				return info, nil
+			}
+			if s.sampled && s.mode != modeDraw { // confirmFeasible evaluated the monitoring data
+				if err := s.drawMode(); err != nil {
+					return info, err
+				}
+				if err := s.eval(z); err != nil {
+					return info, err
+				}
+				gmax, istar = maxConstraint(s.vals)
 			}
 			fn, h = istar, gmax+q
 		case gmax+q <= s.epsHat2:
@@ -159,6 +174,25 @@ func (s *solver) oracle(xt []float64, K int, phase1, record bool) (oracleInfo, e
 	return info, nil
 }
 
+// confirmFeasible checks an iterate whose minibatch estimate is feasible
+// on the monitoring data. A failed check doubles the wait before the next
+// one (*next is the first iteration allowed to check), so one oracle call
+// makes at most about log2(K) such evaluations.
+func (s *solver) confirmFeasible(z []float64, k int, next *int) bool {
+	if k < *next {
+		return false
+	}
+	s.monitorMode()
+	if err := s.eval(z); err != nil {
+		return false
+	}
+	if g, _ := maxConstraint(s.vals); g <= s.target {
+		return true
+	}
+	*next = 2*k + 1
+	return false
+}
+
 func (s *solver) recordInner(z []float64, k int, info *oracleInfo, phase1 bool) bool {
 	gmax, istar := maxConstraint(s.vals)
 	it := Iteration{
@@ -170,6 +204,7 @@ func (s *solver) recordInner(z []float64, k int, info *oracleInfo, phase1 bool) 
 		Infeasibility:    math.Max(0, gmax),
 		FeasibleFraction: float64(info.nObj) / float64(k+1),
 		RhoHat:           s.rhoHat,
+		Estimate:         s.mode == modeDraw,
 	}
 	if gmax > 0 {
 		it.MaxViolated = istar
@@ -186,7 +221,7 @@ func (s *solver) halted() haltReason {
 		default:
 		}
 	}
-	if s.set.TimeLimit > 0 && !time.Now().Before(s.deadline) {
+	if s.set.TimeLimit > 0 && !s.polishing && !time.Now().Before(s.deadline) {
 		return haltTime
 	}
 	return running

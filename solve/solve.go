@@ -53,6 +53,12 @@ type Problem struct {
 	// messages; may be nil.
 	Names []string
 
+	// Sampler, if not nil, draws the minibatches of the stochastic oracle;
+	// without one the stochastic oracle runs on exact values. The solver
+	// selects the full data (Sampler.Full) before anything else, and
+	// reports every returned value on the full data.
+	Sampler Sampler
+
 	// WeakConvexity is the weak-convexity modulus rho of f0..fM if known
 	// (every fi + rho/2 ||x||^2 convex on X), 0 if unknown.
 	WeakConvexity float64
@@ -109,7 +115,8 @@ type Settings struct {
 	TimeLimit time.Duration
 	// Pick chooses the returned outer iterate (PickLast by default).
 	Pick Pick
-	// Seed seeds the random pick of PickRandom.
+	// Seed seeds the random pick of PickRandom and the stochastic
+	// oracle's minibatches.
 	Seed uint64
 	// Recorder, if not nil, is told about every outer iteration, and, when
 	// RecordEvery > 0, every RecordEvery-th inner iteration.
@@ -118,6 +125,13 @@ type Settings struct {
 	// Stop, when closed, makes Minimize finish the current inner iteration,
 	// drop the unfinished outer step and return with status Interrupted.
 	Stop <-chan struct{}
+	// Oracle chooses the subproblem solver: Switching (Algorithm 2, the
+	// default) or Stochastic (Algorithm 3 on minibatches drawn by
+	// Problem.Sampler; Seed seeds the draws).
+	Oracle Oracle
+	// V and Alpha are Algorithm 3's parameters; 0 means the paper's
+	// V = sqrt(Inner) and Alpha = Inner.
+	V, Alpha float64
 	// NoSafeguard disables the doubling of RhoHat when a subproblem is
 	// found not to be convex (for experiments and tests).
 	NoSafeguard bool
@@ -196,7 +210,11 @@ type Stats struct {
 	// a nearly stationary point, so Inner was doubled (at most up to
 	// MaxInnerGrowth times its start).
 	InnerDoublings int
-	Time           time.Duration
+	// Polish counts the rounds of Algorithm 2 on the full data that made
+	// the stochastic oracle's last point feasible (0 for the switching
+	// oracle, and when the point was feasible).
+	Polish int
+	Time   time.Duration
 }
 
 // Result is what Minimize found.
@@ -240,7 +258,10 @@ type Iteration struct {
 	FeasibleFraction float64 // |I|/K: the share of inner iterations that stepped on the objective
 	EmptyI           bool    // no inner iterate was feasible, so x_T = x_{T-1}
 	RhoHat           float64 // the RhoHat this step was done with
-	RhoDoubled       bool    // the safeguard doubled RhoHat in this step
+	// Estimate marks an inner record of the stochastic oracle: Objective,
+	// Infeasibility and MaxViolated are minibatch estimates there.
+	Estimate   bool
+	RhoDoubled bool // the safeguard doubled RhoHat in this step
 }
 
 // Recorder is told about the iterations of Minimize. An error stops the
@@ -280,7 +301,7 @@ func withDefaults(p *Problem, s Settings) (Settings, error) {
 	for _, c := range []struct {
 		name string
 		v    float64
-	}{{"RhoHat", s.RhoHat}, {"Rho", s.Rho}, {"Eps", s.Eps}, {"EpsHat", s.EpsHat}, {"Problem.WeakConvexity", p.WeakConvexity}} {
+	}{{"RhoHat", s.RhoHat}, {"Rho", s.Rho}, {"Eps", s.Eps}, {"EpsHat", s.EpsHat}, {"V", s.V}, {"Alpha", s.Alpha}, {"Problem.WeakConvexity", p.WeakConvexity}} {
 		if c.v < 0 || math.IsNaN(c.v) || math.IsInf(c.v, 0) {
 			return s, fmt.Errorf("solve: %s = %v; it must be a nonnegative finite number", c.name, c.v)
 		}
@@ -290,6 +311,9 @@ func withDefaults(p *Problem, s Settings) (Settings, error) {
 	}
 	if s.Inner == 1 {
 		return s, fmt.Errorf("solve: Inner = 1: with one inner iteration the oracle's average is x_t itself; use at least 2")
+	}
+	if s.Oracle != Switching && s.Oracle != Stochastic {
+		return s, fmt.Errorf("solve: unknown Oracle %d", s.Oracle)
 	}
 	if s.Pick != PickLast && s.Pick != PickRandom {
 		return s, fmt.Errorf("solve: unknown Pick %d", s.Pick)

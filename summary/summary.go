@@ -27,7 +27,20 @@ type Summary struct {
 	Objective   *Objective   `json:"objective"`
 	Constraints []Constraint `json:"constraints"`
 	Scalars     int          `json:"scalars"`
+	// Biased lists the functions whose data means a minibatch cannot
+	// estimate without bias (check.BiasedMeans); the stochastic oracle
+	// refuses them unless told --allow-biased. Empty when every mean is
+	// estimable.
+	Biased      []Biased     `json:"biased"`
 	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// Biased is a data mean whose minibatch estimate is biased.
+type Biased struct {
+	Function string `json:"function"` // "objective" or a constraint's name
+	Mean     string `json:"mean"`     // where the mean is written
+	Why      string `json:"why"`      // e.g. "inside log(...)"
+	Context  string `json:"context"`  // where the nonlinear operation is written
 }
 
 // Data describes a data set.
@@ -106,6 +119,9 @@ type Mean struct {
 	Rows  int    `json:"rows"`  // rows selected; -1 when it depends on an outer index
 	Total int    `json:"total"` // rows of the data set
 	Pos   string `json:"pos"`
+	// Biased says why a minibatch estimate of this mean biases its
+	// function ("inside log(...)"); empty when it does not.
+	Biased string `json:"biased,omitempty"`
 }
 
 // Diagnostic is an error or warning.
@@ -131,7 +147,7 @@ func Diagnostics(l diag.List) []Diagnostic {
 // Of summarises a checked model (m may be nil for an invalid one).
 func Of(file string, m *check.Model, diags diag.List) *Summary {
 	s := &Summary{File: file, Valid: m != nil, Diagnostics: Diagnostics(diags),
-		Data: []Data{}, Params: []Param{}, Variables: []Variable{}, Constraints: []Constraint{}}
+		Data: []Data{}, Params: []Param{}, Variables: []Variable{}, Constraints: []Constraint{}, Biased: []Biased{}}
 	if m == nil {
 		return s
 	}
@@ -160,6 +176,7 @@ func Of(file string, m *check.Model, diags diag.List) *Summary {
 	}
 	if o := m.Objective; o != nil {
 		s.Objective = &Objective{Sense: o.Src.Sense, Expr: check.ExprString(o.Src.X), Pos: o.Src.Pos().String(), Means: means(o.Expr)}
+		s.Biased = appendBiased(s.Biased, "objective", o.Expr, s.Objective.Means)
 	}
 	for _, c := range m.Constraints {
 		src := c.Group.Src
@@ -174,6 +191,8 @@ func Of(file string, m *check.Model, diags diag.List) *Summary {
 		}
 		s.Constraints = append(s.Constraints, Constraint{Name: c.Name, Group: c.Group.Name, Index: nonNil(c.Index), Op: c.Op,
 			Expr: expr, Source: head + ": " + expr, Pos: src.Pos().String(), Means: means(c.F)})
+		last := &s.Constraints[len(s.Constraints)-1]
+		s.Biased = appendBiased(s.Biased, c.Name, c.F, last.Means)
 	}
 	s.Scalars = m.NumScalars
 	return s
@@ -204,6 +223,24 @@ func means(e check.Expr) []Mean {
 			rows = -1
 		}
 		out = append(out, Mean{Data: c.Data.Name, Rows: rows, Total: c.Data.Set.N(), Pos: c.Src().Pos().String()})
+	}
+	return out
+}
+
+// appendBiased appends the biased means of function e (named name) and
+// marks them among its means ms.
+func appendBiased(out []Biased, name string, e check.Expr, ms []Mean) []Biased {
+	for _, b := range check.BiasedMeans(e) {
+		pos := b.Mean.Src().Pos().String()
+		nb := Biased{Function: name, Mean: pos, Why: b.Why, Context: b.Context.Pos().String()}
+		if !slices.Contains(out, nb) { // a function called twice inlines its mean twice
+			out = append(out, nb)
+		}
+		for i := range ms {
+			if ms[i].Pos == pos {
+				ms[i].Biased = b.Why
+			}
+		}
 	}
 	return out
 }
@@ -370,6 +407,12 @@ func (s *Summary) Text(w io.Writer) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\n%d scalar decision variable%s\n", s.Scalars, plural(s.Scalars))
+	if len(s.Biased) > 0 {
+		fmt.Fprintf(w, "\nnot for the stochastic oracle (a minibatch estimate of these functions is biased):\n")
+		for _, b := range s.Biased {
+			fmt.Fprintf(w, "  %s: %s: the mean over data rows is %s (%s)\n", b.Mean, b.Function, b.Why, b.Context)
+		}
+	}
 }
 
 func plural(n int) string {

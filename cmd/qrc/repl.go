@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,11 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/peterh/liner"
 
-	"github.com/qrc-lang/qrc/point"
 	"github.com/qrc-lang/qrc/repl"
 	"github.com/qrc-lang/qrc/solve"
 )
@@ -294,65 +291,16 @@ func (cliSolver) Flags() []string {
 }
 
 func (c cliSolver) Solve(req *repl.SolveRequest) (*solve.Result, error) {
-	sf, settings, err := c.parse(req.Args)
+	flags, settings, err := c.parse(req.Args)
 	if err != nil {
 		return nil, err
 	}
-	m, prog := req.Model, req.Program
-	x0 := req.X0
-	if *sf.startFile != "" {
-		if x0, err = point.Read(*sf.startFile, m); err != nil {
-			return nil, err
-		}
-		for _, v := range m.Vars {
-			v.Domain.Project(x0[v.Offset : v.Offset+v.Size])
-		}
-	}
-	var rec recorders
-	if req.Interactive && !*sf.quiet {
-		rec = append(rec, newProgress(req.Err, prog))
-	}
-	if *sf.trace != "" {
-		f, err := os.Create(*sf.trace)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		rec = append(rec, newTraceWriter(f, prog))
-	}
-	if len(rec) > 0 {
-		settings.Recorder = rec
-	}
-	settings.Stop = req.Stop
-	began := time.Now()
-	res, err := solve.Minimize(problemOf(m, prog), x0, settings)
-	if err != nil {
-		return nil, err
-	}
-	rec.finish()
-	result := resultOf("session", m, prog, res, settings, time.Since(began))
-	result.hideTime = !req.Interactive
-	if *sf.out != "" {
-		data, err := json.MarshalIndent(result, "", "  ")
-		if err == nil {
-			err = os.WriteFile(*sf.out, append(data, '\n'), 0o644)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("writing %s: %v", *sf.out, err)
-		}
-	}
-	if res.Status == solve.NumericalError && res.Err != nil {
-		printEvalError(req.Err, "repl", res.Err, req.Sources)
-	}
-	if *sf.asJSON {
-		enc := json.NewEncoder(req.Out)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(result); err != nil {
-			return nil, err
-		}
-	} else {
-		result.text(req.Out, m, res.X)
+	run := &solveRun{name: "repl", file: "session", m: req.Model, sources: req.Sources, prog: req.Program, x0: req.X0,
+		flags: flags, settings: settings, stop: req.Stop, stdout: req.Out, stderr: req.Err,
+		progress: req.Interactive, hideTime: !req.Interactive}
+	res, _ := run.run()
+	if res == nil {
+		return nil, errors.New("the solve did not start")
 	}
 	return res, nil
 }

@@ -9,15 +9,23 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/diag"
 	"github.com/qrc-lang/qrc/point"
+	"github.com/qrc-lang/qrc/problem"
 	"github.com/qrc-lang/qrc/solve"
 )
+
+// autoStochasticRows is the size of the data means, in rows over all the
+// row sets they sample, from which --oracle auto picks the stochastic
+// oracle (docs/performance.md gives the reason).
+const autoStochasticRows = 50000
 
 // More exit codes of qrc solve.
 const (
@@ -55,12 +63,24 @@ Flags:
                      to be convex
   --rho R            the weak-convexity modulus, < rho-hat (default rho-hat/2)
   --eps E            target accuracy: feasibility and stationarity (default 1e-3)
-  --inner K          inner (switching subgradient) iterations per outer step
-  --outer T          most outer iterations
+  --inner K          inner iterations per outer step (default 1000)
+  --outer T          most outer iterations (default 100)
+  --oracle O         the subproblem solver: deterministic (Algorithm 2, the
+                     switching subgradient method on all rows), stochastic
+                     (Algorithm 3, Yu et al.'s method with virtual queues, on
+                     minibatches of the data means), or auto (the default):
+                     stochastic when the data means run over at least 50000
+                     rows in all and can be estimated without bias
+  --batch B          rows drawn from each set of rows a data mean runs over,
+                     per stochastic step (default 64)
+  --allow-biased     let the stochastic oracle sample means that sit inside a
+                     nonlinearity (qrc check lists them); their estimates
+                     are biased
+  --v V, --alpha A   Algorithm 3's V and alpha (default sqrt(inner), inner)
   --time-limit D     stop after this long, e.g. 30s, 2m (default none)
   --pick last|random return the last outer iterate (default) or x_R with R
                      uniform, as in Algorithm 1
-  --seed S           the seed for --pick random (default 1)
+  --seed S           the seed for --pick random and the minibatches (default 1)
   --start FILE       start from the point in FILE (a result written by
                      --out or --json, or any point file; see docs/cli.md)
   --json             print the result as one JSON object on standard output
@@ -95,6 +115,9 @@ type solveResult struct {
 	InnerDoublings  int               `json:"inner_doublings"` // Inner doubled because the iterates stalled short of stationarity
 	Seconds         float64           `json:"seconds"`
 	Settings        solveSettings     `json:"settings"`
+	// Polish counts the rounds of Algorithm 2 on all rows that made the
+	// stochastic oracle's last point feasible.
+	Polish int `json:"polish_rounds"`
 
 	hideTime bool // text leaves out the time (the REPL's scripted output is the same on every run)
 }
@@ -124,9 +147,16 @@ type solveSettings struct {
 	TimeLimitSeconds float64 `json:"time_limit_seconds"`
 	Pick             string  `json:"pick"`
 	Seed             uint64  `json:"seed"`
+	Oracle           string  `json:"oracle"`          // deterministic or stochastic: the one used
+	Batch            int     `json:"batch,omitempty"` // stochastic: rows per draw from each row set
+	V                float64 `json:"v,omitempty"`     // stochastic: Algorithm 3's V
+	Alpha            float64 `json:"alpha,omitempty"` // stochastic: Algorithm 3's alpha
+	MonitorRows      int     `json:"monitor_rows"`    // progress on a sample of this many rows per set; 0: all rows
+	AllowBiased      bool    `json:"allow_biased"`
 }
 
-// solveFlags are the flags of qrc solve, shared with the REPL's :solve.
+// solveFlags are the flags of qrc solve. The REPL's :solve parses its flags
+// with them too.
 type solveFlags struct {
 	fs        *flag.FlagSet
 	asJSON    *bool
@@ -142,6 +172,11 @@ type solveFlags struct {
 	timeLimit *time.Duration
 	pick      *string
 	seed      *uint64
+	oracle    *string
+	batch     *int
+	allowBias *bool
+	yuV       *float64
+	yuAlpha   *float64
 }
 
 // registerSolveFlags adds the solver's flags to fs.
@@ -161,11 +196,17 @@ func registerSolveFlags(fs *flag.FlagSet) *solveFlags {
 		timeLimit: fs.Duration("time-limit", 0, ""),
 		pick:      fs.String("pick", "last", ""),
 		seed:      fs.Uint64("seed", 1, ""),
+		oracle:    fs.String("oracle", "auto", ""),
+		batch:     fs.Int("batch", problem.DefaultBatch, ""),
+		allowBias: fs.Bool("allow-biased", false, ""),
+		yuV:       fs.Float64("v", 0, ""),
+		yuAlpha:   fs.Float64("alpha", 0, ""),
 	}
 }
 
 // settings checks the parsed flags and returns the solver settings they
-// give (without Recorder and Stop).
+// give (without Oracle, Recorder and Stop, which depend on the model and
+// the run).
 func (f *solveFlags) settings() (solve.Settings, error) {
 	var settings solve.Settings
 	switch *f.pick {
@@ -184,6 +225,18 @@ func (f *solveFlags) settings() (solve.Settings, error) {
 			return settings, fmt.Errorf("--%s must be positive", c.name)
 		}
 	}
+	switch *f.oracle {
+	case "auto", "stochastic", "deterministic":
+	default:
+		return settings, fmt.Errorf("--oracle must be auto, stochastic or deterministic, not %q", *f.oracle)
+	}
+	if *f.batch <= 0 {
+		return settings, errors.New("--batch must be at least 1")
+	}
+	if *f.yuV < 0 || *f.yuAlpha < 0 || math.IsNaN(*f.yuV) || math.IsNaN(*f.yuAlpha) {
+		return settings, errors.New("--v and --alpha must be positive")
+	}
+	settings.V, settings.Alpha = *f.yuV, *f.yuAlpha
 	if *f.inner < 0 || *f.outer < 0 || *f.timeLimit < 0 {
 		return settings, errors.New("--inner, --outer and --time-limit must not be negative")
 	}
@@ -194,51 +247,21 @@ func (f *solveFlags) settings() (solve.Settings, error) {
 
 func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("solve", solveCommand.usage, stderr)
-	sf := registerSolveFlags(fs)
+	flags := registerSolveFlags(fs)
 	var mf modelFlags
 	mf.register(fs)
 	file, ok := modelFile(fs, "solve", args, stderr)
 	if !ok {
 		return exitUsage
 	}
-	settings, err := sf.settings()
+	settings, err := flags.settings()
 	if err != nil {
 		fmt.Fprintf(stderr, "qrc solve: %v\n", err)
 		return exitUsage
 	}
-	asJSON, out, trace, quiet, startFile := sf.asJSON, sf.out, sf.trace, sf.quiet, sf.startFile
-
-	m, sources, prog, ok := loadProgram("solve", file, &mf, !*asJSON, stderr)
+	m, sources, prog, ok := loadProgram("solve", file, &mf, !*flags.asJSON, stderr)
 	if !ok {
 		return exitInvalid
-	}
-	x0 := point.Start(m)
-	if *startFile != "" {
-		var err error
-		if x0, err = point.Read(*startFile, m); err != nil {
-			fmt.Fprintln(stderr, err)
-			return exitInvalid
-		}
-		for _, v := range m.Vars {
-			v.Domain.Project(x0[v.Offset : v.Offset+v.Size])
-		}
-	}
-
-	var rec recorders
-	if !*quiet {
-		rec = append(rec, newProgress(stderr, prog))
-	}
-	if *trace != "" {
-		f, err := os.Create(*trace)
-		if err != nil {
-			fmt.Fprintf(stderr, "qrc solve: %v\n", err)
-			return exitUsage
-		}
-		defer f.Close()
-		rec = append(rec, newTraceWriter(f, prog))
-	}
-	if len(rec) > 0 {
-		settings.Recorder = rec
 	}
 
 	stop := make(chan struct{})
@@ -249,55 +272,124 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			close(stop)
 		}
 	}()
-	settings.Stop = stop
+	defer func() {
+		signal.Stop(sig)
+		close(sig)
+	}()
+	run := &solveRun{name: "solve", file: file, m: m, sources: sources, prog: prog, x0: point.Start(m),
+		flags: flags, settings: settings, stop: stop, stdout: stdout, stderr: stderr, progress: true}
+	_, code := run.run()
+	return code
+}
 
-	prob := problemOf(m, prog)
+// solveRun is one solve of a compiled model, as qrc solve and the REPL's
+// :solve do it: the start (--start), the oracle, the progress table and
+// trace, the solve, and the report.
+type solveRun struct {
+	name     string // the command, for messages: "solve"
+	file     string // the model file, for the report
+	m        *check.Model
+	sources  check.Sources
+	prog     *autodiff.Program
+	x0       []float64 // the start unless --start
+	flags    *solveFlags
+	settings solve.Settings // from flags.settings
+	stop     <-chan struct{}
+	stdout   io.Writer
+	stderr   io.Writer
+	progress bool // the progress table (unless --quiet) and the oracle note
+	hideTime bool // the report leaves out the time
+}
+
+// run solves and reports. It returns the result (nil when the solve could
+// not start) and qrc solve's exit code.
+func (r *solveRun) run() (*solve.Result, int) {
+	m, prog, flags, settings := r.m, r.prog, r.flags, r.settings
+	x0 := r.x0
+	if *flags.startFile != "" {
+		var err error
+		if x0, err = point.Read(*flags.startFile, m); err != nil {
+			fmt.Fprintln(r.stderr, err)
+			return nil, exitInvalid
+		}
+		for _, v := range m.Vars {
+			v.Domain.Project(x0[v.Offset : v.Offset+v.Size])
+		}
+	}
+
+	prob := problem.New(m, prog, problem.Options{Batch: *flags.batch, Seed: *flags.seed})
+	var ok bool
+	quiet := *flags.quiet || !r.progress
+	if settings.Oracle, ok = chooseOracle(*flags.oracle, m, prog, *flags.allowBias, quiet, r.sources, r.stderr); !ok {
+		return nil, exitInvalid
+	}
+	if settings.Oracle != solve.Stochastic {
+		prob.Sampler = nil
+	}
+	var rec recorders
+	if !quiet {
+		pr := newProgress(r.stderr, prog)
+		pr.note = monitorNote(prob, prog)
+		rec = append(rec, pr)
+	}
+	if *flags.trace != "" {
+		f, err := os.Create(*flags.trace)
+		if err != nil {
+			fmt.Fprintf(r.stderr, "qrc %s: %v\n", r.name, err)
+			return nil, exitUsage
+		}
+		defer f.Close()
+		rec = append(rec, newTraceWriter(f, prog))
+	}
+	if len(rec) > 0 {
+		settings.Recorder = rec
+	}
+	settings.Stop = r.stop
+
 	began := time.Now()
 	res, err := solve.Minimize(prob, x0, settings)
-	signal.Stop(sig)
-	close(sig)
 	if err != nil {
-		fmt.Fprintf(stderr, "qrc solve: %v\n", err)
-		return exitUsage
+		fmt.Fprintf(r.stderr, "qrc %s: %v\n", r.name, err)
+		return nil, exitUsage
 	}
-	if p, ok := settings.Recorder.(recorders); ok {
-		p.finish()
-	}
-	result := resultOf(file, m, prog, res, settings, time.Since(began))
+	rec.finish()
+	result := resultOf(r.file, m, prob, res, settings, time.Since(began))
+	result.Settings.AllowBiased = *flags.allowBias
+	result.hideTime = r.hideTime
 
-	if *out != "" {
+	if *flags.out != "" {
 		data, err := json.MarshalIndent(result, "", "  ")
 		if err == nil {
-			err = os.WriteFile(*out, append(data, '\n'), 0o644)
+			err = os.WriteFile(*flags.out, append(data, '\n'), 0o644)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "qrc solve: writing %s: %v\n", *out, err)
-			return exitUsage
+			fmt.Fprintf(r.stderr, "qrc %s: writing %s: %v\n", r.name, *flags.out, err)
+			return nil, exitUsage
 		}
 	}
 	if res.Status == solve.NumericalError && res.Err != nil {
-		printEvalError(stderr, "solve", res.Err, sources)
+		printEvalError(r.stderr, r.name, res.Err, r.sources)
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
+	if *flags.asJSON {
+		enc := json.NewEncoder(r.stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(result); err != nil {
-			fmt.Fprintf(stderr, "qrc solve: %v\n", err)
-			return exitNumerical
+			fmt.Fprintf(r.stderr, "qrc %s: %v\n", r.name, err)
+			return res, exitNumerical
 		}
 	} else {
-		result.text(stdout, m, res.X)
+		result.text(r.stdout, m, res.X)
 	}
 	switch res.Status {
 	case solve.Infeasible:
-		return exitInfeasible
+		return res, exitInfeasible
 	case solve.NumericalError:
-		return exitNumerical
+		return res, exitNumerical
 	case solve.Interrupted:
-		return exitInterrupted
+		return res, exitInterrupted
 	}
-	return exitOK
+	return res, exitOK
 }
 
 // set reports whether flag name was given on the command line.
@@ -307,32 +399,65 @@ func set(fs *flag.FlagSet, name string) bool {
 	return found
 }
 
-// problemOf wraps a compiled model as a solver problem; X is the product
-// of the variables' domains.
-func problemOf(m *check.Model, prog *autodiff.Program) *solve.Problem {
-	names := make([]string, len(m.Constraints))
-	for i, c := range m.Constraints {
-		names[i] = c.Name
-	}
-	vars := m.Vars
-	return &solve.Problem{
-		N:     prog.NumVars(),
-		M:     len(m.Constraints),
-		Eval:  prog.Eval,
-		Grad:  prog.Gradient,
-		Names: names,
-		Project: func(x []float64) {
-			for _, v := range vars {
-				v.Domain.Project(x[v.Offset : v.Offset+v.Size])
+// chooseOracle resolves --oracle: auto picks the stochastic oracle when the
+// data means are large (autoStochasticRows) and unbiased, and says which it
+// picked on stderr (unless quiet, when it picks the deterministic one). The stochastic oracle refuses a model
+// with biased means unless allowBiased, printing each with its position.
+func chooseOracle(flag string, m *check.Model, prog *autodiff.Program, allowBiased, quiet bool, sources check.Sources, stderr io.Writer) (solve.Oracle, bool) {
+	biased := problem.Biased(m, prog)
+	rows := problem.SampledRows(prog)
+	switch flag {
+	case "deterministic":
+		return solve.Switching, true
+	case "auto":
+		switch {
+		case rows < autoStochasticRows:
+			if !quiet {
+				fmt.Fprintf(stderr, "qrc solve: oracle deterministic (auto: the data means run over %d rows, fewer than %d)\n", rows, autoStochasticRows)
 			}
-		},
+			return solve.Switching, true
+		case len(biased) > 0 && !allowBiased:
+			fmt.Fprintf(stderr, "qrc solve: oracle deterministic (auto): the data means run over %d rows, but a minibatch estimate of %s is biased (qrc check lists why)\n", rows, biased[0].Function)
+			return solve.Switching, true
+		}
+		fmt.Fprintf(stderr, "qrc solve: oracle stochastic (auto: the data means run over %d rows, at least %d)\n", rows, autoStochasticRows)
+		return solve.Stochastic, true
 	}
+	if len(biased) > 0 && !allowBiased {
+		for _, b := range biased {
+			d := diag.Diagnostic{Pos: b.Mean.Src().Pos(), Msg: fmt.Sprintf("%s: this mean over data rows is %s (%s); a minibatch estimate of %s is biased, so the stochastic oracle refuses it (use --oracle deterministic, or --allow-biased to sample it anyway)",
+				b.Function, b.Why, b.Context.Pos(), b.Function)}
+			diag.List{&d}.Print(stderr, sources)
+		}
+		return solve.Stochastic, false
+	}
+	return solve.Stochastic, true
 }
 
-func resultOf(file string, m *check.Model, prog *autodiff.Program, res *solve.Result, s solve.Settings, elapsed time.Duration) *solveResult {
+// monitorNote says when the progress table shows values on a sample of the
+// rows rather than on all of them.
+func monitorNote(p *solve.Problem, prog *autodiff.Program) string {
+	s, ok := p.Sampler.(*problem.Sampler)
+	if !ok {
+		return ""
+	}
+	var parts []string
+	for i, n := range s.MonitorRows() {
+		if n > 0 {
+			set := prog.Samples()[i]
+			parts = append(parts, fmt.Sprintf("%d of the %d rows of %s", n, set.Rows, set.Data))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "objective and infeasibility at outer iterations are on a fixed sample (" + strings.Join(parts, "; ") + "); the result is on all rows"
+}
+
+func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Result, s solve.Settings, elapsed time.Duration) *solveResult {
 	// report the settings actually used
 	start := s.RhoHat
-	if d, err := s.WithDefaults(problemOf(m, prog)); err == nil {
+	if d, err := s.WithDefaults(prob); err == nil {
 		s = d
 	}
 	if start == 0 {
@@ -355,8 +480,23 @@ func resultOf(file string, m *check.Model, prog *autodiff.Program, res *solve.Re
 		Settings: solveSettings{
 			RhoHat: res.RhoHat, Rho: res.Rho, RhoHatStart: start, Eps: s.Eps, EpsHat: s.EpsHat,
 			Inner: s.Inner, Outer: s.Outer, TimeLimitSeconds: s.TimeLimit.Seconds(), Seed: s.Seed,
-			Pick: map[solve.Pick]string{solve.PickLast: "last", solve.PickRandom: "random"}[s.Pick],
+			Pick:   map[solve.Pick]string{solve.PickLast: "last", solve.PickRandom: "random"}[s.Pick],
+			Oracle: s.Oracle.String(),
 		},
+		Polish: res.Stats.Polish,
+	}
+	if s.Oracle == solve.Stochastic {
+		r.Settings.V, r.Settings.Alpha = s.V, s.Alpha
+		if r.Settings.V == 0 {
+			r.Settings.V = math.Sqrt(float64(s.Inner))
+		}
+		if r.Settings.Alpha == 0 {
+			r.Settings.Alpha = float64(s.Inner)
+		}
+		if sm, ok := prob.Sampler.(*problem.Sampler); ok {
+			r.Settings.Batch = slices.Max(sm.Batches())
+			r.Settings.MonitorRows = slices.Max(sm.MonitorRows())
+		}
 	}
 	if c := res.Certificate; c != nil {
 		r.Stationarity, r.KKTResidual, r.Stationary = &c.Dist, &c.KKTResidual, c.Stationary
@@ -407,6 +547,13 @@ func (r *solveResult) text(w io.Writer, m *check.Model, x []float64) {
 	}
 	if r.InnerDoublings > 0 {
 		fmt.Fprintf(w, "; inner doubled %d time(s) to reach stationarity", r.InnerDoublings)
+	}
+	if r.Polish > 0 {
+		fmt.Fprintf(w, "; %d polish round(s) on all rows made the stochastic point feasible", r.Polish)
+	}
+	fmt.Fprintf(w, "\noracle         %s", r.Settings.Oracle)
+	if r.Settings.Oracle == "stochastic" {
+		fmt.Fprintf(w, " (batch %d, V %s, alpha %s); values below are on all rows", r.Settings.Batch, num(r.Settings.V), num(r.Settings.Alpha))
 	}
 	fmt.Fprintln(w)
 	if !r.hideTime {
@@ -476,6 +623,7 @@ func (rs recorders) finish() {
 // progress prints a table of outer iterations to a writer: a live line
 // rewritten in place on a terminal, rows at most every second otherwise.
 type progress struct {
+	note   string // printed above the table
 	w      io.Writer
 	names  []string
 	live   bool
@@ -499,6 +647,9 @@ func (p *progress) Record(it solve.Iteration) error {
 		return nil
 	}
 	if !p.header {
+		if p.note != "" {
+			fmt.Fprintf(p.w, "qrc solve: %s\n", p.note)
+		}
 		fmt.Fprintf(p.w, "%-7s %6s %9s %13s %13s %-12s %10s %6s %8s\n", "phase", "t", "seconds", "objective", "infeasibility", "worst", "step", "feas%", "rho_hat")
 		p.header = true
 	}

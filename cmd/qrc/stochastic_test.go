@@ -1,0 +1,140 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// stochJSON is the part of a stochastic result the tests read.
+type stochJSON struct {
+	solveJSON
+	Polish   int `json:"polish_rounds"`
+	Settings struct {
+		Oracle string  `json:"oracle"`
+		Batch  int     `json:"batch"`
+		V      float64 `json:"v"`
+		Alpha  float64 `json:"alpha"`
+		Inner  int     `json:"inner"`
+	} `json:"settings"`
+}
+
+// Every example solves with the stochastic oracle through the binary: the
+// result, computed on all rows, is feasible and below the start.
+func TestSolveStochasticExamples(t *testing.T) {
+	for _, tc := range []struct {
+		model     string
+		set, args []string
+	}{
+		{"examples/phase.qrc", nil, []string{"--outer", "10"}},
+		{"examples/npc.qrc", nil, []string{"--outer", "3", "--inner", "300"}},
+		{"examples/fairness.qrc", []string{"--set", "r=1.1"}, []string{"--outer", "10"}},
+	} {
+		t.Run(tc.model, func(t *testing.T) {
+			ev, _ := evalOut(t, append([]string{tc.model}, tc.set...)...)
+			r := qrc(t, "", append(append([]string{"solve", "--json", "--oracle", "stochastic", "--batch", "32", tc.model}, tc.set...), tc.args...)...)
+			require.Equal(t, 0, r.code, r.stderr)
+			var s stochJSON
+			require.NoError(t, json.Unmarshal([]byte(r.stdout), &s))
+			assert.True(t, s.Success, s.Status)
+			assert.LessOrEqual(t, s.Infeasibility, 1e-3)
+			assert.Less(t, s.Objective, ev.Objective.Value)
+			assert.Equal(t, "stochastic", s.Settings.Oracle)
+			assert.Equal(t, 32, s.Settings.Batch)
+			assert.InDelta(t, float64(s.Settings.Inner), s.Settings.Alpha, 0)
+			assert.InDelta(t, 0, s.Settings.V*s.Settings.V-float64(s.Settings.Inner), 1e-9)
+			// the reported values are the model's on all rows: eval at the
+			// returned point agrees
+			dir := t.TempDir()
+			pt := filepath.Join(dir, "x.json")
+			require.NoError(t, os.WriteFile(pt, []byte(r.stdout), 0o644))
+			ev2, r2 := evalOut(t, append([]string{tc.model, "--at", pt}, tc.set...)...)
+			require.Equal(t, 0, r2.code, r2.stderr)
+			assert.InDelta(t, ev2.Objective.Value, s.Objective, 1e-12)
+		})
+	}
+}
+
+// --oracle auto picks the deterministic oracle for the small examples and
+// says so; the JSON result names the oracle used.
+func TestSolveOracleAuto(t *testing.T) {
+	r := qrc(t, "", "solve", "examples/phase.qrc", "--json", "--outer", "2")
+	require.Equal(t, 0, r.code, r.stderr)
+	var s stochJSON
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &s))
+	assert.Equal(t, "deterministic", s.Settings.Oracle)
+	assert.Contains(t, r.stderr, "oracle deterministic (auto: the data means run over 200 rows, fewer than 50000)")
+	r = qrc(t, "", "solve", "examples/phase.qrc", "--oracle", "sometimes")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "--oracle must be auto, stochastic or deterministic")
+}
+
+const biasedModel = `data people = csv("examples/data/fairness.csv", label = "y", drop = ["group"])
+var x[people.d] in ball(1)
+func m() = mean(i in people) dot(people.X[i], x)
+minimize log(1 + exp(m())) + mean(i in people) abs(dot(people.X[i], x))
+`
+
+// A model whose mean sits inside log: qrc check reports it with the
+// mean's position; the stochastic oracle refuses it (exit 1, the same
+// position) unless --allow-biased.
+func TestStochasticRefusesBiased(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "biased.qrc")
+	require.NoError(t, os.WriteFile(model, []byte(strings.ReplaceAll(biasedModel, "examples/", mustAbs(t, filepath.Join(repoRoot, "examples"))+"/")), 0o644))
+
+	r := qrc(t, "", "check", model)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, model+":3:12: objective: the mean over data rows is inside log(...) ("+model+":4:10)")
+	var sum struct {
+		Biased []struct{ Function, Mean, Why, Context string } `json:"biased"`
+	}
+	r = qrc(t, "", "check", "--json", model)
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &sum))
+	require.Len(t, sum.Biased, 1)
+	assert.Equal(t, model+":3:12", sum.Biased[0].Mean)
+
+	r = qrc(t, "", "solve", "--oracle", "stochastic", model)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, model+":3:12: objective: this mean over data rows is inside log(...)")
+	assert.Contains(t, r.stderr, "--allow-biased")
+	assert.Contains(t, r.stderr, "    func m() = mean(i in people) dot(people.X[i], x)\n               ^\n") // the caret under the mean
+
+	r = qrc(t, "", "solve", "--oracle", "stochastic", "--allow-biased", "--outer", "3", "--json", model)
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `"allow_biased": true`)
+}
+
+func mustAbs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	require.NoError(t, err)
+	return a
+}
+
+// The same model, flags and seed give bitwise the same result whatever
+// the number of cores; another seed gives another result.
+func TestStochasticReproducible(t *testing.T) {
+	run := func(procs, seed string) string {
+		cmd := exec.Command(qrcBin, "solve", "--json", "--quiet", "--oracle", "stochastic", "--seed", seed,
+			"--outer", "4", "--inner", "200", "examples/npc.qrc")
+		cmd.Dir = repoRoot
+		cmd.Env = append(os.Environ(), "GOMAXPROCS="+procs)
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		require.NoError(t, cmd.Run())
+		// everything but the timings
+		return regexp.MustCompile(`"seconds": [0-9.e+-]+`).ReplaceAllString(out.String(), "")
+	}
+	a, b, c := run("1", "5"), run("2", "5"), run("2", "6")
+	assert.Equal(t, a, b)
+	assert.NotEqual(t, a, c)
+	assert.Contains(t, a, `"oracle": "stochastic"`)
+}

@@ -1,0 +1,310 @@
+package solve
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+)
+
+// Oracle chooses the method that solves the subproblems (7).
+type Oracle int
+
+// The oracles.
+const (
+	// Switching is Algorithm 2, the switching subgradient method, on exact
+	// values and subgradients (the default).
+	Switching Oracle = iota
+	// Stochastic is Algorithm 3, the online stochastic subgradient method
+	// of Yu, Neely & Wei (2017) with virtual queues, on minibatch estimates
+	// drawn by Problem.Sampler (exact values when the Problem has none).
+	Stochastic
+)
+
+// String returns the oracle's name as the command line spells it.
+func (o Oracle) String() string {
+	switch o {
+	case Switching:
+		return "deterministic"
+	case Stochastic:
+		return "stochastic"
+	}
+	return "Oracle(" + strconv.Itoa(int(o)) + ")"
+}
+
+// Sampler lets the stochastic oracle estimate a Problem's functions from
+// minibatches. Eval and Grad read whichever data the last call selected.
+type Sampler interface {
+	// Draw makes the following Eval and Grad calls estimate f0..fM and
+	// their subgradients from a fresh minibatch drawn with rng, without
+	// bias: E[Eval] = f and E[Grad] is a subgradient of f.
+	Draw(rng *rand.Rand) error
+	// Monitor makes them compute the values the solver tracks progress
+	// with at outer iterations: the full data, or a fixed sample of very
+	// large data. It reports whether those values are exact.
+	Monitor() (exact bool)
+	// Full makes them exact: every row of every data set.
+	Full()
+}
+
+// stochasticSeedStream separates the minibatch draws from the random pick.
+const stochasticSeedStream = 0x5851f42d4c957f2d
+
+// stochBuffers allocates the virtual queues, the estimates, the rows of
+// the per-function subgradients and the minibatch generator on first use.
+func (s *solver) stochBuffers() {
+	if s.queue != nil {
+		return
+	}
+	s.queue = make([]float64, s.m+1)
+	s.theta = make([]float64, s.m+1)
+	s.zeta = make([][]float64, s.m+1)
+	for i := range s.zeta {
+		s.zeta[i] = make([]float64, s.n)
+	}
+	s.znew = make([]float64, s.n)
+	s.diff = make([]float64, s.n)
+	s.rng = rand.New(rand.NewPCG(s.set.Seed, stochasticSeedStream))
+}
+
+// stochasticOracle runs Algorithm 3 for K iterations on the subproblem (7)
+// at xt, every fi estimated on a fresh minibatch at each iteration, and
+// leaves its output, the plain average of z_0..z_{K-1}, in s.out:
+//
+//	theta~_i = theta_i(z_k) + RhoHat/2 ||z_k - xt||^2,  zeta~_i = zeta_i(z_k) + RhoHat (z_k - xt),
+//	z_{k+1} = Proj_X(z_k - (V zeta~_0 + sum_i Q_i zeta~_i) / (2 alpha)),
+//	Q_i <- max(Q_i + theta~_i + zeta~_i . (z_{k+1} - z_k), 0),
+//
+// with V = sqrt(K) and alpha = K unless Settings.V and Settings.Alpha say
+// otherwise. (The z-update is the argmin over X of the linearisation plus
+// alpha ||z - z_k||^2, i.e. a projected step. The paper's Algorithm 3
+// prints zeta rather than zeta~ in it; zeta~, the subgradient of the
+// subproblem's functions F_i, is what Yu et al.'s method applied to (7)
+// uses, and is used here.) The queues start at 0 at each call.
+//
+// Phase 1 (and the steps that restore feasibility in phase 2) do not use
+// Algorithm 3: from an infeasible start its queues grow without bound and
+// its steps with them. They use Algorithm 2's phase-1 steps (min over X of
+// max_i fi + RhoHat/2 ||z - xt||^2, stepping on the largest estimate) on
+// minibatch estimates, with the step sizes 2/((RhoHat-Rho)(k+2)) that
+// keep them stable.
+func (s *solver) stochasticOracle(xt []float64, K int, record bool) (oracleInfo, error) {
+	var info oracleInfo
+	s.stochBuffers()
+	V, alpha := math.Sqrt(float64(K)), float64(K)
+	if s.set.V > 0 {
+		V = s.set.V
+	}
+	if s.set.Alpha > 0 {
+		alpha = s.set.Alpha
+	}
+	z, d, diff := s.z, s.d, s.diff
+	copy(z, xt)
+	clear(s.zsum)
+	clear(s.queue)
+	every := 0
+	if record && s.set.Recorder != nil {
+		every = s.set.RecordEvery
+	}
+	defer s.monitorMode()
+	for k := 0; k < K; k++ {
+		if h := s.halted(); h != running {
+			info.halt = h
+			return info, nil
+		}
+		for j, zj := range z {
+			s.zsum[j] += zj
+		}
+		if err := s.drawMode(); err != nil {
+			return info, err
+		}
+		if err := s.eval(z); err != nil {
+			return info, err
+		}
+		s.stats.Inner++
+		info.k = k + 1
+		q := 0.0
+		for j := range z {
+			diff[j] = z[j] - xt[j]
+			q += diff[j] * diff[j]
+		}
+		q *= s.rhoHat / 2
+		feasible := true
+		for i := 0; i <= s.m; i++ {
+			s.theta[i] = s.vals[i] + q
+			if i > 0 && s.theta[i] > 0 {
+				feasible = false
+			}
+		}
+		if feasible {
+			info.nObj++
+		}
+		if every > 0 && (k+1)%every == 0 && !s.recordInner(z, k, &info, false) {
+			info.halt = haltRecorder
+			return info, nil
+		}
+		// the per-function stochastic subgradients zeta_i (without the
+		// proximal term, which is added once below)
+		for i := 0; i <= s.m; i++ {
+			if err := s.gradient(i); err != nil {
+				return info, err
+			}
+			copy(s.zeta[i], s.grad)
+		}
+		weight := V // V + sum_i Q_i: the weight of the proximal term
+		for j := range d {
+			d[j] = 0
+		}
+		for j, g := range s.zeta[0] {
+			d[j] = V * g
+		}
+		for i := 1; i <= s.m; i++ {
+			if qi := s.queue[i]; qi > 0 {
+				weight += qi
+				for j, g := range s.zeta[i] {
+					d[j] += qi * g
+				}
+			}
+		}
+		step := 1 / (2 * alpha)
+		for j := range z {
+			s.znew[j] = z[j] - step*(d[j]+weight*s.rhoHat*diff[j])
+		}
+		s.project(s.znew)
+		// queue update with the linearised constraint
+		for j := range d {
+			d[j] = s.znew[j] - z[j] // d is now the step z_{k+1} - z_k
+		}
+		proxDot := 0.0
+		for j := range d {
+			proxDot += s.rhoHat * diff[j] * d[j]
+		}
+		for i := 1; i <= s.m; i++ {
+			lin := s.theta[i] + proxDot
+			for j, g := range s.zeta[i] {
+				lin += g * d[j]
+			}
+			s.queue[i] = math.Max(s.queue[i]+lin, 0)
+		}
+		copy(z, s.znew)
+	}
+	for j := range s.out {
+		s.out[j] = s.zsum[j] / float64(K)
+	}
+	return info, nil
+}
+
+// drawMode makes the next evaluations use a fresh minibatch.
+func (s *solver) drawMode() error {
+	if s.p.Sampler == nil {
+		return nil
+	}
+	s.mode = modeDraw
+	return s.p.Sampler.Draw(s.rng)
+}
+
+// monitorMode makes the next evaluations use the monitoring data.
+func (s *solver) monitorMode() {
+	if s.p.Sampler == nil || s.mode == modeMonitor {
+		return
+	}
+	s.monitorExact = s.p.Sampler.Monitor()
+	s.mode = modeMonitor
+}
+
+// exactMode makes the next evaluations exact.
+func (s *solver) exactMode() {
+	if s.p.Sampler == nil || s.mode == modeFull {
+		return
+	}
+	s.p.Sampler.Full()
+	s.mode = modeFull
+}
+
+// sampleMode is what data the Problem's Sampler has selected.
+type sampleMode int
+
+const (
+	modeFull sampleMode = iota
+	modeMonitor
+	modeDraw
+)
+
+// maxPolish bounds the rounds of polish.
+const maxPolish = 5
+
+// bisections is the number of halvings of the segment polish searches.
+const bisections = 30
+
+// polish makes the stochastic oracle's last point feasible on every row.
+// Algorithm 3's averaged output violates the constraints by O(1/sqrt(K))
+// (its queues start at 0 and need about sqrt(K) steps' worth of violation
+// to balance the objective), which for the default K is above Eps. When
+// the point x_s's exact infeasibility exceeds Eps:
+//
+//  1. deterministic steps: Algorithm 2 on every row, on the subproblem (7)
+//     at the current point (one deterministic outer step, which steps on
+//     the constraints until the iterates are feasible for (7)), repeated,
+//     up to maxPolish rounds, until the infeasibility is at most Eps;
+//  2. a bisection on the segment from that feasible point x_p to x_s (X is
+//     convex, so the segment lies in X) for the point nearest x_s with
+//     infeasibility at most Eps; of x_p and that point, the one with the
+//     lower objective is returned.
+//
+// Each round of step 1 costs Inner evaluations on every row, step 2 at
+// most bisections more. Polish runs after the time limit too (Stop still
+// interrupts it). Stats.Polish counts the rounds of step 1.
+func (s *solver) polish(pt Point) (Point, error) {
+	s.exactMode()
+	defer s.monitorMode()
+	xs, err := s.evaluate(pt.X, pt.T)
+	if err != nil || xs.Infeasibility <= s.set.Eps {
+		return xs, err
+	}
+	cur := xs
+	for round := 0; round < maxPolish && cur.Infeasibility > s.set.Eps; round++ {
+		s.polishing = true
+		info, err := s.oracle(cur.X, s.set.Inner, false, false)
+		s.polishing = false
+		if err != nil {
+			return cur, err
+		}
+		s.stats.Polish++
+		if info.halt != running || info.emptyI {
+			break
+		}
+		next, err := s.evaluate(s.out, pt.T)
+		if err != nil {
+			return cur, err
+		}
+		if next.Infeasibility >= cur.Infeasibility {
+			break
+		}
+		cur = next
+	}
+	if cur.Infeasibility > s.set.Eps {
+		return xs, nil // finish falls back on Best, or reports the infeasibility
+	}
+	best := cur
+	lo, hi := 0.0, 1.0 // x(lo) is feasible, x(hi) = x_s is not
+	x := make([]float64, s.n)
+	for range bisections {
+		tau := (lo + hi) / 2
+		for j := range x {
+			x[j] = cur.X[j] + tau*(xs.X[j]-cur.X[j])
+		}
+		p, err := s.evaluate(x, pt.T)
+		if err != nil {
+			return best, err
+		}
+		if p.Infeasibility <= s.set.Eps {
+			lo = tau
+			if p.Objective < best.Objective {
+				best = p
+			}
+		} else {
+			hi = tau
+		}
+	}
+	s.track(&best)
+	return best, nil
+}
