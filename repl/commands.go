@@ -218,15 +218,15 @@ func (s *Session) solveCmd(arg string, _ Statement, _ int) {
 		s.startPoint()
 		x0 = slices.Clone(s.cur.x)
 	}
-	if s.opts.Interactive {
-		fmt.Fprintf(s.errw, "solving from %s; Ctrl-C stops the solve and keeps the best point so far\n", s.cur.from)
-	}
 	req := &SolveRequest{Args: args, Model: s.model, Program: prog, Sources: s.sources, X0: x0,
 		Out: s.out, Err: s.errw, Interactive: s.opts.Interactive}
 	if s.opts.Watch != nil {
 		stop, release := s.opts.Watch()
 		defer release()
 		req.Stop = stop
+	}
+	if s.opts.Interactive {
+		fmt.Fprintf(s.errw, "solving from %s; Ctrl-C stops the solve and keeps the best point so far\n", s.cur.from)
 	}
 	res, err := s.opts.Solver.Solve(req)
 	prog.ResetSamples() // a stochastic solve leaves the program on a minibatch

@@ -539,7 +539,11 @@ func (s *Session) let(st Statement) {
 			check.DidYouMean(name, s.names("parameter")))
 		return
 	}
-	x, errs := lang.ParseExpr(InputName, padded(st.Line, eq+2, text[eq+1:]))
+	line, col := st.Line+strings.Count(text[:eq+1], "\n"), eq+2
+	if nl := strings.LastIndex(text[:eq+1], "\n"); nl >= 0 {
+		col = eq + 1 - nl
+	}
+	x, errs := lang.ParseExpr(InputName, padded(line, col, text[eq+1:]))
 	if errs != nil {
 		s.failed = true
 		s.printDiags(errs)

@@ -106,10 +106,14 @@ func TestStatementsErrorsAndRecovery(t *testing.T) {
 	assert.Equal(t, "redefined parameter K (was: param K = 2)\n", stderr)
 	stdout, _ := h.exec(t, "let K = 4", true)
 	assert.Equal(t, "K = 4 (was 3)\n", stdout)
+	// an error in a let continued on the next line points there
+	_, stderr = h.exec(t, "let K =\n    2 * * 3", false)
+	assert.Contains(t, stderr, "<input>:12:9: syntax error")
+	assert.Contains(t, stderr, "        2 * * 3\n            ^\n")
 	assert.Equal(t, 4, h.s.model.NumScalars)
 
 	// let only changes parameters; drop needs a declared name
-	_, stderr = h.exec(t, "let x = 1", false)
+	_, stderr = h.exec(t, "let x = 1", false) // line 13
 	assert.Contains(t, stderr, "let changes a parameter; x is a variable")
 	_, stderr = h.exec(t, "drop c", false)
 	assert.Contains(t, stderr, "nothing is declared as c")

@@ -7,6 +7,7 @@
 //	qrc eval [flags] MODEL.qrc       evaluate the objective and constraints at a point
 //	qrc gradcheck [flags] MODEL.qrc  compare subgradients with finite differences
 //	qrc fmt [-w] [-l] MODEL.qrc...   print models in canonical layout
+//	qrc repl [flags] [MODEL.qrc]     an interactive session on a model
 //	qrc help [COMMAND]               show help
 //	qrc version                      print the version
 //
