@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -216,7 +217,11 @@ func (s *Session) showCmd(arg string, st Statement, col int) {
 		}
 		return
 	}
-	if arg == "objective" && m.Objective != nil {
+	if arg == "objective" && !slices.ContainsFunc(m.Groups, func(g *check.ConstraintGroup) bool { return g.Name == arg }) {
+		if m.Objective == nil {
+			s.fail("the model has no objective (minimize ...)")
+			return
+		}
 		s.showFunctions(func(f autodiff.Function) bool { return f.Objective })
 		return
 	}
