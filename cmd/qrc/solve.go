@@ -42,8 +42,10 @@ var solveCommand = &command{
 Solve checks and compiles a model and minimises its objective subject to its
 constraints with IQRC (Ma, Lin & Yang 2020): an outer proximal-point loop
 whose strongly convex subproblems are solved by the switching subgradient
-method. When the starting point is infeasible, a phase 1 first minimises
-the largest constraint violation. The result reports the status, objective,
+method on all rows, or by Yu et al.'s stochastic method on minibatches of the
+data means (--oracle). When the starting point is infeasible, a phase 1 first
+minimises the largest constraint violation. Every reported value is computed
+on all rows. The result reports the status, objective,
 infeasibility, a stationarity certificate (the distance to the exact
 proximal point and a KKT residual), every constraint with its slack and
 multiplier, and the variables. See docs/solver.md for the method and
