@@ -46,7 +46,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{checkCommand, solveCommand, evalCommand, gradcheckCommand, fmtCommand}
+	commands = []*command{checkCommand, solveCommand, compareCommand, plotCommand, evalCommand, gradcheckCommand, fmtCommand}
 }
 
 func lookup(name string) *command {

@@ -50,6 +50,10 @@ file has errors; 2 bad command line; 3 infeasible (no feasible point found);
 4 numerical error (the message names the expression); 130 interrupted.
 
 Flags:
+  --method M         iqrc (default) or penalty: the exact penalty
+                     trust-region method of Cartis, Gould & Toint (2011),
+                     the paper's baseline (docs/penalty.md); it uses --eps,
+                     --outer (its iteration limit), --time-limit, --start
   --rho-hat R        the proximal parameter (default 1, the paper's); it is
                      doubled automatically when a subproblem turns out not
                      to be convex
@@ -75,6 +79,7 @@ func init() { solveCommand.run = runSolve }
 // solveResult is the JSON result of qrc solve (docs/cli.md).
 type solveResult struct {
 	File            string            `json:"file"`
+	Method          string            `json:"method"` // iqrc or penalty
 	Status          string            `json:"status"`
 	Success         bool              `json:"success"`
 	Objective       float64           `json:"objective"`
@@ -95,6 +100,7 @@ type solveResult struct {
 	InnerDoublings  int               `json:"inner_doublings"` // Inner doubled because the iterates stalled short of stationarity
 	Seconds         float64           `json:"seconds"`
 	Settings        solveSettings     `json:"settings"`
+	Penalty         *penaltyJSON      `json:"penalty,omitempty"` // the penalty method's parameters and final state
 }
 
 type solveConstraint struct {
@@ -140,6 +146,7 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		timeLimit = fs.Duration("time-limit", 0, "")
 		pick      = fs.String("pick", "last", "")
 		seed      = fs.Uint64("seed", 1, "")
+		method    = fs.String("method", methodIQRC, "")
 		mf        modelFlags
 	)
 	mf.register(fs)
@@ -168,6 +175,9 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if *inner < 0 || *outer < 0 || *timeLimit < 0 {
 		fmt.Fprintln(stderr, "qrc solve: --inner, --outer and --time-limit must not be negative")
+		return exitUsage
+	}
+	if !checkMethod("solve", *method, func(f string) bool { return set(fs, f) }, stderr) {
 		return exitUsage
 	}
 	settings.RhoHat, settings.Rho, settings.Eps = *rhoHat, *rho, *eps
@@ -218,7 +228,7 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 	prob := problemOf(m, prog)
 	began := time.Now()
-	res, err := solve.Minimize(prob, x0, settings)
+	res, rep, err := minimize(*method, prob, m, x0, settings, stderr)
 	signal.Stop(sig)
 	close(sig)
 	if err != nil {
@@ -229,6 +239,7 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		p.finish()
 	}
 	result := resultOf(file, m, prog, res, settings, time.Since(began))
+	result.describeMethod(*method, settings, rep)
 
 	if *out != "" {
 		data, err := json.MarshalIndent(result, "", "  ")
@@ -374,6 +385,9 @@ func (r *solveResult) text(w io.Writer, m *check.Model, x []float64) {
 		fmt.Fprintf(w, "; inner doubled %d time(s) to reach stationarity", r.InnerDoublings)
 	}
 	fmt.Fprintf(w, "\ntime           %.3gs\n", r.Seconds)
+	if r.Penalty != nil {
+		r.Penalty.text(w)
+	}
 	if len(r.Constraints) > 0 {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -540,6 +554,9 @@ func functionNames(prog *autodiff.Program) []string {
 // violated constraint ("" when none is violated).
 func describe(it solve.Iteration, names []string) (phase, worst string) {
 	phase = "iqrc"
+	if it.Method != "" {
+		phase = it.Method
+	}
 	if it.Phase1 {
 		phase = "phase1"
 	}
