@@ -60,6 +60,9 @@ func InfeasibilityFloor(lines []*Line) float64 {
 // Draw draws the figure, objective against CPU seconds on the left and
 // infeasibility (log scale) against CPU seconds on the right, one line per
 // Line with a legend, and writes it to w in format ("png" or "svg").
+// Outer lines are steps (an iterate holds until the next one) and, when a
+// method stopped before the last record of any line, continue dashed at
+// their last value; Inner lines join their samples.
 // The panels' titles say what they show; title, if not empty, is put
 // before both.
 func Draw(w io.Writer, format string, lines []*Line, title string) error {
@@ -84,7 +87,12 @@ func Draw(w io.Writer, format string, lines []*Line, title string) error {
 	}
 	obj.Legend.Top, inf.Legend.Top = true, true
 	next := 0
-	infMax := floor
+	infMax, xMax := floor, 0.0
+	for _, l := range lines {
+		for _, r := range l.Records {
+			xMax = math.Max(xMax, r.CPU)
+		}
+	}
 	for _, l := range lines {
 		c, ok := paperColors[l.Method+" "+l.Series]
 		if !ok {
@@ -109,11 +117,25 @@ func Draw(w io.Writer, format string, lines []*Line, title string) error {
 			line.Width = vg.Points(1.2)
 			if l.Series == Inner {
 				line.Width = vg.Points(0.8)
+			} else {
+				// an iterate holds until the next one
+				line.StepStyle = plotter.PostStep
 			}
 			p.plot.Add(line)
 			p.plot.Legend.Add(l.Label(), line)
+			// a method that stopped early keeps its last iterate: dashed
+			last := p.xys[len(p.xys)-1]
+			if l.Series == Outer && last.X < xMax {
+				ext, err := plotter.NewLine(plotter.XYs{last, {X: xMax, Y: last.Y}})
+				if err != nil {
+					return fmt.Errorf("line %s: %v", l.Label(), err)
+				}
+				ext.Color, ext.Width, ext.Dashes = c, line.Width, []vg.Length{vg.Points(4), vg.Points(3)}
+				p.plot.Add(ext)
+			}
 		}
 	}
+	obj.X.Min, inf.X.Min = 0, 0
 	inf.Y.Min, inf.Y.Max = floor/2, infMax*2
 	canvas, err := draw.NewFormattedCanvas(FigureWidth, FigureHeight, format)
 	if err != nil {
