@@ -60,6 +60,11 @@ file has errors; 2 bad command line; 3 infeasible (no feasible point found);
 4 numerical error (the message names the expression); 130 interrupted.
 
 Flags:
+  --method M         iqrc (default), stochastic (iqrc with --oracle
+                     stochastic) or penalty: the exact penalty
+                     trust-region method of Cartis, Gould & Toint (2011),
+                     the paper's baseline (docs/penalty.md); it uses --eps,
+                     --outer (its iteration limit), --time-limit, --start
   --rho-hat R        the proximal parameter (default 1, the paper's); it is
                      doubled automatically when a subproblem turns out not
                      to be convex
@@ -97,6 +102,7 @@ func init() { solveCommand.run = runSolve }
 // solveResult is the JSON result of qrc solve (docs/cli.md).
 type solveResult struct {
 	File            string            `json:"file"`
+	Method          string            `json:"method"` // iqrc or penalty
 	Status          string            `json:"status"`
 	Success         bool              `json:"success"`
 	Objective       float64           `json:"objective"`
@@ -117,6 +123,7 @@ type solveResult struct {
 	InnerDoublings  int               `json:"inner_doublings"` // Inner doubled because the iterates stalled short of stationarity
 	Seconds         float64           `json:"seconds"`
 	Settings        solveSettings     `json:"settings"`
+	Penalty         *penaltyJSON      `json:"penalty,omitempty"` // the penalty method's parameters and final state
 	// Polish counts the rounds of Algorithm 2 on all rows that made the
 	// stochastic oracle's last point feasible.
 	Polish int `json:"polish_rounds"`
@@ -176,6 +183,7 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		allowBias = fs.Bool("allow-biased", false, "")
 		yuV       = fs.Float64("v", 0, "")
 		yuAlpha   = fs.Float64("alpha", 0, "")
+		method    = fs.String("method", methodIQRC, "")
 		mf        modelFlags
 	)
 	mf.register(fs)
@@ -221,6 +229,9 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "qrc solve: --inner, --outer and --time-limit must not be negative")
 		return exitUsage
 	}
+	if !checkMethod("solve", *method, func(f string) bool { return set(fs, f) }, stderr) {
+		return exitUsage
+	}
 	settings.RhoHat, settings.Rho, settings.Eps = *rhoHat, *rho, *eps
 	settings.Inner, settings.Outer, settings.TimeLimit, settings.Seed = *inner, *outer, *timeLimit, *seed
 
@@ -241,8 +252,13 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	prob := problem.New(m, prog, problem.Options{Batch: *batch, Seed: *seed})
-	if settings.Oracle, ok = chooseOracle(*oracle, m, prog, *allowBias, *quiet, sources, stderr); !ok {
-		return exitInvalid
+	if *method == methodStochastic {
+		*oracle = "stochastic"
+	}
+	if *method != methodPenalty {
+		if settings.Oracle, ok = chooseOracle(*oracle, m, prog, *allowBias, *quiet, sources, stderr); !ok {
+			return exitInvalid
+		}
 	}
 	if settings.Oracle != solve.Stochastic {
 		prob.Sampler = nil
@@ -277,7 +293,7 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	settings.Stop = stop
 
 	began := time.Now()
-	res, err := solve.Minimize(prob, x0, settings)
+	res, rep, err := minimize(*method, prob, m, x0, settings, stderr)
 	signal.Stop(sig)
 	close(sig)
 	if err != nil {
@@ -289,6 +305,7 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	result := resultOf(file, m, prob, res, settings, time.Since(began))
 	result.Settings.AllowBiased = *allowBias
+	result.describeMethod(*method, settings, rep)
 
 	if *out != "" {
 		data, err := json.MarshalIndent(result, "", "  ")
@@ -484,11 +501,16 @@ func (r *solveResult) text(w io.Writer, m *check.Model, x []float64) {
 	if r.Polish > 0 {
 		fmt.Fprintf(w, "; %d polish round(s) on all rows made the stochastic point feasible", r.Polish)
 	}
-	fmt.Fprintf(w, "\noracle         %s", r.Settings.Oracle)
+	if r.Settings.Oracle != "" {
+		fmt.Fprintf(w, "\noracle         %s", r.Settings.Oracle)
+	}
 	if r.Settings.Oracle == "stochastic" {
 		fmt.Fprintf(w, " (batch %d, V %s, alpha %s); values below are on all rows", r.Settings.Batch, num(r.Settings.V), num(r.Settings.Alpha))
 	}
 	fmt.Fprintf(w, "\ntime           %.3gs\n", r.Seconds)
+	if r.Penalty != nil {
+		r.Penalty.text(w)
+	}
 	if len(r.Constraints) > 0 {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -659,6 +681,9 @@ func functionNames(prog *autodiff.Program) []string {
 // violated constraint ("" when none is violated).
 func describe(it solve.Iteration, names []string) (phase, worst string) {
 	phase = "iqrc"
+	if it.Method != "" {
+		phase = it.Method
+	}
 	if it.Phase1 {
 		phase = "phase1"
 	}
