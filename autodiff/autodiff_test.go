@@ -13,6 +13,7 @@ import (
 
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/domain"
+	"github.com/qrc-lang/qrc/internal/npcref"
 )
 
 // load checks a model file (with --data style overrides) and compiles it.
@@ -161,7 +162,7 @@ func TestNPCAtZeroPendigits(t *testing.T) {
 // hand-written gonum kernel at random points.
 func TestNPCAgainstKernel(t *testing.T) {
 	m, p := load(t, "../examples/npc.qrc", check.Options{})
-	h := newNPCKernel(m.Data[0].Set, 10)
+	h := npcref.New(m.Data[0].Set, 10)
 	rng := rand.New(rand.NewPCG(3, 4))
 	nf := len(p.Functions())
 	vals := make([]float64, nf)
@@ -169,18 +170,18 @@ func TestNPCAgainstKernel(t *testing.T) {
 	for k := 0; k < 3; k++ {
 		x := randomPoint(m, rng)
 		require.NoError(t, p.Eval(x, vals))
-		h.eval(x)
+		h.Eval(x)
 		for f := 0; f < nf; f++ {
 			r := 4.5
 			if f == 0 {
 				r = 0
 			}
-			require.InDelta(t, h.vals[f]-r, vals[f], 1e-12)
+			require.InDelta(t, h.Vals[f]-r, vals[f], 1e-12)
 			w := make([]float64, nf)
 			w[f] = 1
 			require.NoError(t, p.Gradient(w, g))
 			for j := range g {
-				require.InDelta(t, h.grads[f][j], g[j], 1e-12, "function %d, element %d", f, j)
+				require.InDelta(t, h.Grads[f][j], g[j], 1e-12, "function %d, element %d", f, j)
 			}
 		}
 	}

@@ -73,3 +73,63 @@ func TestStringsAndCompact(t *testing.T) {
 	assert.False(t, (&domain.Domain{Kind: domain.Unbounded}).Compact())
 	assert.True(t, (&domain.Domain{Kind: domain.Ball, Radius: 1}).Compact())
 }
+
+// The domain's inequalities: the largest value is the violation, the
+// subgradients match finite differences away from kinks, and a point is in
+// the domain exactly when every value is <= 0.
+func TestConstraints(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	inf := math.Inf(1)
+	doms := []*domain.Domain{
+		{Kind: domain.Box, Lo: []float64{-1, -inf, -2, 0.5}, Hi: []float64{1, 0, inf, 3}},
+		{Kind: domain.Ball, Radius: 1.5},
+		{Kind: domain.RowBalls, Radius: 0.7, Cols: 2},
+		{Kind: domain.Simplex, Radius: 2.5},
+		{Kind: domain.Unbounded},
+	}
+	counts := []int{6, 1, 2, 6, 0}
+	for di, d := range doms {
+		for trial := 0; trial < 50; trial++ {
+			x := make([]float64, 4)
+			for i := range x {
+				x[i] = rng.NormFloat64() * 2
+			}
+			cs := d.Constraints(x, nil)
+			assert.Len(t, cs, counts[di], d.String())
+			worst := 0.0
+			for _, c := range cs {
+				worst = math.Max(worst, c.Value)
+				// central differences along each covered element
+				for j := range c.Grad {
+					h := 1e-6
+					xp := append([]float64(nil), x...)
+					xm := append([]float64(nil), x...)
+					xp[c.Start+j] += h
+					xm[c.Start+j] -= h
+					vp := valueOf(d, xp, c.Label)
+					vm := valueOf(d, xm, c.Label)
+					assert.InDelta(t, (vp-vm)/(2*h), c.Grad[j], 1e-6, "%s %s d/dx%d", d, c.Label, c.Start+j)
+				}
+			}
+			assert.InDelta(t, d.Violation(x), worst, 1e-12, d.String())
+			p := append([]float64(nil), x...)
+			d.Project(p)
+			for _, c := range d.Constraints(p, nil) {
+				assert.LessOrEqual(t, c.Value, 1e-12, "%s %s at the projection", d, c.Label)
+			}
+		}
+	}
+	// at 0 the norm's subgradient is 0
+	cs := (&domain.Domain{Kind: domain.Ball, Radius: 1}).Constraints([]float64{0, 0}, nil)
+	assert.Equal(t, []float64{0, 0}, cs[0].Grad)
+	assert.Equal(t, -1.0, cs[0].Value)
+}
+
+func valueOf(d *domain.Domain, x []float64, label string) float64 {
+	for _, c := range d.Constraints(x, nil) {
+		if c.Label == label {
+			return c.Value
+		}
+	}
+	panic("no constraint " + label)
+}

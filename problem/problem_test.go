@@ -26,6 +26,11 @@ func load(t testing.TB, name string, src string) (*check.Model, *autodiff.Progra
 		m, diags = mm, d
 	}
 	require.NoError(t, diags.Err())
+	return compile(t, m)
+}
+
+func compile(t testing.TB, m *check.Model) (*check.Model, *autodiff.Program) {
+	t.Helper()
 	prog, err := autodiff.Compile(m)
 	require.NoError(t, err)
 	return m, prog

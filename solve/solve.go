@@ -28,6 +28,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/qrc-lang/qrc/domain"
 )
 
 // Problem is min f0(x) subject to fi(x) <= 0 (i = 1..M), x in X.
@@ -48,6 +50,12 @@ type Problem struct {
 	// Project replaces x by its Euclidean projection onto X. nil means X is
 	// all of R^N.
 	Project func(x []float64)
+
+	// DomainConstraints, if not nil, writes X as inequalities c_j(x) <= 0:
+	// it appends to cs the value and a subgradient of each at x (Start
+	// indexes x). IQRC projects and does not use it; methods that do not
+	// project (package penalty) need it whenever Project is set.
+	DomainConstraints func(x []float64, cs []domain.Constraint) []domain.Constraint
 
 	// Names are the constraints' names (len M, in the order of f1..fM) for
 	// messages; may be nil.
@@ -258,10 +266,12 @@ type Iteration struct {
 	FeasibleFraction float64 // |I|/K: the share of inner iterations that stepped on the objective
 	EmptyI           bool    // no inner iterate was feasible, so x_T = x_{T-1}
 	RhoHat           float64 // the RhoHat this step was done with
+	RhoDoubled       bool    // the safeguard doubled RhoHat in this step
 	// Estimate marks an inner record of the stochastic oracle: Objective,
 	// Infeasibility and MaxViolated are minibatch estimates there.
-	Estimate   bool
-	RhoDoubled bool // the safeguard doubled RhoHat in this step
+	Estimate bool
+
+	Method string // the method, when not IQRC ("penalty"), for progress tables and traces
 }
 
 // Recorder is told about the iterations of Minimize. An error stops the

@@ -42,8 +42,10 @@ var solveCommand = &command{
 Solve checks and compiles a model and minimises its objective subject to its
 constraints with IQRC (Ma, Lin & Yang 2020): an outer proximal-point loop
 whose strongly convex subproblems are solved by the switching subgradient
-method. When the starting point is infeasible, a phase 1 first minimises
-the largest constraint violation. The result reports the status, objective,
+method on all rows, or by Yu et al.'s stochastic method on minibatches of the
+data means (--oracle). When the starting point is infeasible, a phase 1 first
+minimises the largest constraint violation. Every reported value is computed
+on all rows. The result reports the status, objective,
 infeasibility, a stationarity certificate (the distance to the exact
 proximal point and a KKT residual), every constraint with its slack and
 multiplier, and the variables. See docs/solver.md for the method and
@@ -58,6 +60,11 @@ file has errors; 2 bad command line; 3 infeasible (no feasible point found);
 4 numerical error (the message names the expression); 130 interrupted.
 
 Flags:
+  --method M         iqrc (default), stochastic (iqrc with --oracle
+                     stochastic) or penalty: the exact penalty
+                     trust-region method of Cartis, Gould & Toint (2011),
+                     the paper's baseline (docs/penalty.md); it uses --eps,
+                     --outer (its iteration limit), --time-limit, --start
   --rho-hat R        the proximal parameter (default 1, the paper's); it is
                      doubled automatically when a subproblem turns out not
                      to be convex
@@ -95,6 +102,7 @@ func init() { solveCommand.run = runSolve }
 // solveResult is the JSON result of qrc solve (docs/cli.md).
 type solveResult struct {
 	File            string            `json:"file"`
+	Method          string            `json:"method"` // iqrc or penalty
 	Status          string            `json:"status"`
 	Success         bool              `json:"success"`
 	Objective       float64           `json:"objective"`
@@ -115,6 +123,7 @@ type solveResult struct {
 	InnerDoublings  int               `json:"inner_doublings"` // Inner doubled because the iterates stalled short of stationarity
 	Seconds         float64           `json:"seconds"`
 	Settings        solveSettings     `json:"settings"`
+	Penalty         *penaltyJSON      `json:"penalty,omitempty"` // the penalty method's parameters and final state
 	// Polish counts the rounds of Algorithm 2 on all rows that made the
 	// stochastic oracle's last point feasible.
 	Polish int `json:"polish_rounds"`
@@ -177,6 +186,7 @@ type solveFlags struct {
 	allowBias *bool
 	yuV       *float64
 	yuAlpha   *float64
+	method    *string
 }
 
 // registerSolveFlags adds the solver's flags to fs.
@@ -201,6 +211,7 @@ func registerSolveFlags(fs *flag.FlagSet) *solveFlags {
 		allowBias: fs.Bool("allow-biased", false, ""),
 		yuV:       fs.Float64("v", 0, ""),
 		yuAlpha:   fs.Float64("alpha", 0, ""),
+		method:    fs.String("method", methodIQRC, ""),
 	}
 }
 
@@ -239,6 +250,10 @@ func (f *solveFlags) settings() (solve.Settings, error) {
 	settings.V, settings.Alpha = *f.yuV, *f.yuAlpha
 	if *f.inner < 0 || *f.outer < 0 || *f.timeLimit < 0 {
 		return settings, errors.New("--inner, --outer and --time-limit must not be negative")
+	}
+	var why strings.Builder
+	if !checkMethod("solve", *f.method, func(name string) bool { return set(f.fs, name) }, &why) {
+		return settings, errors.New(strings.TrimSpace(strings.TrimPrefix(why.String(), "qrc solve: ")))
 	}
 	settings.RhoHat, settings.Rho, settings.Eps = *f.rhoHat, *f.rho, *f.eps
 	settings.Inner, settings.Outer, settings.TimeLimit, settings.Seed = *f.inner, *f.outer, *f.timeLimit, *f.seed
@@ -318,10 +333,16 @@ func (r *solveRun) run() (*solve.Result, int) {
 	}
 
 	prob := problem.New(m, prog, problem.Options{Batch: *flags.batch, Seed: *flags.seed})
-	var ok bool
 	quiet := *flags.quiet || !r.progress
-	if settings.Oracle, ok = chooseOracle(*flags.oracle, m, prog, *flags.allowBias, quiet, r.sources, r.stderr); !ok {
-		return nil, exitInvalid
+	oracle := *flags.oracle
+	if *flags.method == methodStochastic {
+		oracle = "stochastic"
+	}
+	if *flags.method != methodPenalty {
+		var ok bool
+		if settings.Oracle, ok = chooseOracle(oracle, m, prog, *flags.allowBias, quiet, r.sources, r.stderr); !ok {
+			return nil, exitInvalid
+		}
 	}
 	if settings.Oracle != solve.Stochastic {
 		prob.Sampler = nil
@@ -347,7 +368,7 @@ func (r *solveRun) run() (*solve.Result, int) {
 	settings.Stop = r.stop
 
 	began := time.Now()
-	res, err := solve.Minimize(prob, x0, settings)
+	res, rep, err := minimize(*flags.method, prob, m, x0, settings, r.stderr)
 	if err != nil {
 		fmt.Fprintf(r.stderr, "qrc %s: %v\n", r.name, err)
 		return nil, exitUsage
@@ -355,6 +376,7 @@ func (r *solveRun) run() (*solve.Result, int) {
 	rec.finish()
 	result := resultOf(r.file, m, prob, res, settings, time.Since(began))
 	result.Settings.AllowBiased = *flags.allowBias
+	result.describeMethod(*flags.method, settings, rep)
 	result.hideTime = r.hideTime
 
 	if *flags.out != "" {
@@ -551,13 +573,18 @@ func (r *solveResult) text(w io.Writer, m *check.Model, x []float64) {
 	if r.Polish > 0 {
 		fmt.Fprintf(w, "; %d polish round(s) on all rows made the stochastic point feasible", r.Polish)
 	}
-	fmt.Fprintf(w, "\noracle         %s", r.Settings.Oracle)
+	if r.Settings.Oracle != "" {
+		fmt.Fprintf(w, "\noracle         %s", r.Settings.Oracle)
+	}
 	if r.Settings.Oracle == "stochastic" {
 		fmt.Fprintf(w, " (batch %d, V %s, alpha %s); values below are on all rows", r.Settings.Batch, num(r.Settings.V), num(r.Settings.Alpha))
 	}
 	fmt.Fprintln(w)
 	if !r.hideTime {
 		fmt.Fprintf(w, "time           %.3gs\n", r.Seconds)
+	}
+	if r.Penalty != nil {
+		r.Penalty.text(w)
 	}
 	if len(r.Constraints) > 0 {
 		fmt.Fprintln(w)
@@ -729,6 +756,9 @@ func functionNames(prog *autodiff.Program) []string {
 // violated constraint ("" when none is violated).
 func describe(it solve.Iteration, names []string) (phase, worst string) {
 	phase = "iqrc"
+	if it.Method != "" {
+		phase = it.Method
+	}
 	if it.Phase1 {
 		phase = "phase1"
 	}

@@ -1,0 +1,384 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/point"
+	"github.com/qrc-lang/qrc/problem"
+	"github.com/qrc-lang/qrc/solve"
+	"github.com/qrc-lang/qrc/trace"
+)
+
+// processStart is when qrc started (the fallback clock of cpuSeconds).
+var processStart = time.Now()
+
+var compareCommand = &command{
+	name:    "compare",
+	summary: "run several methods on a model: CSV traces, the paper's Figure 1, a summary",
+	usage: `Usage: qrc compare [flags] MODEL.qrc
+
+Compare runs each method on the same model (the same data and the same
+start x0) for the same CPU time, one after the other, records the objective
+and the infeasibility of its iterates against CPU time, and writes into the
+--out directory
+
+  METHOD.csv       one trace per method: for IQRC its outer iterates x_t
+                   and every --record-every-th inner iterate z_k (the
+                   paper's blue line); for the penalty method its iterates
+  figure1.png/svg  the paper's Figure 1: objective against CPU seconds on
+                   the left, infeasibility (log scale) on the right
+  summary.txt      the table it also prints: each line's objective and
+                   infeasibility at 25%, 50% and 100% of the time limit, and
+                   the CPU time it took to get within 1% of the best
+                   objective a feasible (infeasibility <= eps) iterate of
+                   any method reached
+
+Infeasibility is the paper's: max(max_i fi(x), the domain's violation, 0).
+CPU time is the process's user plus system time (getrusage), so other work
+on the machine does not count; see docs/experiments.md.
+
+Flags:
+  --methods LIST     comma-separated methods (default iqrc,penalty); the
+                     methods are ` + strings.Join(methodNames, ", ") + `
+  --time-limit D     CPU time per method (default 60s)
+  --out DIR          the directory for the traces and the figure (required;
+                     created if needed)
+  --inner K          IQRC's inner iterations per outer step (default 1000)
+  --rho-hat R        IQRC's proximal parameter (default 1)
+  --eps E            accuracy for both methods, and the feasibility
+                     threshold of the summary (default 1e-3)
+  --record-every N   record every N-th inner iterate of IQRC (default
+                     inner/20)
+  --start FILE       start every method from the point in FILE (default:
+                     the model's start)
+  --title T          put T before the figure's panel titles
+` + modelFlagsUsage,
+}
+
+func init() { compareCommand.run = runCompare }
+
+// compareOptions are the settings every method of one comparison shares.
+type compareOptions struct {
+	methods     []string
+	limit       time.Duration
+	out         string
+	settings    solve.Settings // Inner, RhoHat, Eps, RecordEvery
+	title       string
+	model       *check.Model
+	newProblem  func() *solve.Problem
+	x0          []float64
+	interrupted chan struct{} // closed by Ctrl-C
+}
+
+// parseMethods splits a --methods list and checks every name.
+func parseMethods(list string) ([]string, error) {
+	var out []string
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		switch {
+		case name == "":
+			return nil, fmt.Errorf("--methods %q has an empty name", list)
+		case !slices.Contains(methodNames, name):
+			return nil, fmt.Errorf("unknown method %q in --methods; the methods are %s", name, strings.Join(methodNames, ", "))
+		case slices.Contains(out, name):
+			return nil, fmt.Errorf("method %q twice in --methods", name)
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("compare", compareCommand.usage, stderr)
+	var (
+		methods   = fs.String("methods", methodIQRC+","+methodPenalty, "")
+		timeLimit = fs.Duration("time-limit", 60*time.Second, "")
+		out       = fs.String("out", "", "")
+		inner     = fs.Int("inner", 0, "")
+		rhoHat    = fs.Float64("rho-hat", 0, "")
+		eps       = fs.Float64("eps", 0, "")
+		every     = fs.Int("record-every", 0, "")
+		startFile = fs.String("start", "", "")
+		title     = fs.String("title", "", "")
+		mf        modelFlags
+	)
+	mf.register(fs)
+	file, ok := modelFile(fs, "compare", args, stderr)
+	if !ok {
+		return exitUsage
+	}
+	list, err := parseMethods(*methods)
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "qrc compare: %v\n", err)
+		return exitUsage
+	case *out == "":
+		fmt.Fprintln(stderr, "qrc compare: --out DIR is required (the traces and the figure go there)")
+		return exitUsage
+	case *timeLimit <= 0:
+		fmt.Fprintln(stderr, "qrc compare: --time-limit must be positive")
+		return exitUsage
+	case *inner < 0 || *inner == 1 || *every < 0 || *rhoHat < 0 || *eps < 0 || math.IsNaN(*rhoHat) || math.IsNaN(*eps):
+		fmt.Fprintln(stderr, "qrc compare: --inner must be at least 2, and --record-every, --rho-hat and --eps must not be negative")
+		return exitUsage
+	}
+	m, sources, prog, ok := loadProgram("compare", file, &mf, true, stderr)
+	if !ok {
+		return exitInvalid
+	}
+	if slices.Contains(list, methodStochastic) {
+		if _, ok := chooseOracle("stochastic", m, prog, false, true, sources, stderr); !ok {
+			return exitInvalid
+		}
+	}
+	x0 := point.Start(m)
+	if *startFile != "" {
+		if x0, err = point.Read(*startFile, m); err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitInvalid
+		}
+		for _, v := range m.Vars {
+			v.Domain.Project(x0[v.Offset : v.Offset+v.Size])
+		}
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		fmt.Fprintf(stderr, "qrc compare: %v\n", err)
+		return exitUsage
+	}
+	s := solve.Settings{Inner: *inner, RhoHat: *rhoHat, Eps: *eps, RecordEvery: *every}
+	if s.Inner == 0 {
+		s.Inner = solve.DefaultInner
+	}
+	if s.Eps == 0 {
+		s.Eps = solve.DefaultEps
+	}
+	if s.RecordEvery == 0 {
+		s.RecordEvery = max(1, s.Inner/20)
+	}
+	o := &compareOptions{methods: list, limit: *timeLimit, out: *out, settings: s, title: *title, model: m,
+		newProblem: func() *solve.Problem { return problem.New(m, prog, problem.Options{}) }, x0: x0, interrupted: make(chan struct{})}
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	go func() {
+		if _, ok := <-sig; ok {
+			close(o.interrupted)
+		}
+	}()
+	recs, err := o.run(stderr)
+	signal.Stop(sig)
+	close(sig)
+	if err != nil {
+		fmt.Fprintf(stderr, "qrc compare: %v\n", err)
+		return exitUsage
+	}
+	lines := trace.Lines(recs)
+	for _, ext := range []string{"png", "svg"} {
+		if err := trace.DrawFile(filepath.Join(o.out, "figure1."+ext), lines, o.title); err != nil {
+			fmt.Fprintf(stderr, "qrc compare: %v\n", err)
+			return exitUsage
+		}
+	}
+	var table strings.Builder
+	writeSummary(&table, lines, o.limit, s.Eps)
+	fmt.Fprint(stdout, table.String())
+	if err := os.WriteFile(filepath.Join(o.out, "summary.txt"), []byte(table.String()), 0o644); err != nil {
+		fmt.Fprintf(stderr, "qrc compare: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(stderr, "qrc compare: wrote %s\n", strings.Join(o.outputs(), ", "))
+	select {
+	case <-o.interrupted:
+		return exitInterrupted
+	default:
+	}
+	return exitOK
+}
+
+// outputs lists the files compare writes.
+func (o *compareOptions) outputs() []string {
+	var out []string
+	for _, name := range o.methods {
+		out = append(out, filepath.Join(o.out, name+".csv"))
+	}
+	return append(out, filepath.Join(o.out, "figure1.png"), filepath.Join(o.out, "figure1.svg"), filepath.Join(o.out, "summary.txt"))
+}
+
+// run runs the methods one after the other, writing each one's CSV, and
+// returns all the records.
+func (o *compareOptions) run(stderr io.Writer) ([]trace.Record, error) {
+	var all []trace.Record
+	for _, name := range o.methods {
+		select {
+		case <-o.interrupted:
+			return all, nil
+		default:
+		}
+		path := filepath.Join(o.out, name+".csv")
+		f, err := os.Create(path)
+		if err != nil {
+			return nil, err
+		}
+		recs, err := o.runOne(name, f, stderr)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		all = append(all, recs...)
+	}
+	return all, nil
+}
+
+// runOne runs one method for the time limit in CPU seconds and writes its
+// trace to w.
+func (o *compareOptions) runOne(name string, w io.Writer, stderr io.Writer) ([]trace.Record, error) {
+	prob := o.newProblem()
+	rec := &compareRecorder{w: trace.NewWriter(w), m: o.model, method: name}
+	s := o.settings
+	s.Outer = math.MaxInt32 // the time limit ends the run, or convergence
+	s.TimeLimit = 10*o.limit + 10*time.Second
+	s.Recorder = rec
+	stop := make(chan struct{})
+	s.Stop = stop
+
+	// the start, at CPU time 0
+	vals := make([]float64, prob.M+1)
+	if err := prob.Eval(o.x0, vals); err != nil {
+		return nil, fmt.Errorf("evaluating the start: %v", err)
+	}
+	inf := maxDomainViolation(o.model, o.x0)
+	for _, v := range vals[1:] {
+		inf = math.Max(inf, v)
+	}
+	runtime.GC()
+	rec.wall0, rec.cpu0 = time.Now(), cpuSeconds()
+	if err := rec.add(trace.Record{Series: trace.Outer, Objective: vals[0], Infeasibility: inf}); err != nil {
+		return nil, err
+	}
+
+	// stop the method when its CPU time is used up, or on Ctrl-C
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-o.interrupted:
+				close(stop)
+				return
+			case <-tick.C:
+				if cpuSeconds()-rec.cpu0 >= o.limit.Seconds() {
+					close(stop)
+					return
+				}
+			}
+		}
+	})
+	fmt.Fprintf(stderr, "qrc compare: running %s for %s of %s\n", name, o.limit, cpuClock)
+	res, _, err := minimize(name, prob, o.model, o.x0, s, stderr)
+	close(done)
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	if rec.err != nil {
+		return nil, rec.err
+	}
+	if err := rec.w.Flush(); err != nil {
+		return nil, err
+	}
+	msg := ""
+	if res.Err != nil {
+		msg = " (" + res.Err.Error() + ")"
+	}
+	fmt.Fprintf(stderr, "qrc compare: %s: %s%s after %.1f CPU s, %d iterations; objective %s, infeasibility %s\n",
+		name, res.Status, msg, cpuSeconds()-rec.cpu0, res.Stats.Outer+res.Stats.Phase1Outer, num(res.Objective), num(res.Infeasibility))
+	return rec.recs, nil
+}
+
+// compareRecorder turns the iterations of one method into trace records,
+// timed by CPU seconds since the method started.
+type compareRecorder struct {
+	w      *trace.Writer
+	m      *check.Model
+	method string
+	cpu0   float64
+	wall0  time.Time
+	recs   []trace.Record
+	err    error
+}
+
+func (c *compareRecorder) Record(it solve.Iteration) error {
+	r := trace.Record{Series: trace.Outer, T: it.T, K: it.K, Objective: it.Objective,
+		Infeasibility: math.Max(it.Infeasibility, maxDomainViolation(c.m, it.X))}
+	if it.K > 0 {
+		r.Series = trace.Inner
+	}
+	return c.add(r)
+}
+
+// add times and writes a record.
+func (c *compareRecorder) add(r trace.Record) error {
+	r.Method = c.method
+	r.CPU, r.Wall = cpuSeconds()-c.cpu0, time.Since(c.wall0).Seconds()
+	c.recs = append(c.recs, r)
+	if err := c.w.Write(r); err != nil {
+		c.err = errors.New("writing the trace: " + err.Error())
+		return c.err
+	}
+	return nil
+}
+
+// writeSummary prints the comparison table.
+func writeSummary(w io.Writer, lines []*trace.Line, limit time.Duration, eps float64) {
+	rows, best := trace.Summarize(lines, limit.Seconds(), eps)
+	fmt.Fprintf(w, "CPU time limit %s per method; feasible means infeasibility <= %s\n", limit, num(eps))
+	if math.IsNaN(best) {
+		fmt.Fprintln(w, "no method reached a feasible iterate")
+	} else {
+		fmt.Fprintf(w, "best feasible objective %s; \"to best\" is the CPU time to a feasible iterate with objective <= %s (within %g%%)\n",
+			num(best), num(best+trace.BestWithin*math.Abs(best)), 100*trace.BestWithin)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := []string{"method"}
+	for _, f := range trace.Fractions {
+		p := fmt.Sprintf("%g%%", 100*f)
+		head = append(head, "objective "+p, "infeas "+p)
+	}
+	fmt.Fprintln(tw, strings.Join(append(head, "to best"), "\t"))
+	for _, r := range rows {
+		cells := []string{r.Line.Label()}
+		for i := range trace.Fractions {
+			if !r.Have[i] {
+				cells = append(cells, "-", "-")
+				continue
+			}
+			cells = append(cells, num(r.At[i].Objective), num(r.At[i].Infeasibility))
+		}
+		to := "never"
+		if !math.IsNaN(r.ToBest) {
+			to = fmt.Sprintf("%.2fs", r.ToBest)
+		}
+		fmt.Fprintln(tw, strings.Join(append(cells, to), "\t"))
+	}
+	tw.Flush()
+}

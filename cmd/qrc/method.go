@@ -1,0 +1,196 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/domain"
+	"github.com/qrc-lang/qrc/penalty"
+	"github.com/qrc-lang/qrc/solve"
+	"github.com/qrc-lang/qrc/stdlib"
+)
+
+// The solution methods of qrc solve --method and qrc compare --methods.
+const (
+	methodIQRC       = "iqrc"       // package solve
+	methodPenalty    = "penalty"    // package penalty
+	methodStochastic = "stochastic" // package solve with the stochastic oracle (qrc solve: --oracle stochastic)
+)
+
+// methodNames lists the methods in the order help texts give them.
+var methodNames = []string{methodIQRC, methodPenalty, methodStochastic}
+
+// iqrcOnlyFlags are the qrc solve flags that mean nothing to the penalty
+// method.
+var iqrcOnlyFlags = []string{"rho-hat", "rho", "inner", "pick", "seed", "oracle", "batch", "allow-biased", "v", "alpha"}
+
+// checkMethod reports whether method is known and the flags given on the
+// command line suit it; it prints why not.
+func checkMethod(cmd, method string, given func(string) bool, stderr io.Writer) bool {
+	if !slices.Contains(methodNames, method) {
+		fmt.Fprintf(stderr, "qrc %s: unknown method %q; the methods are %s\n", cmd, method, strings.Join(methodNames, ", "))
+		return false
+	}
+	if method == methodPenalty {
+		for _, f := range iqrcOnlyFlags {
+			if given(f) {
+				fmt.Fprintf(stderr, "qrc %s: --%s is a setting of --method iqrc; the penalty method does not use it\n", cmd, f)
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// minimize solves prob, the compiled model m, with the method: IQRC with
+// the settings s, or the penalty method with its defaults and s's Eps,
+// Outer (as its iteration limit), TimeLimit, Recorder and Stop. For the
+// penalty method it adds the domains to prob as constraints and warns on
+// stderr when the model is not smooth. The report is nil for IQRC. qrc
+// solve and qrc compare both run their methods through here, so a new
+// method is one more case (and one more name in methodNames). The
+// stochastic method is IQRC with the stochastic oracle; prob's Sampler is
+// dropped for the others.
+func minimize(method string, prob *solve.Problem, m *check.Model, x0 []float64, s solve.Settings, stderr io.Writer) (*solve.Result, *penalty.Report, error) {
+	switch method {
+	case methodPenalty:
+		if atoms := nonsmoothAtoms(m); len(atoms) > 0 {
+			fmt.Fprintf(stderr, "warning: the model uses %s, which %s not smooth: the penalty method runs on subgradients, but its theory (Cartis, Gould & Toint 2011) assumes smooth functions\n",
+				strings.Join(atoms, ", "), map[bool]string{true: "is", false: "are"}[len(atoms) == 1])
+		}
+		addDomainConstraints(prob, m)
+		prob.Sampler = nil
+		return penalty.MinimizeReport(prob, x0, penaltySettings(s))
+	case methodStochastic:
+		s.Oracle = solve.Stochastic
+		res, err := solve.Minimize(prob, x0, s)
+		return res, nil, err
+	default:
+		if s.Oracle != solve.Stochastic {
+			prob.Sampler = nil
+		}
+		res, err := solve.Minimize(prob, x0, s)
+		return res, nil, err
+	}
+}
+
+// penaltySettings are the penalty method's settings taken from IQRC's.
+func penaltySettings(s solve.Settings) penalty.Settings {
+	return penalty.Settings{Eps: s.Eps, MaxIter: s.Outer, TimeLimit: s.TimeLimit, Recorder: s.Recorder, Stop: s.Stop}
+}
+
+// addDomainConstraints gives prob the variables' domains as inequalities
+// (domain.Constraints), labelled with the variable's name.
+func addDomainConstraints(prob *solve.Problem, m *check.Model) {
+	vars := m.Vars
+	prob.DomainConstraints = func(x []float64, cs []domain.Constraint) []domain.Constraint {
+		for _, v := range vars {
+			if v.Domain == nil {
+				continue
+			}
+			n := len(cs)
+			cs = v.Domain.Constraints(x[v.Offset:v.Offset+v.Size], cs)
+			for i := n; i < len(cs); i++ {
+				cs[i].Start += v.Offset
+				cs[i].Label = v.Name + " " + cs[i].Label
+			}
+		}
+		return cs
+	}
+}
+
+// maxDomainViolation is the largest violation of a variable's domain at x.
+func maxDomainViolation(m *check.Model, x []float64) float64 {
+	v := 0.0
+	for _, vr := range m.Vars {
+		if vr.Domain != nil {
+			v = max(v, vr.Domain.Violation(x[vr.Offset:vr.Offset+vr.Size]))
+		}
+	}
+	return v
+}
+
+// nonsmoothAtoms lists, sorted, the nonsmooth operations the objective and
+// constraints use: built-ins whose stdlib properties are not Smooth (for
+// their parameters), powers z^p that are not smooth, and max or min over
+// index sets.
+func nonsmoothAtoms(m *check.Model) []string {
+	seen := map[string]bool{}
+	visit := func(e check.Expr) bool {
+		switch x := e.(type) {
+		case *check.Call:
+			if !x.Func.PropsFor(x.Params).Smooth {
+				seen[x.Func.Name] = true
+			}
+		case *check.Arith:
+			if c, ok := x.Y.(*check.Const); ok && x.Op == "^" && len(c.Value.Data) == 1 && !stdlib.PowProps(c.Value.Data[0]).Smooth {
+				seen["^"+num(c.Value.Data[0])] = true
+			}
+		case *check.Compr:
+			if x.Op == "max" || x.Op == "min" {
+				seen[x.Op+"(...)"] = true
+			}
+		}
+		return true
+	}
+	var exprs []check.Expr
+	if m.Objective != nil {
+		exprs = append(exprs, m.Objective.Expr)
+	}
+	for _, c := range m.Constraints {
+		exprs = append(exprs, c.F)
+	}
+	for _, e := range exprs {
+		check.Walk(e, visit)
+	}
+	var out []string
+	for a := range seen {
+		out = append(out, a)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// penaltyJSON describes the penalty method's run in the JSON result.
+type penaltyJSON struct {
+	Xi        float64 `json:"xi"`
+	Tau       float64 `json:"tau"`
+	PStart    float64 `json:"p_start"`
+	P         float64 `json:"p"` // the final penalty parameter
+	Delta0    float64 `json:"delta_start"`
+	Delta     float64 `json:"delta"` // the final trust-region radius
+	Eta1      float64 `json:"eta1"`
+	Eta2      float64 `json:"eta2"`
+	Gamma1    float64 `json:"gamma1"`
+	Gamma2    float64 `json:"gamma2"`
+	Increases int     `json:"increases"`
+	Rejected  int     `json:"rejected"`
+	Pivots    int     `json:"lp_pivots"`
+	Stalled   bool    `json:"stalled"`
+}
+
+// describeMethod records in r the method and, for the penalty method, its
+// settings and state instead of IQRC's.
+func (r *solveResult) describeMethod(method string, s solve.Settings, rep *penalty.Report) {
+	r.Method = method
+	if rep == nil {
+		return
+	}
+	ps, _ := penaltySettings(s).WithDefaults()
+	r.Settings = solveSettings{Eps: ps.Eps, Outer: ps.MaxIter, TimeLimitSeconds: ps.TimeLimit.Seconds(), Pick: "last"}
+	r.Penalty = &penaltyJSON{Xi: ps.Xi, Tau: ps.Tau, PStart: ps.P0, P: rep.Penalty, Delta0: ps.Delta0, Delta: rep.Delta,
+		Eta1: ps.Eta1, Eta2: ps.Eta2, Gamma1: ps.Gamma1, Gamma2: ps.Gamma2,
+		Increases: rep.Increases, Rejected: rep.Rejected, Pivots: rep.Pivots, Stalled: rep.Stalled}
+}
+
+// text prints the penalty method's line of the text result.
+func (p *penaltyJSON) text(w io.Writer) {
+	fmt.Fprintf(w, "penalty        p = %s (%d increase(s) from %s), trust radius %s, %d step(s) rejected, %d LP pivots\n",
+		num(p.P), p.Increases, num(p.PStart), num(p.Delta), p.Rejected, p.Pivots)
+	if p.Stalled {
+		fmt.Fprintln(w, "               stopped: the trust radius collapsed (the linear model does not predict the penalty function near x, e.g. at a kink)")
+	}
+}
