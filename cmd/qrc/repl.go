@@ -51,7 +51,7 @@ that starts with "...>" while a bracket is open or the line ends with an
 operator; a subject to block ends at a blank line. Ctrl-C clears the line,
 or stops a running :solve and keeps the best point so far.
 
-When standard input is not a terminal (qrc repl model.qrc < session.txt)
+When standard input or output is not a terminal (qrc repl model.qrc < session.txt)
 no prompts, progress or timings are printed, so the output of a script is
 the same on every run. Diagnostics go to standard error and point into the
 input as <input>:LINE:COL.
