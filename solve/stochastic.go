@@ -243,8 +243,12 @@ const bisections = 30
 //
 //  1. deterministic steps: Algorithm 2 on every row, on the subproblem (7)
 //     at the current point (one deterministic outer step, which steps on
-//     the constraints until the iterates are feasible for (7)), repeated,
-//     up to maxPolish rounds, until the infeasibility is at most Eps;
+//     the constraints until the iterates are feasible for (7)), or, once
+//     such a step fails to reduce the infeasibility (no point of (7) near
+//     x is feasible to EpsHat^2), phase-1 steps (min max_i fi +
+//     RhoHat/2 ||z - x||^2, stopping at the first iterate with infeasibility
+//     at most Eps), repeated, up to maxPolish rounds in all, until the
+//     infeasibility is at most Eps;
 //  2. a bisection on the segment from that feasible point x_p to x_s (X is
 //     convex, so the segment lies in X) for the point nearest x_s with
 //     infeasibility at most Eps; of x_p and that point, the one with the
@@ -261,23 +265,32 @@ func (s *solver) polish(pt Point) (Point, error) {
 		return xs, err
 	}
 	cur := xs
+	phase1 := false
 	for round := 0; round < maxPolish && cur.Infeasibility > s.set.Eps; round++ {
 		s.polishing = true
-		info, err := s.oracle(cur.X, s.set.Inner, false, false)
+		info, err := s.oracle(cur.X, s.set.Inner, phase1, false)
 		s.polishing = false
 		if err != nil {
 			return cur, err
 		}
 		s.stats.Polish++
-		if info.halt != running || info.emptyI {
+		if info.halt != running {
 			break
 		}
-		next, err := s.evaluate(s.out, pt.T)
-		if err != nil {
-			return cur, err
+		next := cur
+		if !info.emptyI {
+			if next, err = s.evaluate(s.out, pt.T); err != nil {
+				return cur, err
+			}
 		}
 		if next.Infeasibility >= cur.Infeasibility {
-			break
+			// (7) has no point feasible to EpsHat^2 near cur: minimise
+			// the violation instead (phase-1 steps, on every row)
+			if phase1 {
+				break
+			}
+			phase1 = true
+			continue
 		}
 		cur = next
 	}

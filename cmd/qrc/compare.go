@@ -327,6 +327,9 @@ type compareRecorder struct {
 }
 
 func (c *compareRecorder) Record(it solve.Iteration) error {
+	if it.Estimate {
+		return nil // the stochastic oracle's inner values are minibatch estimates, not the model's
+	}
 	r := trace.Record{Series: trace.Outer, T: it.T, K: it.K, Objective: it.Objective,
 		Infeasibility: math.Max(it.Infeasibility, maxDomainViolation(c.m, it.X))}
 	if it.K > 0 {
