@@ -7,8 +7,9 @@ import "math"
 const certificateRounds = 6
 
 // certificate computes the Certificate at the returned point pt, or nil
-// when it cannot (the time limit or Stop during its oracle run, an
-// evaluation error, no feasible inner iterate).
+// when it cannot (Stop during its oracle run, an evaluation error, no
+// feasible inner iterate). It runs past the time limit: the statuses it is
+// computed for (Converged, IterationLimit) were reached before it.
 //
 //  1. x_hat: Algorithm 2 on (7) at x = pt.X with CertificateInnerFactor
 //     times Inner iterations and the final RhoHat and Rho. Dist = ||x - x_hat||.
@@ -33,6 +34,9 @@ const certificateRounds = 6
 //     multipliers of the best round (lowest such residual).
 func (s *solver) certificate(pt *Point) *Certificate {
 	s.exactMode() // on every row of the data, whatever the oracle
+	// the point was reached in time: certify it even past the time limit
+	s.ignoreDeadline = true
+	defer func() { s.ignoreDeadline = false }()
 	if s.set.Oracle == Stochastic {
 		defer s.monitorMode()
 	}

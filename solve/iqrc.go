@@ -30,14 +30,14 @@ type solver struct {
 	best, most *Point
 
 	// the stochastic oracle's state (stochastic.go)
-	queue, theta []float64   // Q_i; the estimates theta~_i of the current iterate
-	zeta         [][]float64 // zeta_i, the per-function stochastic subgradients
-	znew, diff   []float64
-	rng          *rand.Rand // draws the minibatches
-	mode         sampleMode
-	monitorExact bool // the Sampler's monitoring values are exact
-	sampled      bool // the switching oracle runs on minibatch estimates (stochastic phase 1)
-	polishing    bool // the switching oracle runs past the time limit (stochastic.go: polish)
+	queue, theta   []float64   // Q_i; the estimates theta~_i of the current iterate
+	zeta           [][]float64 // zeta_i, the per-function stochastic subgradients
+	znew, diff     []float64
+	rng            *rand.Rand // draws the minibatches
+	mode           sampleMode
+	monitorExact   bool // the Sampler's monitoring values are exact
+	sampled        bool // the switching oracle runs on minibatch estimates (stochastic phase 1)
+	ignoreDeadline bool // the polish and the certificate run past the time limit
 
 	// cert certifies certified, the last outer iterate whose step met the
 	// stopping rule; Converged needs cert.Stationary.

@@ -221,7 +221,7 @@ func (s *solver) halted() haltReason {
 		default:
 		}
 	}
-	if s.set.TimeLimit > 0 && !s.polishing && !time.Now().Before(s.deadline) {
+	if s.set.TimeLimit > 0 && !s.ignoreDeadline && !time.Now().Before(s.deadline) {
 		return haltTime
 	}
 	return running

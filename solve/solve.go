@@ -118,8 +118,9 @@ type Settings struct {
 	// Outer is T, the maximum number of outer iterations of phase 2;
 	// phase 1 has a budget of its own of the same size. Default 100.
 	Outer int
-	// TimeLimit bounds the wall-clock time, checked at every inner
-	// iteration; 0 means none.
+	// TimeLimit bounds the wall-clock time of the iterations, checked at
+	// every inner iteration; 0 means none. The certificate of a point
+	// reached in time, and the stochastic oracle's polish, may run past it.
 	TimeLimit time.Duration
 	// Pick chooses the returned outer iterate (PickLast by default).
 	Pick Pick

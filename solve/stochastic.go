@@ -267,9 +267,9 @@ func (s *solver) polish(pt Point) (Point, error) {
 	cur := xs
 	phase1 := false
 	for round := 0; round < maxPolish && cur.Infeasibility > s.set.Eps; round++ {
-		s.polishing = true
+		s.ignoreDeadline = true
 		info, err := s.oracle(cur.X, s.set.Inner, phase1, false)
-		s.polishing = false
+		s.ignoreDeadline = false
 		if err != nil {
 			return cur, err
 		}
