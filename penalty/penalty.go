@@ -176,26 +176,11 @@ func MinimizeReport(p *solve.Problem, x0 []float64, s Settings) (*solve.Result, 
 }
 
 func validate(p *solve.Problem, x0 []float64) error {
-	switch {
-	case p == nil:
-		return errors.New("penalty: nil Problem")
-	case p.N <= 0:
-		return fmt.Errorf("penalty: Problem.N = %d; there must be at least one variable", p.N)
-	case p.M < 0:
-		return fmt.Errorf("penalty: Problem.M = %d is negative", p.M)
-	case p.Eval == nil || p.Grad == nil:
-		return errors.New("penalty: Problem.Eval and Problem.Grad are required")
-	case p.Project != nil && p.DomainConstraints == nil:
-		return errors.New("penalty: the problem has a domain (Project) but no DomainConstraints; the penalty method needs the domain as inequalities")
-	case len(x0) != p.N:
-		return fmt.Errorf("penalty: the start has %d values; the problem has N = %d variables", len(x0), p.N)
-	case p.Names != nil && len(p.Names) != p.M:
-		return fmt.Errorf("penalty: %d constraint names for M = %d constraints", len(p.Names), p.M)
+	if err := p.Validate(x0); err != nil {
+		return fmt.Errorf("penalty: %w", err)
 	}
-	for i, v := range x0 {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("penalty: the start's value %d is %v", i, v)
-		}
+	if p.Project != nil && p.DomainConstraints == nil {
+		return errors.New("penalty: the problem has a domain (Project) but no DomainConstraints; the penalty method needs the domain as inequalities")
 	}
 	return nil
 }
@@ -257,15 +242,7 @@ func (m *method) eval(x []float64) (*state, error) {
 }
 
 // name names function i (0 the objective) for messages.
-func (m *method) name(i int) string {
-	switch {
-	case i == 0:
-		return "the objective (f0)"
-	case m.p.Names != nil:
-		return fmt.Sprintf("constraint %s (f%d)", m.p.Names[i-1], i)
-	}
-	return fmt.Sprintf("constraint f%d", i)
-}
+func (m *method) name(i int) string { return m.p.FuncName(i) }
 
 // linearize returns the subproblem's data at st: the subgradient of f0 and
 // of every constraint. It must follow the Eval at st.x directly.

@@ -30,16 +30,7 @@ func (s *Session) load(path string, st Statement) bool {
 		s.printDiags(errs)
 		return false
 	}
-	var decls []ast.Decl
-	for _, d := range f.Decls {
-		if sub, ok := d.(*ast.SubjectTo); ok {
-			for _, c := range sub.Constraints {
-				decls = append(decls, c)
-			}
-			continue
-		}
-		decls = append(decls, d)
-	}
+	decls := flatten(f)
 	relocate(decls, filepath.Dir(path))
 	st.File = path
 	return s.change(decls, nil, st)

@@ -318,16 +318,7 @@ func (s *Session) declare(st Statement) {
 		s.printDiags(errs)
 		return
 	}
-	var decls []ast.Decl
-	for _, d := range f.Decls {
-		if sub, ok := d.(*ast.SubjectTo); ok {
-			for _, c := range sub.Constraints {
-				decls = append(decls, c)
-			}
-			continue
-		}
-		decls = append(decls, d)
-	}
+	decls := flatten(f)
 	if len(decls) == 0 {
 		return
 	}
@@ -675,4 +666,20 @@ func relocate(decls []ast.Decl, dir string) {
 		// Value, relative to the saved file.
 		str.Value = filepath.Join(dir, str.Value)
 	}
+}
+
+// flatten lists f's declarations with every subject to block replaced by
+// its constraints: the session keeps constraints one by one.
+func flatten(f *ast.File) []ast.Decl {
+	var decls []ast.Decl
+	for _, d := range f.Decls {
+		if sub, ok := d.(*ast.SubjectTo); ok {
+			for _, c := range sub.Constraints {
+				decls = append(decls, c)
+			}
+			continue
+		}
+		decls = append(decls, d)
+	}
+	return decls
 }

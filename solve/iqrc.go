@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -46,8 +47,8 @@ type solver struct {
 }
 
 func newSolver(p *Problem, x0 []float64, set Settings) (*solver, error) {
-	if err := validate(p, x0); err != nil {
-		return nil, err
+	if err := p.Validate(x0); err != nil {
+		return nil, fmt.Errorf("solve: %w", err)
 	}
 	set, err := withDefaults(p, set)
 	if err != nil {
@@ -80,6 +81,7 @@ func newSolver(p *Problem, x0 []float64, set Settings) (*solver, error) {
 	s.grad = make([]float64, p.N)
 	s.d = make([]float64, p.N)
 	s.z = make([]float64, p.N)
+	s.diff = make([]float64, p.N)
 	s.zsum = make([]float64, p.N)
 	s.out = make([]float64, p.N)
 	return s, nil

@@ -77,22 +77,10 @@ func (s *solver) oracle(xt []float64, K int, phase1, record bool) (oracleInfo, e
 			info.halt = h
 			return info, nil
 		}
-		if s.sampled {
-			if err := s.drawMode(); err != nil {
-				return info, err
-			}
-		}
-		if err := s.eval(z); err != nil {
+		q, err := s.evalInner(z, xt, k, s.sampled, &info)
+		if err != nil {
 			return info, err
 		}
-		s.stats.Inner++
-		info.k = k + 1
-		q := 0.0
-		for j := range z {
-			dj := z[j] - xt[j]
-			q += dj * dj
-		}
-		q *= s.rhoHat / 2
 		gmax, istar := maxConstraint(s.vals)
 		var fn int
 		var h float64
@@ -172,6 +160,28 @@ func (s *solver) oracle(xt []float64, K int, phase1, record bool) (oracleInfo, e
 	}
 	info.meanH = hsum / wsum
 	return info, nil
+}
+
+// evalInner evaluates the inner iterate z_k (on a fresh minibatch when
+// draw is set), counts it, stores z - xt in s.diff and returns the
+// proximal term RhoHat/2 ||z - xt||^2 of the subproblem (7) at xt.
+func (s *solver) evalInner(z, xt []float64, k int, draw bool, info *oracleInfo) (float64, error) {
+	if draw {
+		if err := s.drawMode(); err != nil {
+			return 0, err
+		}
+	}
+	if err := s.eval(z); err != nil {
+		return 0, err
+	}
+	s.stats.Inner++
+	info.k = k + 1
+	q := 0.0
+	for j := range z {
+		s.diff[j] = z[j] - xt[j]
+		q += s.diff[j] * s.diff[j]
+	}
+	return s.rhoHat / 2 * q, nil
 }
 
 // confirmFeasible checks an iterate whose minibatch estimate is feasible
@@ -258,15 +268,7 @@ func (s *solver) gradient(i int) error {
 	return nil
 }
 
-func (s *solver) funcName(i int) string {
-	switch {
-	case i == 0:
-		return "the objective f0"
-	case s.p.Names != nil:
-		return fmt.Sprintf("constraint %s (f%d)", s.p.Names[i-1], i)
-	}
-	return fmt.Sprintf("constraint f%d", i)
-}
+func (s *solver) funcName(i int) string { return s.p.FuncName(i) }
 
 func (s *solver) project(x []float64) {
 	if s.p.Project != nil {

@@ -357,25 +357,41 @@ func withDefaults(p *Problem, s Settings) (Settings, error) {
 	return s, nil
 }
 
-func validate(p *Problem, x0 []float64) error {
+// Validate checks that p is a usable problem with x0 as its start: N > 0,
+// M >= 0, Eval and Grad set, len(x0) = N with finite values, and Names
+// (if set) one per constraint. Minimize calls it; other methods on the same
+// Problem (package penalty) call it too.
+func (p *Problem) Validate(x0 []float64) error {
 	switch {
 	case p == nil:
-		return errors.New("solve: nil Problem")
+		return errors.New("nil Problem")
 	case p.N <= 0:
-		return fmt.Errorf("solve: Problem.N = %d; there must be at least one variable", p.N)
+		return fmt.Errorf("Problem.N = %d; there must be at least one variable", p.N)
 	case p.M < 0:
-		return fmt.Errorf("solve: Problem.M = %d is negative", p.M)
+		return fmt.Errorf("Problem.M = %d is negative", p.M)
 	case p.Eval == nil || p.Grad == nil:
-		return errors.New("solve: Problem.Eval and Problem.Grad are required")
+		return errors.New("Problem.Eval and Problem.Grad are required")
 	case len(x0) != p.N:
-		return fmt.Errorf("solve: the start has %d values; the problem has N = %d variables", len(x0), p.N)
+		return fmt.Errorf("the start has %d values; the problem has N = %d variables", len(x0), p.N)
 	case p.Names != nil && len(p.Names) != p.M:
-		return fmt.Errorf("solve: %d constraint names for M = %d constraints", len(p.Names), p.M)
+		return fmt.Errorf("%d constraint names for M = %d constraints", len(p.Names), p.M)
 	}
 	for i, v := range x0 {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("solve: the start's value %d is %v", i, v)
+			return fmt.Errorf("the start's value %d is %v", i, v)
 		}
 	}
 	return nil
+}
+
+// FuncName names function i of p for messages: "the objective f0" for
+// i = 0, "constraint cap[2] (f1)" with Names, "constraint f1" without.
+func (p *Problem) FuncName(i int) string {
+	switch {
+	case i == 0:
+		return "the objective f0"
+	case p.Names != nil && i <= len(p.Names):
+		return fmt.Sprintf("constraint %s (f%d)", p.Names[i-1], i)
+	}
+	return fmt.Sprintf("constraint f%d", i)
 }

@@ -62,7 +62,6 @@ func (s *solver) stochBuffers() {
 		s.zeta[i] = make([]float64, s.n)
 	}
 	s.znew = make([]float64, s.n)
-	s.diff = make([]float64, s.n)
 	s.rng = rand.New(rand.NewPCG(s.set.Seed, stochasticSeedStream))
 }
 
@@ -114,20 +113,10 @@ func (s *solver) stochasticOracle(xt []float64, K int, record bool) (oracleInfo,
 		for j, zj := range z {
 			s.zsum[j] += zj
 		}
-		if err := s.drawMode(); err != nil {
+		q, err := s.evalInner(z, xt, k, true, &info)
+		if err != nil {
 			return info, err
 		}
-		if err := s.eval(z); err != nil {
-			return info, err
-		}
-		s.stats.Inner++
-		info.k = k + 1
-		q := 0.0
-		for j := range z {
-			diff[j] = z[j] - xt[j]
-			q += diff[j] * diff[j]
-		}
-		q *= s.rhoHat / 2
 		feasible := true
 		for i := 0; i <= s.m; i++ {
 			s.theta[i] = s.vals[i] + q
