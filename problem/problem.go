@@ -144,6 +144,18 @@ func (s *Sampler) Monitor() bool {
 // Full selects every row of every set.
 func (s *Sampler) Full() { s.prog.ResetSamples() }
 
+// FullCost is the cost of an evaluation on all rows relative to one on a
+// minibatch: the rows of every sampled set over the rows drawn from them
+// (solve.CostReporter).
+func (s *Sampler) FullCost() float64 {
+	full, drawn := 0, 0
+	for i, set := range s.prog.Samples() {
+		full += set.Rows
+		drawn += s.batch[i]
+	}
+	return float64(full) / float64(drawn)
+}
+
 // Batches returns the minibatch size of each row set, in the order of
 // autodiff.Program.Samples.
 func (s *Sampler) Batches() []int { return s.batch }

@@ -41,7 +41,7 @@ func (s *solver) certificate(pt *Point) *Certificate {
 		defer s.monitorMode()
 	}
 	x := pt.X
-	K := CertificateInnerFactor * s.set.Inner
+	K := s.certificateInner()
 	s.avg = &subgradAvg{from: K / 2, sum: make([][]float64, s.m+1), w: make([]float64, s.m+1)}
 	if s.p.Project != nil {
 		s.avg.normal = make([]float64, s.n)
@@ -54,7 +54,7 @@ func (s *solver) certificate(pt *Point) *Certificate {
 		return nil
 	}
 	xhat := clone(s.out)
-	c := &Certificate{XHat: xhat, Dist: dist(x, xhat), Multipliers: make([]float64, s.m)}
+	c := &Certificate{XHat: xhat, Dist: dist(x, xhat), Multipliers: make([]float64, s.m), Inner: K}
 	c.Stationary = c.Dist <= s.set.Eps && pt.Infeasibility <= s.set.Eps
 
 	if err := s.eval(xhat); err != nil {
@@ -152,4 +152,22 @@ func (s *solver) certificate(pt *Point) *Certificate {
 		c.Multipliers[i-1] = bestLam[k]
 	}
 	return c
+}
+
+// certificateInner is the number of iterations of the certificate's oracle
+// run: CertificateInnerFactor*Inner, except for the stochastic oracle on
+// data whose evaluation on all rows costs more than MaxPolishCost minibatch
+// evaluations, where it shrinks in proportion (to at least Inner), so that
+// the certificate costs no more than about CertificateInnerFactor*Inner*
+// MaxPolishCost minibatch evaluations. Fewer iterations leave more of the
+// oracle's error in XHat, so Dist is a less accurate measure.
+func (s *solver) certificateInner() int {
+	K := CertificateInnerFactor * s.set.Inner
+	if s.set.Oracle != Stochastic {
+		return K
+	}
+	if c, ok := s.p.Sampler.(CostReporter); ok && c.FullCost() > MaxPolishCost {
+		K = max(s.set.Inner, int(float64(K)*MaxPolishCost/c.FullCost()))
+	}
+	return K
 }

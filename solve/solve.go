@@ -188,8 +188,12 @@ type Point struct {
 // x; see docs/solver.md for exactly how each field is computed.
 type Certificate struct {
 	// XHat approximates x_hat, the solution of the subproblem (7) at x,
-	// found by the oracle with CertificateInnerFactor*Inner iterations.
+	// found by the switching oracle on all rows with Inner iterations.
 	XHat []float64
+	// Inner is the number of those iterations: CertificateInnerFactor
+	// times Settings.Inner, or fewer for the stochastic oracle on large
+	// data (see docs/solver.md).
+	Inner int
 	// Dist is ||x - XHat||, the measure of Definition 2.
 	Dist float64
 	// Multipliers (len M, >= 0) fit the KKT conditions of (7) at XHat over

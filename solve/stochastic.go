@@ -218,34 +218,49 @@ const (
 	modeDraw
 )
 
-// maxPolish bounds the rounds of polish.
+// maxPolish bounds the deterministic rounds of polish.
 const maxPolish = 5
 
-// bisections is the number of halvings of the segment polish searches.
+// bisections is the number of halvings of a segment polish searches.
 const bisections = 30
+
+// MaxPolishCost is the largest cost of an evaluation on all rows, in
+// minibatch evaluations (CostReporter), for which polish takes
+// deterministic steps; above it, polish only bisects.
+const MaxPolishCost = 100
+
+// CostReporter is an optional interface of a Sampler: FullCost is the cost
+// of an evaluation on all rows relative to one on a minibatch (the ratio
+// of their rows). Without it the full data are assumed cheap.
+type CostReporter interface {
+	FullCost() float64
+}
 
 // polish makes the stochastic oracle's last point feasible on every row.
 // Algorithm 3's averaged output violates the constraints by O(1/sqrt(K))
 // (its queues start at 0 and need about sqrt(K) steps' worth of violation
 // to balance the objective), which for the default K is above Eps. When
-// the point x_s's exact infeasibility exceeds Eps:
+// the point x_s's exact infeasibility exceeds Eps, polish finds points
+// feasible to Eps near it and returns the one with the lowest objective:
 //
-//  1. deterministic steps: Algorithm 2 on every row, on the subproblem (7)
-//     at the current point (one deterministic outer step, which steps on
-//     the constraints until the iterates are feasible for (7)), or, once
-//     such a step fails to reduce the infeasibility (no point of (7) near
-//     x is feasible to EpsHat^2), phase-1 steps (min max_i fi +
-//     RhoHat/2 ||z - x||^2, stopping at the first iterate with infeasibility
-//     at most Eps), repeated, up to maxPolish rounds in all, until the
-//     infeasibility is at most Eps;
-//  2. a bisection on the segment from that feasible point x_p to x_s (X is
-//     convex, so the segment lies in X) for the point nearest x_s with
-//     infeasibility at most Eps; of x_p and that point, the one with the
-//     lower objective is returned.
+//  1. a bisection on the segment from the best feasible outer iterate x_b
+//     (X is convex, so the segment lies in X) to x_s for the point nearest
+//     x_s with infeasibility at most Eps (bisections evaluations on all
+//     rows);
+//  2. when an evaluation on all rows costs at most MaxPolishCost minibatch
+//     evaluations: deterministic steps from x_s (Algorithm 2 on every row on
+//     the subproblem (7) at the current point, which steps on the
+//     constraints until the iterates are feasible for (7), or, once such a
+//     step fails to reduce the infeasibility, phase-1 steps, stopping at the
+//     first iterate with infeasibility at most Eps), up to maxPolish rounds,
+//     until the infeasibility is at most Eps, and then the same bisection
+//     from that point to x_s.
 //
-// Each round of step 1 costs Inner evaluations on every row, step 2 at
-// most bisections more. Polish runs after the time limit too (Stop still
-// interrupts it). Stats.Polish counts the rounds of step 1.
+// A round of step 2 costs Inner evaluations on every row, which is why it
+// is skipped on large data. Polish runs past the time limit (Stop still
+// interrupts it). Stats.Polish counts the rounds of step 2. When neither
+// step finds a feasible point, x_s is returned and finish falls back on
+// Best.
 func (s *solver) polish(pt Point) (Point, error) {
 	s.exactMode()
 	defer s.monitorMode()
@@ -253,6 +268,49 @@ func (s *solver) polish(pt Point) (Point, error) {
 	if err != nil || xs.Infeasibility <= s.set.Eps {
 		return xs, err
 	}
+	var best *Point
+	keep := func(p Point) {
+		if best == nil || p.Objective < best.Objective {
+			best = &p
+		}
+	}
+	if s.best != nil {
+		xb, err := s.evaluate(s.best.X, s.best.T)
+		if err != nil {
+			return xs, err
+		}
+		if xb.Infeasibility <= s.set.Eps {
+			p, err := s.bisect(xb, xs)
+			if err != nil {
+				return xs, err
+			}
+			keep(p)
+		}
+	}
+	if c, ok := s.p.Sampler.(CostReporter); !ok || c.FullCost() <= MaxPolishCost {
+		xp, err := s.deterministicPolish(xs)
+		if err != nil {
+			return xs, err
+		}
+		if xp.Infeasibility <= s.set.Eps {
+			p, err := s.bisect(xp, xs)
+			if err != nil {
+				return xs, err
+			}
+			keep(p)
+		}
+	}
+	if best == nil {
+		return xs, nil
+	}
+	best.T = pt.T
+	s.track(best)
+	return *best, nil
+}
+
+// deterministicPolish is step 2 of polish: from xs, deterministic or
+// phase-1 steps on all rows until the infeasibility is at most Eps.
+func (s *solver) deterministicPolish(xs Point) (Point, error) {
 	cur := xs
 	phase1 := false
 	for round := 0; round < maxPolish && cur.Infeasibility > s.set.Eps; round++ {
@@ -268,7 +326,7 @@ func (s *solver) polish(pt Point) (Point, error) {
 		}
 		next := cur
 		if !info.emptyI {
-			if next, err = s.evaluate(s.out, pt.T); err != nil {
+			if next, err = s.evaluate(s.out, xs.T); err != nil {
 				return cur, err
 			}
 		}
@@ -283,18 +341,22 @@ func (s *solver) polish(pt Point) (Point, error) {
 		}
 		cur = next
 	}
-	if cur.Infeasibility > s.set.Eps {
-		return xs, nil // finish falls back on Best, or reports the infeasibility
-	}
-	best := cur
-	lo, hi := 0.0, 1.0 // x(lo) is feasible, x(hi) = x_s is not
+	return cur, nil
+}
+
+// bisect searches the segment from the feasible point a to xs for the
+// point nearest xs with infeasibility at most Eps, and returns the one with
+// the lowest objective among a and the feasible points it evaluated.
+func (s *solver) bisect(a, xs Point) (Point, error) {
+	best := a
+	lo, hi := 0.0, 1.0 // x(lo) is feasible, x(hi) = xs is not
 	x := make([]float64, s.n)
 	for range bisections {
 		tau := (lo + hi) / 2
 		for j := range x {
-			x[j] = cur.X[j] + tau*(xs.X[j]-cur.X[j])
+			x[j] = a.X[j] + tau*(xs.X[j]-a.X[j])
 		}
-		p, err := s.evaluate(x, pt.T)
+		p, err := s.evaluate(x, xs.T)
 		if err != nil {
 			return best, err
 		}
@@ -307,6 +369,5 @@ func (s *solver) polish(pt Point) (Point, error) {
 			hi = tau
 		}
 	}
-	s.track(&best)
 	return best, nil
 }

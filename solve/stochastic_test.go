@@ -120,3 +120,22 @@ func TestOracleSettings(t *testing.T) {
 	assert.Equal(t, "stochastic", Stochastic.String())
 	assert.Equal(t, "deterministic", Switching.String())
 }
+
+// costly is a noisy sampler whose full evaluations are expensive.
+type costly struct{ *noisy }
+
+func (costly) FullCost() float64 { return 2 * MaxPolishCost }
+
+// On costly data polish only bisects towards the best feasible iterate:
+// no deterministic rounds, and still a point feasible to Eps.
+func TestStochasticPolishBisectsOnCostlyData(t *testing.T) {
+	p := noisyProblem(ballProblem(), 0.05)
+	p.Sampler = costly{p.Sampler.(*noisy)}
+	r, err := Minimize(p, []float64{0, 0}, Settings{Oracle: Stochastic, Outer: 30})
+	require.NoError(t, err)
+	assert.True(t, r.Status.Success(), r.Status)
+	assert.Equal(t, 0, r.Stats.Polish)
+	assert.LessOrEqual(t, r.Infeasibility, 1e-3)
+	assert.Greater(t, r.Infeasibility, 0.0) // on the boundary the bisection found, not at the start
+	assert.Less(t, distTo(r.X, 0.6, 0.8), 0.05)
+}

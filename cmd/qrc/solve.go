@@ -101,29 +101,32 @@ func init() { solveCommand.run = runSolve }
 
 // solveResult is the JSON result of qrc solve (docs/cli.md).
 type solveResult struct {
-	File            string            `json:"file"`
-	Method          string            `json:"method"` // iqrc or penalty
-	Status          string            `json:"status"`
-	Success         bool              `json:"success"`
-	Objective       float64           `json:"objective"`
-	Infeasibility   float64           `json:"infeasibility"`
-	Stationarity    *float64          `json:"stationarity"`
-	KKTResidual     *float64          `json:"kkt_residual"`
-	Stationary      bool              `json:"stationary"` // ||x - x_hat|| <= eps and feasible (Definition 2)
-	Constraints     []solveConstraint `json:"constraints"`
-	Variables       point.Variables   `json:"variables"`
-	Best            *solvePoint       `json:"best"`
-	MostFeasible    *solvePoint       `json:"most_feasible"`
-	Violated        []string          `json:"violated,omitempty"`
-	Error           string            `json:"error,omitempty"`
-	OuterIterations int               `json:"outer_iterations"`
-	InnerIterations int               `json:"inner_iterations"`
-	Phase1Outer     int               `json:"phase1_outer_iterations"`
-	RhoDoublings    int               `json:"rho_doublings"`
-	InnerDoublings  int               `json:"inner_doublings"` // Inner doubled because the iterates stalled short of stationarity
-	Seconds         float64           `json:"seconds"`
-	Settings        solveSettings     `json:"settings"`
-	Penalty         *penaltyJSON      `json:"penalty,omitempty"` // the penalty method's parameters and final state
+	File          string   `json:"file"`
+	Method        string   `json:"method"` // iqrc or penalty
+	Status        string   `json:"status"`
+	Success       bool     `json:"success"`
+	Objective     float64  `json:"objective"`
+	Infeasibility float64  `json:"infeasibility"`
+	Stationarity  *float64 `json:"stationarity"`
+	KKTResidual   *float64 `json:"kkt_residual"`
+	// CertificateInner is the number of iterations the certificate's x_hat
+	// took (0 without a certificate).
+	CertificateInner int               `json:"certificate_inner"`
+	Stationary       bool              `json:"stationary"` // ||x - x_hat|| <= eps and feasible (Definition 2)
+	Constraints      []solveConstraint `json:"constraints"`
+	Variables        point.Variables   `json:"variables"`
+	Best             *solvePoint       `json:"best"`
+	MostFeasible     *solvePoint       `json:"most_feasible"`
+	Violated         []string          `json:"violated,omitempty"`
+	Error            string            `json:"error,omitempty"`
+	OuterIterations  int               `json:"outer_iterations"`
+	InnerIterations  int               `json:"inner_iterations"`
+	Phase1Outer      int               `json:"phase1_outer_iterations"`
+	RhoDoublings     int               `json:"rho_doublings"`
+	InnerDoublings   int               `json:"inner_doublings"` // Inner doubled because the iterates stalled short of stationarity
+	Seconds          float64           `json:"seconds"`
+	Settings         solveSettings     `json:"settings"`
+	Penalty          *penaltyJSON      `json:"penalty,omitempty"` // the penalty method's parameters and final state
 	// Polish counts the rounds of Algorithm 2 on all rows that made the
 	// stochastic oracle's last point feasible.
 	Polish int `json:"polish_rounds"`
@@ -522,6 +525,7 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 	}
 	if c := res.Certificate; c != nil {
 		r.Stationarity, r.KKTResidual, r.Stationary = &c.Dist, &c.KKTResidual, c.Stationary
+		r.CertificateInner = c.Inner
 	}
 	if res.Err != nil {
 		r.Error = res.Err.Error()
