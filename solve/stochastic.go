@@ -80,12 +80,12 @@ func (s *solver) stochBuffers() {
 // subproblem's functions F_i, is what Yu et al.'s method applied to (7)
 // uses, and is used here.) The queues start at 0 at each call.
 //
-// Phase 1 (and the steps that restore feasibility in phase 2) do not use
-// Algorithm 3: from an infeasible start its queues grow without bound and
-// its steps with them. They use Algorithm 2's phase-1 steps (min over X of
-// max_i fi + RhoHat/2 ||z - xt||^2, stepping on the largest estimate) on
-// minibatch estimates, with the step sizes 2/((RhoHat-Rho)(k+2)) that
-// keep them stable.
+// Phase 1 does not use Algorithm 3: from an infeasible start its queues
+// grow without bound and its steps with them. It uses Algorithm 2's
+// phase-1 steps (min over X of max_i fi + RhoHat/2 ||z - xt||^2, stepping
+// on the largest estimate) on minibatch estimates, with the step sizes
+// 2/((RhoHat-Rho)(k+2)) that keep them stable. Phase 2 has no restoring
+// steps with this oracle (see run).
 func (s *solver) stochasticOracle(xt []float64, K int, record bool) (oracleInfo, error) {
 	var info oracleInfo
 	s.stochBuffers()
@@ -140,9 +140,6 @@ func (s *solver) stochasticOracle(xt []float64, K int, record bool) (oracleInfo,
 			copy(s.zeta[i], s.grad)
 		}
 		weight := V // V + sum_i Q_i: the weight of the proximal term
-		for j := range d {
-			d[j] = 0
-		}
 		for j, g := range s.zeta[0] {
 			d[j] = V * g
 		}
