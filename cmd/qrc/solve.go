@@ -44,12 +44,11 @@ constraints with IQRC (Ma, Lin & Yang 2020): an outer proximal-point loop
 whose strongly convex subproblems are solved by the switching subgradient
 method on all rows, or by Yu et al.'s stochastic method on minibatches of the
 data means (--oracle). When the starting point is infeasible, a phase 1 first
-minimises the largest constraint violation. Every reported value is computed
-on all rows. The result reports the status, objective,
-infeasibility, a stationarity certificate (the distance to the exact
-proximal point and a KKT residual), every constraint with its slack and
-multiplier, and the variables. See docs/solver.md for the method and
-docs/cli.md for the JSON result.
+minimises the largest constraint violation. The result reports the status,
+objective, infeasibility, a stationarity certificate (the distance to the
+exact proximal point and a KKT residual), every constraint with its slack and
+multiplier, and the variables, every value computed on all rows. See
+docs/solver.md for the methods and docs/cli.md for the JSON result.
 
 While it runs, a progress table goes to standard error (a live line on a
 terminal; nothing with --quiet). Ctrl-C stops the solve after the current
@@ -84,7 +83,9 @@ Flags:
                      nonlinearity (qrc check lists them); their estimates
                      are biased
   --v V, --alpha A   Algorithm 3's V and alpha (default sqrt(inner), inner)
-  --time-limit D     stop after this long, e.g. 30s, 2m (default none)
+  --time-limit D     stop the iterations after this long, e.g. 30s, 2m
+                     (default none); the certificate and the stochastic
+                     oracle's polish run after it
   --pick last|random return the last outer iterate (default) or x_R with R
                      uniform, as in Algorithm 1
   --seed S           the seed for --pick random and the minibatches (default 1)
