@@ -88,9 +88,8 @@ func (s *solver) oracle(xt []float64, K int, phase1, record bool) (oracleInfo, e
 		switch {
 		case phase1:
 			if gmax <= s.target && (!s.sampled || s.confirmFeasible(z, k, &nextCheck)) {
-				copy(s.out, z)
 				info.early = true
-				return info, nil
+				return info, s.nearestFeasible(xt, z)
 			}
 			if s.sampled && s.mode != modeDraw { // confirmFeasible evaluated the monitoring data
 				if err := s.drawMode(); err != nil {
@@ -182,6 +181,48 @@ func (s *solver) evalInner(z, xt []float64, k int, draw bool, info *oracleInfo) 
 		q += s.diff[j] * s.diff[j]
 	}
 	return s.rhoHat / 2 * q, nil
+}
+
+// nearestFeasible leaves in s.out the phase-1 output for the first
+// feasible iterate z: the point nearest xt on the segment from xt to z
+// (in X, which is convex) with max_i fi <= target, found by bisection (30
+// halvings; z itself when no nearer point is found). The iterates' first
+// steps, gamma_0 = 2/(RhoHat-Rho), can be long, and the first feasible one
+// can lie far beyond the feasible set's edge: on examples/npc.qrc with
+// r = 4.4 it saturates every sigmoid of class 1 (loss 9, a flat stationary
+// point phase 2 cannot leave); the nearest point on the segment keeps
+// phase 1's move as short as it must be.
+func (s *solver) nearestFeasible(xt, z []float64) error {
+	copy(s.out, z)
+	if s.sampled {
+		s.monitorMode() // as confirmFeasible: feasibility on the monitoring data
+	}
+	x := s.znewBuf()
+	lo, hi := 0.0, 1.0 // x(lo) = xt is infeasible, x(hi) feasible
+	for range bisections {
+		tau := (lo + hi) / 2
+		for j := range x {
+			x[j] = xt[j] + tau*(z[j]-xt[j])
+		}
+		if err := s.eval(x); err != nil {
+			return err
+		}
+		if g, _ := maxConstraint(s.vals); g <= s.target {
+			hi = tau
+			copy(s.out, x)
+		} else {
+			lo = tau
+		}
+	}
+	return nil
+}
+
+// znewBuf returns a scratch vector of length N.
+func (s *solver) znewBuf() []float64 {
+	if s.znew == nil {
+		s.znew = make([]float64, s.n)
+	}
+	return s.znew
 }
 
 // confirmFeasible checks an iterate whose minibatch estimate is feasible
