@@ -447,3 +447,24 @@ func TestWithDefaults(t *testing.T) {
 	_, err = Settings{RhoHat: 1, Rho: 1}.WithDefaults(ballProblem())
 	assert.Error(t, err)
 }
+
+// Phase 1 hands over a point on the edge of the feasible set, the nearest
+// feasible point on the segment from x_t to the first feasible inner
+// iterate, not that iterate: its first step (gamma_0 = 2/(RhoHat-Rho)
+// times 2x) overshoots from (5, -5) deep into the unit disc.
+func TestPhase1StopsAtTheEdge(t *testing.T) {
+	var rec recorder
+	_, err := Minimize(ballProblem(), []float64{5, -5}, Settings{Recorder: &rec, Outer: 2})
+	require.NoError(t, err)
+	var last *Iteration // the last phase-1 iterate: the first feasible one
+	for i := range rec.outer {
+		if rec.outer[i].Phase1 {
+			last = &rec.outer[i]
+		}
+	}
+	require.NotNil(t, last)
+	assert.Greater(t, last.T, 1) // phase 1 took several outer steps
+	n := math.Hypot(last.X[0], last.X[1])
+	assert.LessOrEqual(t, n*n-1, 1e-6) // feasible to target = Eps^2
+	assert.Greater(t, n, 0.999)        // and on the edge, not inside
+}

@@ -243,3 +243,15 @@ func TestSolveInterrupt(t *testing.T) {
 	require.LessOrEqual(t, s.Infeasibility, 1e-3)
 	require.NotEmpty(t, s.Variables)
 }
+
+// From an infeasible start (r = 4.4 < 4.5, the loss at W = 0), phase 1
+// must not hand phase 2 a point where class 1's sigmoids saturate (loss 9,
+// a flat stationary point it used to certify): the solve gets far below
+// the start's 4.5.
+func TestSolvePhase1DoesNotSaturate(t *testing.T) {
+	s, r := solveOut(t, "examples/npc.qrc", "--set", "r=4.4", "--outer", "2", "--inner", "200")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.True(t, s.Success, s.Status)
+	require.Less(t, s.Objective, 0.1)
+	require.LessOrEqual(t, s.Infeasibility, 1e-3)
+}
