@@ -138,12 +138,28 @@ type summaryJSON struct {
 	} `json:"diagnostics"`
 }
 
+// jsonOut runs `qrc COMMAND --json ARGS...` and decodes its standard
+// output into a T. With strict, the output must be exactly one object with
+// no field T does not know, and the exit status 0.
+func jsonOut[T any](t *testing.T, strict bool, command string, args ...string) (T, result) {
+	t.Helper()
+	r := qrc(t, "", append([]string{command, "--json"}, args...)...)
+	var v T
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	if strict {
+		require.Equal(t, 0, r.code, r.stderr)
+		dec.DisallowUnknownFields()
+	}
+	require.NoError(t, dec.Decode(&v), "stdout: %s\nstderr: %s", r.stdout, r.stderr)
+	if strict {
+		assert.False(t, dec.More(), "exactly one JSON object")
+	}
+	return v, r
+}
+
 func checkJSON(t *testing.T, args ...string) (summaryJSON, result) {
 	t.Helper()
-	r := qrc(t, "", append([]string{"check", "--json"}, args...)...)
-	var s summaryJSON
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &s), r.stdout)
-	return s, r
+	return jsonOut[summaryJSON](t, false, "check", args...)
 }
 
 func TestCheckJSON(t *testing.T) {
@@ -364,14 +380,7 @@ type evalJSON struct {
 
 func evalOut(t *testing.T, args ...string) (evalJSON, result) {
 	t.Helper()
-	r := qrc(t, "", append([]string{"eval", "--json"}, args...)...)
-	require.Equal(t, 0, r.code, r.stderr)
-	var e evalJSON
-	dec := json.NewDecoder(strings.NewReader(r.stdout))
-	dec.DisallowUnknownFields()
-	require.NoError(t, dec.Decode(&e), r.stdout)
-	assert.False(t, dec.More(), "exactly one JSON object")
-	return e, r
+	return jsonOut[evalJSON](t, true, "eval", args...)
 }
 
 // assertNPCStart checks qrc eval of examples/npc.qrc at W = 0, where every

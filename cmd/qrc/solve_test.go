@@ -43,10 +43,7 @@ type solveJSON struct {
 
 func solveOut(t *testing.T, args ...string) (solveJSON, result) {
 	t.Helper()
-	r := qrc(t, "", append([]string{"solve", "--json"}, args...)...)
-	var s solveJSON
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &s), "stdout: %s\nstderr: %s", r.stdout, r.stderr)
-	return s, r
+	return jsonOut[solveJSON](t, false, "solve", args...)
 }
 
 // TestSolveExamples solves every shipped example through the binary: the

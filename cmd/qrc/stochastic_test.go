@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,10 +39,8 @@ func TestSolveStochasticExamples(t *testing.T) {
 	} {
 		t.Run(tc.model, func(t *testing.T) {
 			ev, _ := evalOut(t, append([]string{tc.model}, tc.set...)...)
-			r := qrc(t, "", append(append([]string{"solve", "--json", "--oracle", "stochastic", "--batch", "32", tc.model}, tc.set...), tc.args...)...)
+			s, r := jsonOut[stochJSON](t, false, "solve", append(append([]string{"--oracle", "stochastic", "--batch", "32", tc.model}, tc.set...), tc.args...)...)
 			require.Equal(t, 0, r.code, r.stderr)
-			var s stochJSON
-			require.NoError(t, json.Unmarshal([]byte(r.stdout), &s))
 			assert.True(t, s.Success, s.Status)
 			assert.LessOrEqual(t, s.Infeasibility, 1e-3)
 			assert.Less(t, s.Objective, ev.Objective.Value)
@@ -66,10 +63,8 @@ func TestSolveStochasticExamples(t *testing.T) {
 // --oracle auto picks the deterministic oracle for the small examples and
 // says so; the JSON result names the oracle used.
 func TestSolveOracleAuto(t *testing.T) {
-	r := qrc(t, "", "solve", "examples/phase.qrc", "--json", "--outer", "2")
+	s, r := jsonOut[stochJSON](t, false, "solve", "examples/phase.qrc", "--outer", "2")
 	require.Equal(t, 0, r.code, r.stderr)
-	var s stochJSON
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &s))
 	assert.Equal(t, "deterministic", s.Settings.Oracle)
 	assert.Contains(t, r.stderr, "oracle deterministic (auto: the data means run over 200 rows, fewer than 50000)")
 	r = qrc(t, "", "solve", "examples/phase.qrc", "--oracle", "sometimes")
@@ -94,11 +89,9 @@ func TestStochasticRefusesBiased(t *testing.T) {
 	r := qrc(t, "", "check", model)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, model+":3:12: objective: the mean over data rows is inside log(...) ("+model+":4:10)")
-	var sum struct {
+	sum, _ := jsonOut[struct {
 		Biased []struct{ Function, Mean, Why, Context string } `json:"biased"`
-	}
-	r = qrc(t, "", "check", "--json", model)
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &sum))
+	}](t, false, "check", model)
 	require.Len(t, sum.Biased, 1)
 	assert.Equal(t, model+":3:12", sum.Biased[0].Mean)
 
