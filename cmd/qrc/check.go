@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -52,9 +51,7 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	m, sources, diags := check.LoadFile(file, mf.options())
 	s := summary.Of(file, m, diags)
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(s); err != nil {
+		if err := writeJSON(stdout, s); err != nil {
 			fmt.Fprintf(stderr, "qrc check: %v\n", err)
 			return exitUsage
 		}

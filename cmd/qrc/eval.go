@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -144,10 +143,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(res); err != nil {
+		if err := writeJSON(stdout, res); err != nil {
 			fmt.Fprintf(stderr, "qrc eval: %v\n", err)
 			return exitInvalid
 		}

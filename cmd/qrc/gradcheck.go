@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -125,9 +124,7 @@ func runGradcheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		res.Functions = append(res.Functions, d)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		if err := writeJSON(stdout, res); err != nil {
 			fmt.Fprintf(stderr, "qrc gradcheck: %v\n", err)
 			return exitInvalid
 		}

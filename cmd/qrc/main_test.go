@@ -166,6 +166,7 @@ func TestCheckJSON(t *testing.T) {
 	s, r := checkJSON(t, "examples/npc.qrc")
 	require.Equal(t, 0, r.code)
 	assert.True(t, s.Valid)
+	assert.Contains(t, r.stdout, `"op": "<="`) // as docs/cli.md shows it, not "\u003c="
 	require.Len(t, s.Data, 1)
 	assert.Equal(t, 3000, s.Data[0].Rows)
 	assert.Equal(t, 16, s.Data[0].Features)

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -384,9 +384,10 @@ func (r *solveRun) run() (*solve.Result, int) {
 	result.hideTime = r.hideTime
 
 	if *flags.out != "" {
-		data, err := json.MarshalIndent(result, "", "  ")
+		var buf bytes.Buffer
+		err := writeJSON(&buf, result)
 		if err == nil {
-			err = os.WriteFile(*flags.out, append(data, '\n'), 0o644)
+			err = os.WriteFile(*flags.out, buf.Bytes(), 0o644)
 		}
 		if err != nil {
 			fmt.Fprintf(r.stderr, "qrc %s: writing %s: %v\n", r.name, *flags.out, err)
@@ -397,10 +398,7 @@ func (r *solveRun) run() (*solve.Result, int) {
 		printEvalError(r.stderr, r.name, res.Err, r.sources)
 	}
 	if *flags.asJSON {
-		enc := json.NewEncoder(r.stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(result); err != nil {
+		if err := writeJSON(r.stdout, result); err != nil {
 			fmt.Fprintf(r.stderr, "qrc %s: %v\n", r.name, err)
 			return res, exitNumerical
 		}
