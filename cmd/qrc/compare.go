@@ -91,8 +91,8 @@ func parseMethods(list string) ([]string, error) {
 		switch {
 		case name == "":
 			return nil, fmt.Errorf("--methods %q has an empty name", list)
-		case !slices.Contains(methodNames, name):
-			return nil, fmt.Errorf("unknown method %q in --methods; the methods are %s", name, strings.Join(methodNames, ", "))
+		case knownMethod(name) != nil:
+			return nil, fmt.Errorf("--methods: %v", knownMethod(name))
 		case slices.Contains(out, name):
 			return nil, fmt.Errorf("method %q twice in --methods", name)
 		}

@@ -30,7 +30,7 @@ var version = "0.1.0-dev"
 const (
 	exitOK      = 0 // success
 	exitInvalid = 1 // the model has errors (or fmt -l found unformatted files)
-	exitUsage   = 2 // the command line is wrong, or a file cannot be read
+	exitUsage   = 2 // the command line is wrong, or an output file cannot be written
 	// qrc solve also exits 3 (infeasible), 4 (numerical error), 130 (interrupted).
 )
 

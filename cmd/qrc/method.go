@@ -27,22 +27,33 @@ var methodNames = []string{methodIQRC, methodPenalty, methodStochastic}
 // method.
 var iqrcOnlyFlags = []string{"rho-hat", "rho", "inner", "pick", "seed", "oracle", "batch", "allow-biased", "v", "alpha"}
 
-// checkMethod reports whether method is known and the flags given on the
-// command line suit it; it prints why not.
-func checkMethod(cmd, method string, given func(string) bool, stderr io.Writer) bool {
-	if !slices.Contains(methodNames, method) {
-		fmt.Fprintf(stderr, "qrc %s: unknown method %q; the methods are %s\n", cmd, method, strings.Join(methodNames, ", "))
-		return false
+// knownMethod says why name is not a method, or returns nil.
+func knownMethod(name string) error {
+	if !slices.Contains(methodNames, name) {
+		return fmt.Errorf("unknown method %q; the methods are %s", name, strings.Join(methodNames, ", "))
 	}
-	if method == methodPenalty {
+	return nil
+}
+
+// checkMethod says why the method, or the flags given with it (oracle is
+// the value of --oracle), do not fit, or returns nil.
+func checkMethod(method, oracle string, given func(string) bool) error {
+	if err := knownMethod(method); err != nil {
+		return err
+	}
+	switch method {
+	case methodPenalty:
 		for _, f := range iqrcOnlyFlags {
 			if given(f) {
-				fmt.Fprintf(stderr, "qrc %s: --%s is a setting of --method iqrc; the penalty method does not use it\n", cmd, f)
-				return false
+				return fmt.Errorf("--%s is a setting of --method iqrc; the penalty method does not use it", f)
 			}
 		}
+	case methodStochastic:
+		if given("oracle") && oracle != "stochastic" {
+			return fmt.Errorf("--method stochastic is IQRC with --oracle stochastic; it does not go with --oracle %s", oracle)
+		}
 	}
-	return true
+	return nil
 }
 
 // minimize solves prob, the compiled model m, with the method: IQRC with

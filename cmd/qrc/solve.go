@@ -84,8 +84,9 @@ Flags:
                      are biased
   --v V, --alpha A   Algorithm 3's V and alpha (default sqrt(inner), inner)
   --time-limit D     stop the iterations after this long, e.g. 30s, 2m
-                     (default none); the certificate and the stochastic
-                     oracle's polish run after it
+                     (default none); a time_limit result has no
+                     certificate; the stochastic oracle's polish runs after
+                     the limit
   --pick last|random return the last outer iterate (default) or x_R with R
                      uniform, as in Algorithm 1
   --seed S           the seed for --pick random and the minibatches (default 1)
@@ -103,7 +104,7 @@ func init() { solveCommand.run = runSolve }
 // solveResult is the JSON result of qrc solve (docs/cli.md).
 type solveResult struct {
 	File          string   `json:"file"`
-	Method        string   `json:"method"` // iqrc or penalty
+	Method        string   `json:"method"` // the --method given: iqrc, stochastic or penalty
 	Status        string   `json:"status"`
 	Success       bool     `json:"success"`
 	Objective     float64  `json:"objective"`
@@ -255,9 +256,8 @@ func (f *solveFlags) settings() (solve.Settings, error) {
 	if *f.inner < 0 || *f.outer < 0 || *f.timeLimit < 0 {
 		return settings, errors.New("--inner, --outer and --time-limit must not be negative")
 	}
-	var why strings.Builder
-	if !checkMethod("solve", *f.method, func(name string) bool { return set(f.fs, name) }, &why) {
-		return settings, errors.New(strings.TrimSpace(strings.TrimPrefix(why.String(), "qrc solve: ")))
+	if err := checkMethod(*f.method, *f.oracle, func(name string) bool { return set(f.fs, name) }); err != nil {
+		return settings, err
 	}
 	settings.RhoHat, settings.Rho, settings.Eps = *f.rhoHat, *f.rho, *f.eps
 	settings.Inner, settings.Outer, settings.TimeLimit, settings.Seed = *f.inner, *f.outer, *f.timeLimit, *f.seed
@@ -425,7 +425,8 @@ func set(fs *flag.FlagSet, name string) bool {
 
 // chooseOracle resolves --oracle: auto picks the stochastic oracle when the
 // data means are large (autoStochasticRows) and unbiased, and says which it
-// picked on stderr (unless quiet, when it picks the deterministic one). The stochastic oracle refuses a model
+// picked on stderr (quiet silences only the note that it picked the
+// deterministic one, the usual case). The stochastic oracle refuses a model
 // with biased means unless allowBiased, printing each with its position.
 func chooseOracle(flag string, m *check.Model, prog *autodiff.Program, allowBiased, quiet bool, sources check.Sources, stderr io.Writer) (solve.Oracle, bool) {
 	biased := problem.Biased(m, prog)

@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -130,4 +131,70 @@ func TestStochasticReproducible(t *testing.T) {
 	assert.Equal(t, a, b)
 	assert.NotEqual(t, a, c)
 	assert.Contains(t, a, `"oracle": "stochastic"`)
+}
+
+// bigCSV writes a CSV of n rows, two features and a label in {-1, 1}.
+func bigCSV(t *testing.T, n int) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("a,b,y\n")
+	for i := range n {
+		y := 1 - 2*(i%2)
+		fmt.Fprintf(&b, "%.3f,%.3f,%d\n", float64(i%97)/97, float64(i%89)/89-0.5, y)
+	}
+	path := filepath.Join(t.TempDir(), "big.csv")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	return path
+}
+
+// --oracle auto picks the stochastic oracle from 50000 rows and says so,
+// unless a mean is biased; then it keeps the deterministic one and says
+// why. --v and --alpha reach Algorithm 3.
+func TestSolveOracleAutoLarge(t *testing.T) {
+	data := bigCSV(t, 50000)
+	dir := t.TempDir()
+	linear := filepath.Join(dir, "linear.qrc")
+	require.NoError(t, os.WriteFile(linear, []byte(`data d = csv("`+data+`", label = "y")
+var x[d.d] in ball(1)
+minimize mean(i in d) logistic(-d.y[i] * dot(d.X[i], x))
+`), 0o644))
+	s, r := jsonOut[stochJSON](t, false, "solve", linear, "--outer", "1", "--inner", "20", "--v", "2", "--alpha", "40")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "oracle stochastic (auto: the data means run over 50000 rows, at least 50000)")
+	assert.Equal(t, "stochastic", s.Settings.Oracle)
+	assert.Equal(t, 2.0, s.Settings.V)
+	assert.Equal(t, 40.0, s.Settings.Alpha)
+
+	biased := filepath.Join(dir, "biased.qrc")
+	require.NoError(t, os.WriteFile(biased, []byte(`data d = csv("`+data+`", label = "y")
+var x[d.d] in ball(1)
+minimize log(1 + mean(i in d) abs(dot(d.X[i], x) - 0.1))
+`), 0o644))
+	s, r = jsonOut[stochJSON](t, false, "solve", biased, "--outer", "1", "--inner", "20")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "oracle deterministic (auto): the data means run over 50000 rows, but a minibatch estimate of objective is biased")
+	assert.Equal(t, "deterministic", s.Settings.Oracle)
+}
+
+// --method stochastic is IQRC with the stochastic oracle, and refuses
+// another --oracle.
+func TestSolveMethodStochastic(t *testing.T) {
+	s, r := jsonOut[stochJSON](t, false, "solve", "examples/phase.qrc", "--method", "stochastic", "--outer", "2")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "stochastic", s.Settings.Oracle)
+	assert.Contains(t, r.stdout, `"method": "stochastic"`)
+
+	r = qrc(t, "", "solve", "examples/phase.qrc", "--method", "stochastic", "--oracle", "deterministic")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "--method stochastic is IQRC with --oracle stochastic; it does not go with --oracle deterministic")
+}
+
+// A time-limited solve returns its point without a certificate.
+func TestSolveTimeLimit(t *testing.T) {
+	s, r := solveOut(t, "examples/npc.qrc", "--time-limit", "1s", "--outer", "100000")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "time_limit", s.Status)
+	assert.True(t, s.Success)
+	assert.Nil(t, s.Stationarity)
+	assert.Nil(t, s.KKTResidual)
 }
