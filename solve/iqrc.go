@@ -406,10 +406,10 @@ func (s *solver) finish(status Status, pt Point, err error) *Result {
 	if !s.monitorExact && status != NumericalError {
 		// the points were tracked on a sample: report exact values
 		if status, pt, err = s.exactPoints(status, pt, err); status == NumericalError {
-			return &Result{Status: status, Point: pt, RhoHat: s.rhoHat, Rho: s.rho, Err: err}
+			return &Result{Status: status, Point: pt, RhoHat: s.rhoHat, Rho: s.rho, Inner: s.set.Inner, Err: err}
 		}
 	}
-	res := &Result{Status: status, RhoHat: s.rhoHat, Rho: s.rho, Err: err}
+	res := &Result{Status: status, RhoHat: s.rhoHat, Rho: s.rho, Inner: s.set.Inner, Err: err}
 	if s.best != nil {
 		res.Best = clonePoint(s.best)
 	}

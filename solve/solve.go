@@ -244,8 +244,11 @@ type Result struct {
 	// Certificate is computed at the returned point when the status is
 	// Converged or IterationLimit; nil otherwise.
 	Certificate *Certificate
-	// RhoHat and Rho are the final values, after the safeguard's doublings.
+	// RhoHat and Rho are the final values, after the safeguard's doublings;
+	// Inner is the final number of inner iterations per outer step, after
+	// the doublings of Stats.InnerDoublings.
 	RhoHat, Rho float64
+	Inner       int
 	// Violated lists, for Infeasible, the constraints (1-based indices into
 	// F) whose value exceeds Eps at the returned point.
 	Violated []int

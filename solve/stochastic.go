@@ -49,6 +49,20 @@ type Sampler interface {
 // stochasticSeedStream separates the minibatch draws from the random pick.
 const stochasticSeedStream = 0x5851f42d4c957f2d
 
+// Algorithm3 returns the V and alpha Algorithm 3 uses with K inner
+// iterations: Settings.V and Settings.Alpha, or the paper's sqrt(K) and K
+// where they are 0.
+func (s Settings) Algorithm3(K int) (V, alpha float64) {
+	V, alpha = s.V, s.Alpha
+	if V == 0 {
+		V = math.Sqrt(float64(K))
+	}
+	if alpha == 0 {
+		alpha = float64(K)
+	}
+	return V, alpha
+}
+
 // stochBuffers allocates the virtual queues, the estimates, the rows of
 // the per-function subgradients and the minibatch generator on first use.
 func (s *solver) stochBuffers() {
@@ -89,13 +103,7 @@ func (s *solver) stochBuffers() {
 func (s *solver) stochasticOracle(xt []float64, K int, record bool) (oracleInfo, error) {
 	var info oracleInfo
 	s.stochBuffers()
-	V, alpha := math.Sqrt(float64(K)), float64(K)
-	if s.set.V > 0 {
-		V = s.set.V
-	}
-	if s.set.Alpha > 0 {
-		alpha = s.set.Alpha
-	}
+	V, alpha := s.set.Algorithm3(K)
 	z, d, diff := s.z, s.d, s.diff
 	copy(z, xt)
 	clear(s.zsum)

@@ -156,7 +156,8 @@ type solveSettings struct {
 	RhoHatStart      float64 `json:"rho_hat_start"`
 	Eps              float64 `json:"eps"`
 	EpsHat           float64 `json:"eps_hat"`
-	Inner            int     `json:"inner"`
+	Inner            int     `json:"inner"`       // the final value, after inner_doublings
+	InnerStart       int     `json:"inner_start"` // the value the solve started with
 	Outer            int     `json:"outer"`
 	TimeLimitSeconds float64 `json:"time_limit_seconds"`
 	Pick             string  `json:"pick"`
@@ -504,20 +505,14 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 		Seconds:         elapsed.Seconds(),
 		Settings: solveSettings{
 			RhoHat: res.RhoHat, Rho: res.Rho, RhoHatStart: start, Eps: s.Eps, EpsHat: s.EpsHat,
-			Inner: s.Inner, Outer: s.Outer, TimeLimitSeconds: s.TimeLimit.Seconds(), Seed: s.Seed,
+			Inner: max(res.Inner, s.Inner), InnerStart: s.Inner, Outer: s.Outer, TimeLimitSeconds: s.TimeLimit.Seconds(), Seed: s.Seed,
 			Pick:   map[solve.Pick]string{solve.PickLast: "last", solve.PickRandom: "random"}[s.Pick],
 			Oracle: s.Oracle.String(),
 		},
 		Polish: res.Stats.Polish,
 	}
 	if s.Oracle == solve.Stochastic {
-		r.Settings.V, r.Settings.Alpha = s.V, s.Alpha
-		if r.Settings.V == 0 {
-			r.Settings.V = math.Sqrt(float64(s.Inner))
-		}
-		if r.Settings.Alpha == 0 {
-			r.Settings.Alpha = float64(s.Inner)
-		}
+		r.Settings.V, r.Settings.Alpha = s.Algorithm3(res.Inner)
 		if sm, ok := prob.Sampler.(*problem.Sampler); ok {
 			r.Settings.Batch = slices.Max(sm.Batches())
 			r.Settings.MonitorRows = slices.Max(sm.MonitorRows())

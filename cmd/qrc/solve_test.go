@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -251,4 +252,20 @@ func TestSolvePhase1DoesNotSaturate(t *testing.T) {
 	require.True(t, s.Success, s.Status)
 	require.Less(t, s.Objective, 0.1)
 	require.LessOrEqual(t, s.Infeasibility, 1e-3)
+}
+
+// settings.inner is the final Inner, after the doublings; inner_start the
+// given one.
+func TestSolveReportsFinalInner(t *testing.T) {
+	s, r := jsonOut[struct {
+		InnerDoublings int `json:"inner_doublings"`
+		Settings       struct {
+			Inner      int `json:"inner"`
+			InnerStart int `json:"inner_start"`
+		} `json:"settings"`
+	}](t, false, "solve", "examples/phase.qrc", "--inner", "2", "--outer", "300")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Greater(t, s.InnerDoublings, 0)
+	assert.Equal(t, 2, s.Settings.InnerStart)
+	assert.Equal(t, 2<<s.InnerDoublings, s.Settings.Inner)
 }
