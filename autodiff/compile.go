@@ -29,8 +29,7 @@ type compiler struct {
 	memo     map[memoKey]*reg
 	vars     map[*check.Var]*reg
 	leaves   map[string]*reg // constants by value, data fields, index values
-	scopes   int
-	cands    int // the number of candidate axes made
+	cands    int             // the number of candidate axes made
 	failed   bool
 }
 
@@ -41,14 +40,12 @@ type memoKey struct {
 
 // scope maps the comprehension binders in force to their axes.
 type scope struct {
-	id      int
 	binders map[*check.Binder]*axis
 	chain   []*axis // every axis in scope, outermost first
 }
 
 func (c *compiler) newScope(parent *scope) *scope {
-	c.scopes++
-	sc := &scope{id: c.scopes, binders: map[*check.Binder]*axis{}}
+	sc := &scope{binders: map[*check.Binder]*axis{}}
 	if parent != nil {
 		for b, a := range parent.binders {
 			sc.binders[b] = a
@@ -457,7 +454,7 @@ func (c *compiler) newAxis(vals []float64, sc *scope, set *check.DataSet, op str
 	if a, ok := c.axisKeys[key.String()]; ok {
 		return a
 	}
-	a := &axis{id: len(c.axes), depth: len(sc.chain), data: set, vals: vals, n: len(vals), op: op, sample: -1}
+	a := &axis{id: len(c.axes), depth: len(sc.chain), data: set, vals: vals, n: len(vals), op: op}
 	c.axes = append(c.axes, a)
 	c.axisKeys[key.String()] = a
 	return a
@@ -515,7 +512,7 @@ func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
 			}
 		}
 		c.cands++ // candidate axes get ids of their own, -1, -2, ...
-		ax := &axis{id: -c.cands, depth: len(cand.chain), data: b.Data, vals: vals, n: len(vals), sample: -1}
+		ax := &axis{id: -c.cands, depth: len(cand.chain), data: b.Data, vals: vals, n: len(vals)}
 		cand.binders[b] = ax
 		cand.chain = append(cand.chain, ax)
 		own = append(own, ax)

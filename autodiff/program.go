@@ -126,7 +126,6 @@ func (p *Program) link(c *compiler) {
 		if masked {
 			continue
 		}
-		a.sample = len(p.axes)
 		p.axes = append(p.axes, a)
 		p.samples = append(p.samples, Sample{Data: a.data.Name, Rows: len(a.vals), Means: a.means})
 		var konsts []*reg

@@ -16,15 +16,14 @@ const maxDims = 8
 // Registers that vary with the binder have the axis as a batch dimension,
 // outermost axes first.
 type axis struct {
-	id     int
-	depth  int            // nesting depth: axes of one register have increasing depth
-	data   *check.DataSet // the data set for an axis over rows, else nil
-	vals   []float64      // the full list of values
-	n      int            // the current length: len(vals), or the sample size
-	pos    []int          // the sample positions into vals, or nil
-	op     string         // the comprehension op that owns the axis
-	sample int            // its index in Program.samples, or -1
-	means  []ast.Pos      // the means over it
+	id    int
+	depth int            // nesting depth: axes of one register have increasing depth
+	data  *check.DataSet // the data set for an axis over rows, else nil
+	vals  []float64      // the full list of values
+	n     int            // the current length: len(vals), or the sample size
+	pos   []int          // the sample positions into vals, or nil
+	op    string         // the comprehension op that owns the axis
+	means []ast.Pos      // the means over it
 }
 
 // A reg is a register: a value with a batch of axes and an element shape,

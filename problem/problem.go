@@ -103,20 +103,19 @@ func NewSampler(prog *autodiff.Program, opts Options) *Sampler {
 }
 
 // Draw selects a fresh minibatch for every row set: Batch rows uniformly
-// with replacement, or, when Batch is at least the set's size, every row.
+// with replacement, or, when Batch is at least the set's size, every row
+// (then the set is left on its full data, which Monitor and Full restore,
+// rather than regathered).
 // Each mean's estimate is the plain mean over its minibatch, so it is
 // unbiased, and so is its subgradient.
 func (s *Sampler) Draw(rng *rand.Rand) error {
 	for i, set := range s.prog.Samples() {
 		pos := s.pos[i]
 		if len(pos) == set.Rows {
-			for j := range pos {
-				pos[j] = j
-			}
-		} else {
-			for j := range pos {
-				pos[j] = rng.IntN(set.Rows)
-			}
+			continue // every row: the full data, which is already selected
+		}
+		for j := range pos {
+			pos[j] = rng.IntN(set.Rows)
 		}
 		if err := s.prog.SetSample(i, pos); err != nil {
 			return fmt.Errorf("problem: %w", err)
@@ -148,12 +147,11 @@ func (s *Sampler) Full() { s.prog.ResetSamples() }
 // minibatch: the rows of every sampled set over the rows drawn from them
 // (solve.CostReporter).
 func (s *Sampler) FullCost() float64 {
-	full, drawn := 0, 0
-	for i, set := range s.prog.Samples() {
-		full += set.Rows
-		drawn += s.batch[i]
+	drawn := 0
+	for _, b := range s.batch {
+		drawn += b
 	}
-	return float64(full) / float64(drawn)
+	return float64(SampledRows(s.prog)) / float64(drawn)
 }
 
 // Batches returns the minibatch size of each row set, in the order of

@@ -116,7 +116,7 @@ func (s *solver) oracle(xt []float64, K int, phase1, record bool) (oracleInfo, e
 			return info, err
 		}
 		for j := range d {
-			d[j] = g[j] + s.rhoHat*(z[j]-xt[j])
+			d[j] = g[j] + s.rhoHat*s.diff[j] // s.diff = z - xt, from evalInner
 		}
 		wk := float64(k + 1)
 		if averaged {
