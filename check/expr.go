@@ -458,10 +458,7 @@ func (c *checker) index(ix *ast.Index, sc *scope) Expr {
 			return nil
 		}
 		r.Idx = append(r.Idx, i)
-		r.dep |= i.Deps() &^ DepData
-		if i.Deps()&DepData != 0 {
-			r.dep |= DepData
-		}
+		r.dep |= i.Deps()
 	}
 	return fold(r)
 }

@@ -1,29 +1,25 @@
 package check
 
-import "sort"
-
 // suggest returns the candidate closest to name by edit distance, or "" when
 // none is close enough to be a plausible typo.
+// Ties go to the alphabetically first candidate; candidates is not
+// modified.
 func suggest(name string, candidates []string) string {
-	best, bestD := "", len(name)/3+1
-	if bestD > 3 {
-		bestD = 3
-	}
-	sort.Strings(candidates)
+	limit := min(len(name)/3+1, 3)
+	best, bestD := "", limit+1
 	for _, c := range candidates {
 		if c == name || c == "" || c[0] == '_' {
 			continue
 		}
-		if d := editDistance(name, c); d <= bestD && (best == "" || d < editDistance(name, best)) {
-			best = c
+		if d := editDistance(name, c); d < bestD || (d == bestD && c < best) {
+			best, bestD = c, d
 		}
 	}
 	return best
 }
 
 // DidYouMean formats the candidate closest to name by edit distance as
-// ` (did you mean "x"?)`, or "" when none is a plausible typo. It sorts
-// candidates in place.
+// ` (did you mean "x"?)`, or "" when none is a plausible typo.
 func DidYouMean(name string, candidates []string) string {
 	if s := suggest(name, candidates); s != "" {
 		return ` (did you mean "` + s + `"?)`

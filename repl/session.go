@@ -160,9 +160,6 @@ func (s *Session) reset() {
 // exit status of a scripted session).
 func (s *Session) Failed() bool { return s.failed }
 
-// Quit reports whether :quit was given.
-func (s *Session) Quit() bool { return s.quit }
-
 // ErrInterrupted is returned by a LineReader when the user abandons the line
 // with Ctrl-C.
 var ErrInterrupted = errors.New("interrupted")

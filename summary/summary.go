@@ -230,10 +230,11 @@ func means(e check.Expr) []Mean {
 // appendBiased appends the biased means of function e (named name) and
 // marks them among its means ms.
 func appendBiased(out []Biased, name string, e check.Expr, ms []Mean) []Biased {
+	from := len(out) // only this function's entries can repeat
 	for _, b := range check.BiasedMeans(e) {
 		pos := b.Mean.Src().Pos().String()
 		nb := Biased{Function: name, Mean: pos, Why: b.Why, Context: b.Context.Pos().String()}
-		if !slices.Contains(out, nb) { // a function called twice inlines its mean twice
+		if !slices.Contains(out[from:], nb) { // a function called twice inlines its mean twice
 			out = append(out, nb)
 		}
 		for i := range ms {

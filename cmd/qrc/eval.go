@@ -200,10 +200,7 @@ func constRHS(c *check.Constraint) *float64 {
 // entry).
 func domainViolations(m *check.Model, x []float64) []domainViolation {
 	out := []domainViolation{}
-	for _, v := range m.Vars {
-		if v.Domain == nil {
-			continue
-		}
+	for _, v := range m.Vars { // every variable has a domain (unbounded when none is written)
 		xv := x[v.Offset : v.Offset+v.Size]
 		scale := 1.0
 		for _, e := range xv {

@@ -99,9 +99,6 @@ func addDomainConstraints(prob *solve.Problem, m *check.Model) {
 	vars := m.Vars
 	prob.DomainConstraints = func(x []float64, cs []domain.Constraint) []domain.Constraint {
 		for _, v := range vars {
-			if v.Domain == nil {
-				continue
-			}
 			n := len(cs)
 			cs = v.Domain.Constraints(x[v.Offset:v.Offset+v.Size], cs)
 			for i := n; i < len(cs); i++ {
