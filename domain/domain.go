@@ -180,9 +180,9 @@ func norm2(x []float64) float64 {
 // Constraint is one of the inequalities c(x) <= 0 whose intersection is a
 // domain, evaluated at a point: its value and a subgradient. The
 // subgradient is Grad on the elements x[Start : Start+len(Grad)] of the
-// variable and zero elsewhere.
+// variable and zero elsewhere. Grad may be shared between calls (the ±1 of
+// a bound): do not modify it.
 type Constraint struct {
-	Label string    // which inequality, for messages: "row 3", "x[2] >= lo", "sum = r"
 	Value float64   // c(x); positive when violated
 	Start int       // the first element of the variable that Grad covers
 	Grad  []float64 // a subgradient of c at x on x[Start : Start+len(Grad)]
@@ -199,28 +199,30 @@ type Constraint struct {
 //	Unbounded none
 //
 // At x = 0 (or a zero row) the norm's subgradient is taken as 0. The
-// largest Value (or 0) equals Violation(x).
+// largest Value (or 0) equals Violation(x). The inequalities come in the
+// order listed, element by element, so the same domain gives the same
+// list at every x.
 func (d *Domain) Constraints(x []float64, cs []Constraint) []Constraint {
 	switch d.Kind {
 	case Box:
 		for i, xi := range x {
 			if !math.IsInf(d.Lo[i], -1) {
-				cs = append(cs, Constraint{Label: fmt.Sprintf("element %d >= %s", i+1, num(d.Lo[i])), Value: d.Lo[i] - xi, Start: i, Grad: []float64{-1}})
+				cs = append(cs, Constraint{Value: d.Lo[i] - xi, Start: i, Grad: minusOne})
 			}
 			if !math.IsInf(d.Hi[i], 1) {
-				cs = append(cs, Constraint{Label: fmt.Sprintf("element %d <= %s", i+1, num(d.Hi[i])), Value: xi - d.Hi[i], Start: i, Grad: []float64{1}})
+				cs = append(cs, Constraint{Value: xi - d.Hi[i], Start: i, Grad: plusOne})
 			}
 		}
 	case Ball:
-		cs = append(cs, ballConstraint("norm", x, 0, d.Radius))
+		cs = append(cs, ballConstraint(x, 0, d.Radius))
 	case RowBalls:
 		for k := 0; k+d.Cols <= len(x); k += d.Cols {
-			cs = append(cs, ballConstraint(fmt.Sprintf("row %d", k/d.Cols+1), x[k:k+d.Cols], k, d.Radius))
+			cs = append(cs, ballConstraint(x[k:k+d.Cols], k, d.Radius))
 		}
 	case Simplex:
 		s := 0.0
 		for i, xi := range x {
-			cs = append(cs, Constraint{Label: fmt.Sprintf("element %d >= 0", i+1), Value: -xi, Start: i, Grad: []float64{-1}})
+			cs = append(cs, Constraint{Value: -xi, Start: i, Grad: minusOne})
 			s += xi
 		}
 		up, down := make([]float64, len(x)), make([]float64, len(x))
@@ -228,14 +230,17 @@ func (d *Domain) Constraints(x []float64, cs []Constraint) []Constraint {
 			up[i], down[i] = 1, -1
 		}
 		cs = append(cs,
-			Constraint{Label: "sum <= " + num(d.Radius), Value: s - d.Radius, Grad: up},
-			Constraint{Label: "sum >= " + num(d.Radius), Value: d.Radius - s, Grad: down})
+			Constraint{Value: s - d.Radius, Grad: up},
+			Constraint{Value: d.Radius - s, Grad: down})
 	}
 	return cs
 }
 
+// The subgradients of the bounds x_i >= lo and x_i <= hi, shared.
+var minusOne, plusOne = []float64{-1}, []float64{1}
+
 // ballConstraint is ||x|| - r <= 0 at x, which starts at element start.
-func ballConstraint(label string, x []float64, start int, r float64) Constraint {
+func ballConstraint(x []float64, start int, r float64) Constraint {
 	n := norm2(x)
 	g := make([]float64, len(x))
 	if n > 0 {
@@ -243,5 +248,5 @@ func ballConstraint(label string, x []float64, start int, r float64) Constraint 
 			g[i] = xi / n
 		}
 	}
-	return Constraint{Label: label, Value: n - r, Start: start, Grad: g}
+	return Constraint{Value: n - r, Start: start, Grad: g}
 }

@@ -103,7 +103,6 @@ func addDomainConstraints(prob *solve.Problem, m *check.Model) {
 			cs = v.Domain.Constraints(x[v.Offset:v.Offset+v.Size], cs)
 			for i := n; i < len(cs); i++ {
 				cs[i].Start += v.Offset
-				cs[i].Label = v.Name + " " + cs[i].Label
 			}
 		}
 		return cs
