@@ -10,6 +10,7 @@ import (
 
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/domain"
 	"github.com/qrc-lang/qrc/solve"
 )
 
@@ -39,7 +40,8 @@ type Options struct {
 }
 
 // New wraps a compiled model as a solve.Problem. X is the product of the
-// variables' domains. Its Sampler draws minibatches of every data mean the
+// variables' domains, given both as a projection and as inequalities (for
+// methods that do not project, such as package penalty). Its Sampler draws minibatches of every data mean the
 // program can sample (autodiff.Program.Samples); it is nil when there are
 // none.
 func New(m *check.Model, prog *autodiff.Program, opts Options) *solve.Problem {
@@ -58,6 +60,16 @@ func New(m *check.Model, prog *autodiff.Program, opts Options) *solve.Problem {
 			for _, v := range vars {
 				v.Domain.Project(x[v.Offset : v.Offset+v.Size])
 			}
+		},
+		DomainConstraints: func(x []float64, cs []domain.Constraint) []domain.Constraint {
+			for _, v := range vars {
+				n := len(cs)
+				cs = v.Domain.Constraints(x[v.Offset:v.Offset+v.Size], cs)
+				for i := n; i < len(cs); i++ {
+					cs[i].Start += v.Offset
+				}
+			}
+			return cs
 		},
 	}
 	if s := NewSampler(prog, opts); s != nil {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/qrc-lang/qrc/check"
-	"github.com/qrc-lang/qrc/domain"
 	"github.com/qrc-lang/qrc/penalty"
 	"github.com/qrc-lang/qrc/solve"
 	"github.com/qrc-lang/qrc/stdlib"
@@ -59,7 +58,7 @@ func checkMethod(method, oracle string, given func(string) bool) error {
 // minimize solves prob, the compiled model m, with the method: IQRC with
 // the settings s, or the penalty method with its defaults and s's Eps,
 // Outer (as its iteration limit), TimeLimit, Recorder and Stop. For the
-// penalty method it adds the domains to prob as constraints and warns on
+// penalty method (which uses prob.DomainConstraints) it warns on
 // stderr when the model is not smooth. The report is nil for IQRC. qrc
 // solve and qrc compare both run their methods through here, so a new
 // method is one more case (and one more name in methodNames). The
@@ -72,7 +71,6 @@ func minimize(method string, prob *solve.Problem, m *check.Model, x0 []float64, 
 			fmt.Fprintf(stderr, "warning: the model uses %s, which %s not smooth: the penalty method runs on subgradients, but its theory (Cartis, Gould & Toint 2011) assumes smooth functions\n",
 				strings.Join(atoms, ", "), map[bool]string{true: "is", false: "are"}[len(atoms) == 1])
 		}
-		addDomainConstraints(prob, m)
 		prob.Sampler = nil
 		return penalty.MinimizeReport(prob, x0, penaltySettings(s))
 	case methodStochastic:
@@ -91,22 +89,6 @@ func minimize(method string, prob *solve.Problem, m *check.Model, x0 []float64, 
 // penaltySettings are the penalty method's settings taken from IQRC's.
 func penaltySettings(s solve.Settings) penalty.Settings {
 	return penalty.Settings{Eps: s.Eps, MaxIter: s.Outer, TimeLimit: s.TimeLimit, Recorder: s.Recorder, Stop: s.Stop}
-}
-
-// addDomainConstraints gives prob the variables' domains as inequalities
-// (domain.Constraints), labelled with the variable's name.
-func addDomainConstraints(prob *solve.Problem, m *check.Model) {
-	vars := m.Vars
-	prob.DomainConstraints = func(x []float64, cs []domain.Constraint) []domain.Constraint {
-		for _, v := range vars {
-			n := len(cs)
-			cs = v.Domain.Constraints(x[v.Offset:v.Offset+v.Size], cs)
-			for i := n; i < len(cs); i++ {
-				cs[i].Start += v.Offset
-			}
-		}
-		return cs
-	}
 }
 
 // maxDomainViolation is the largest violation of a variable's domain at x.
