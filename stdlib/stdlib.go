@@ -116,10 +116,19 @@ func add(f *Func) {
 	table[f.Name] = f
 }
 
-func unary(name, doc string, props Props, fn, deriv func(float64) float64) {
-	add(&Func{Name: name, MinArgs: 1, MaxArgs: 1, Kind: Elementwise, Doc: doc, Props: props,
+// unary registers an elementwise function of one argument. valueDeriv,
+// when given, computes the value and the derivative together (sharing an
+// exponential or a square root); it must agree with fn and deriv bit for
+// bit.
+func unary(name, doc string, props Props, fn, deriv func(float64) float64, valueDeriv ...func(float64) (float64, float64)) {
+	f := &Func{Name: name, MinArgs: 1, MaxArgs: 1, Kind: Elementwise, Doc: doc, Props: props,
 		Scalar: func(z float64, _ []float64) float64 { return fn(z) },
-		Deriv:  func(z float64, _ []float64) float64 { return deriv(z) }})
+		Deriv:  func(z float64, _ []float64) float64 { return deriv(z) }}
+	if len(valueDeriv) == 1 {
+		vd := valueDeriv[0]
+		f.ValueDeriv = func(z float64, _ []float64) (float64, float64) { return vd(z) }
+	}
+	add(f)
 }
 
 func init() {
@@ -134,21 +143,23 @@ func init() {
 			}
 			return 0 * z // 0, or NaN for NaN
 		})
-	unary("exp", "e^z", Props{Convex: true, Smooth: true, Lipschitz: inf, WeakConvexity: 0, Monotone: 1}, math.Exp, math.Exp)
+	unary("exp", "e^z", Props{Convex: true, Smooth: true, Lipschitz: inf, WeakConvexity: 0, Monotone: 1}, math.Exp, math.Exp,
+		func(z float64) (float64, float64) { e := math.Exp(z); return e, e })
 	unary("log", "natural logarithm, z > 0", Props{Concave: true, Smooth: true, Lipschitz: inf, WeakConvexity: inf, Monotone: 1}, math.Log,
 		func(z float64) float64 { return 1 / z })
 	unary("log1p", "log(1 + z), z > -1", Props{Concave: true, Smooth: true, Lipschitz: inf, WeakConvexity: inf, Monotone: 1}, math.Log1p,
 		func(z float64) float64 { return 1 / (1 + z) })
 	// sqrt'(0) = +Inf: sqrt is not Lipschitz at 0.
 	unary("sqrt", "square root, z >= 0", Props{Concave: true, Lipschitz: inf, WeakConvexity: inf, Monotone: 1}, math.Sqrt,
-		func(z float64) float64 { return 0.5 / math.Sqrt(z) })
+		func(z float64) float64 { return 0.5 / math.Sqrt(z) },
+		func(z float64) (float64, float64) { s := math.Sqrt(z); return s, 0.5 / s })
 	unary("square", "z^2", Props{Convex: true, Smooth: true, Lipschitz: inf, WeakConvexity: 0}, func(z float64) float64 { return z * z },
 		func(z float64) float64 { return 2 * z })
 	// sigmoid'' = s(1-s)(1-2s) has largest magnitude 1/(6 sqrt 3) at
 	// s = (3 ± sqrt 3)/6; sigmoid' is largest, 1/4, at 0.
-	unary("sigmoid", "1 / (1 + e^-z)", Props{Smooth: true, Lipschitz: 0.25, WeakConvexity: 1 / (6 * math.Sqrt(3)), Monotone: 1}, Sigmoid, SigmoidDeriv)
-	table["sigmoid"].ValueDeriv = func(z float64, _ []float64) (float64, float64) { return sigmoidValueDeriv(z) }
-	unary("logistic", "log(1 + e^z)", Props{Convex: true, Smooth: true, Lipschitz: 1, WeakConvexity: 0, Monotone: 1}, Logistic, Sigmoid)
+	unary("sigmoid", "1 / (1 + e^-z)", Props{Smooth: true, Lipschitz: 0.25, WeakConvexity: 1 / (6 * math.Sqrt(3)), Monotone: 1}, Sigmoid, SigmoidDeriv, sigmoidValueDeriv)
+	unary("logistic", "log(1 + e^z)", Props{Convex: true, Smooth: true, Lipschitz: 1, WeakConvexity: 0, Monotone: 1}, Logistic, Sigmoid,
+		logisticValueDeriv)
 	// tanh'' = -2 t (1 - t^2) has largest magnitude 4/(3 sqrt 3) at
 	// t = ±1/sqrt 3; tanh' is largest, 1, at 0.
 	unary("tanh", "hyperbolic tangent", Props{Smooth: true, Lipschitz: 1, WeakConvexity: 4 / (3 * math.Sqrt(3)), Monotone: 1}, math.Tanh, tanhDeriv)
@@ -500,6 +511,20 @@ func Logistic(z float64) float64 {
 		return z + math.Log1p(math.Exp(-z))
 	}
 	return math.Log1p(math.Exp(z))
+}
+
+// logisticValueDeriv returns Logistic(z) and Sigmoid(z), bit for bit, from
+// one exponential e^-|z|.
+func logisticValueDeriv(z float64) (float64, float64) {
+	e := math.Exp(-math.Abs(z))
+	v, s := math.Log1p(e), 1/(1+e)
+	if z > 0 {
+		v += z
+	}
+	if z < 0 {
+		s = e / (1 + e)
+	}
+	return v, s
 }
 
 // tanhDeriv is 1 - tanh(z)^2 = 4e/(1+e)^2 with e = e^-2|z|, which keeps full
