@@ -63,8 +63,7 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if m == nil {
 		if !*asJSON {
-			n := len(diags.Errors())
-			fmt.Fprintf(stderr, "%s: %d error%s\n", file, n, map[bool]string{true: "", false: "s"}[n == 1])
+			printErrorCount(stderr, file, len(diags.Errors()))
 		}
 		return exitInvalid
 	}

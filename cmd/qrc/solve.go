@@ -659,13 +659,7 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, prog *autodiff.Program) *progress {
-	p := &progress{w: w, names: functionNames(prog)}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.live = true
-		}
-	}
-	return p
+	return &progress{w: w, names: functionNames(prog), live: isTerminal(w)}
 }
 
 func (p *progress) Record(it solve.Iteration) error {
