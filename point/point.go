@@ -47,6 +47,19 @@ func Start(m *check.Model) []float64 {
 	return x
 }
 
+// ReadStart reads the point file at path as a starting point: Read, then
+// each variable projected onto its domain, as the model's own start is.
+func ReadStart(path string, m *check.Model) ([]float64, error) {
+	x, err := Read(path, m)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range m.Vars {
+		v.Domain.Project(x[v.Offset : v.Offset+v.Size])
+	}
+	return x, nil
+}
+
 // Error is what is wrong with a point file: every problem found, each
 // reported as "FILE: problem" on its own line.
 type Error struct {

@@ -131,8 +131,11 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	case *timeLimit <= 0:
 		fmt.Fprintln(stderr, "qrc compare: --time-limit must be positive")
 		return exitUsage
-	case *inner < 0 || *inner == 1 || *every < 0 || *rhoHat < 0 || *eps < 0 || math.IsNaN(*rhoHat) || math.IsNaN(*eps):
-		fmt.Fprintln(stderr, "qrc compare: --inner must be at least 2, and --record-every, --rho-hat and --eps must not be negative")
+	case *inner < 0 || *inner == 1 || *every < 0:
+		fmt.Fprintln(stderr, "qrc compare: --inner must be at least 2, and --record-every must not be negative")
+		return exitUsage
+	case !(*rhoHat > 0 || *rhoHat == 0 && !set(fs, "rho-hat")) || !(*eps > 0 || *eps == 0 && !set(fs, "eps")):
+		fmt.Fprintln(stderr, "qrc compare: --rho-hat and --eps must be positive, as for qrc solve")
 		return exitUsage
 	}
 	m, sources, prog, ok := loadProgram("compare", file, &mf, true, stderr)
@@ -146,12 +149,9 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	x0 := point.Start(m)
 	if *startFile != "" {
-		if x0, err = point.Read(*startFile, m); err != nil {
+		if x0, err = point.ReadStart(*startFile, m); err != nil {
 			fmt.Fprintln(stderr, err)
 			return exitInvalid
-		}
-		for _, v := range m.Vars {
-			v.Domain.Project(x0[v.Offset : v.Offset+v.Size])
 		}
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {

@@ -215,3 +215,14 @@ func TestSolvePenaltyPendigits(t *testing.T) {
 	assert.Greater(t, s.Objective, 3.5)
 	assert.LessOrEqual(t, s.Infeasibility, 1e-3)
 }
+
+// compare refuses a zero or negative --rho-hat or --eps, as solve does.
+func TestCompareRefusesNonpositiveSettings(t *testing.T) {
+	for _, flag := range []string{"--rho-hat", "--eps"} {
+		for _, v := range []string{"0", "-1"} {
+			r := qrc(t, "", "compare", "examples/phase.qrc", flag, v, "--out", t.TempDir())
+			assert.Equal(t, 2, r.code, "%s %s", flag, v)
+			assert.Contains(t, r.stderr, "--rho-hat and --eps must be positive")
+		}
+	}
+}

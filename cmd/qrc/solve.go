@@ -328,12 +328,9 @@ func (r *solveRun) run() (*solve.Result, int) {
 	x0 := r.x0
 	if *flags.startFile != "" {
 		var err error
-		if x0, err = point.Read(*flags.startFile, m); err != nil {
+		if x0, err = point.ReadStart(*flags.startFile, m); err != nil {
 			fmt.Fprintln(r.stderr, err)
 			return nil, exitInvalid
-		}
-		for _, v := range m.Vars {
-			v.Domain.Project(x0[v.Offset : v.Offset+v.Size])
 		}
 	}
 
