@@ -157,6 +157,10 @@ type Var struct {
 	Used   bool
 }
 
+// Of returns v's elements in x, the flat vector of all decision
+// variables: x[v.Offset : v.Offset+v.Size] (a slice of x, not a copy).
+func (v *Var) Of(x []float64) []float64 { return x[v.Offset : v.Offset+v.Size] }
+
 // Func is a user function; calls are inlined during checking.
 type Func struct {
 	Name   string

@@ -28,7 +28,7 @@ func Points(m *check.Model, n int, seed uint64) []Point {
 func RandomPoint(m *check.Model, rng *rand.Rand) []float64 {
 	x := make([]float64, m.NumScalars)
 	for _, v := range m.Vars {
-		Sample(v.Domain, v.Start, rng, x[v.Offset:v.Offset+v.Size])
+		Sample(v.Domain, v.Start, rng, v.Of(x))
 	}
 	return x
 }

@@ -42,7 +42,7 @@ import (
 func Start(m *check.Model) []float64 {
 	x := make([]float64, m.NumScalars)
 	for _, v := range m.Vars {
-		copy(x[v.Offset:v.Offset+v.Size], v.Start)
+		copy(v.Of(x), v.Start)
 	}
 	return x
 }
@@ -55,7 +55,7 @@ func ReadStart(path string, m *check.Model) ([]float64, error) {
 		return nil, err
 	}
 	for _, v := range m.Vars {
-		v.Domain.Project(x[v.Offset : v.Offset+v.Size])
+		v.Domain.Project(v.Of(x))
 	}
 	return x, nil
 }
@@ -149,7 +149,7 @@ func Parse(name string, src []byte, m *check.Model) ([]float64, error) {
 			problems = append(problems, fmt.Sprintf("variable %q: %v", v.Name, err))
 			continue
 		}
-		if err := fill(x[v.Offset:v.Offset+v.Size], v.Shape, val); err != "" {
+		if err := fill(v.Of(x), v.Shape, val); err != "" {
 			problems = append(problems, fmt.Sprintf("variable %q: %s", v.Name, err))
 		}
 	}
@@ -338,7 +338,7 @@ func (v Variables) MarshalJSON() ([]byte, error) {
 		name, _ := json.Marshal(vr.Name)
 		b.Write(name)
 		b.WriteByte(':')
-		vals := v.X[vr.Offset : vr.Offset+vr.Size]
+		vals := vr.Of(v.X)
 		for j, e := range vals {
 			if math.IsNaN(e) || math.IsInf(e, 0) {
 				return nil, fmt.Errorf("point: %s is %v, which JSON cannot represent", ElementName(vr, j), e)
@@ -397,7 +397,7 @@ func Marshal(m *check.Model, x []float64) ([]byte, error) {
 		}
 		name, _ := json.Marshal(v.Name)
 		fmt.Fprintf(&b, "\n    %s: ", name)
-		vals := x[v.Offset : v.Offset+v.Size]
+		vals := v.Of(x)
 		switch v.Shape.Rank() {
 		case 0:
 			writeNum(&b, vals[0])

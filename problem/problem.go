@@ -58,13 +58,13 @@ func New(m *check.Model, prog *autodiff.Program, opts Options) *solve.Problem {
 		Names: names,
 		Project: func(x []float64) {
 			for _, v := range vars {
-				v.Domain.Project(x[v.Offset : v.Offset+v.Size])
+				v.Domain.Project(v.Of(x))
 			}
 		},
 		DomainConstraints: func(x []float64, cs []domain.Constraint) []domain.Constraint {
 			for _, v := range vars {
 				n := len(cs)
-				cs = v.Domain.Constraints(x[v.Offset:v.Offset+v.Size], cs)
+				cs = v.Domain.Constraints(v.Of(x), cs)
 				for i := n; i < len(cs); i++ {
 					cs[i].Start += v.Offset
 				}

@@ -125,7 +125,7 @@ func (s *Session) gradCmd(arg string, st Statement, col int) {
 	fmt.Fprintf(s.out, "value %s, subgradient norm %s at %s\n", num(vals[0]), num(norm2(g)), s.cur.from)
 	tw := tabwriter.NewWriter(s.out, 0, 0, 1, ' ', 0)
 	for _, v := range s.model.Vars {
-		fmt.Fprintf(tw, "  d/d%s\t= %s\n", v.Name, valueText(v.Shape, g[v.Offset:v.Offset+v.Size]))
+		fmt.Fprintf(tw, "  d/d%s\t= %s\n", v.Name, valueText(v.Shape, v.Of(g)))
 	}
 	tw.Flush()
 }
@@ -236,7 +236,7 @@ func (s *Session) showCmd(arg string, st Statement, col int) {
 	}
 	for _, v := range m.Vars {
 		if v.Name == arg {
-			fmt.Fprintf(s.out, "variable %s in %s, at %s:\n%s\n", v.Name, v.Domain, s.cur.from, valueText(v.Shape, s.cur.x[v.Offset:v.Offset+v.Size]))
+			fmt.Fprintf(s.out, "variable %s in %s, at %s:\n%s\n", v.Name, v.Domain, s.cur.from, valueText(v.Shape, v.Of(s.cur.x)))
 			return
 		}
 	}

@@ -122,8 +122,8 @@ func (s *Session) movePoint() {
 			if o.Decl != v.Decl || !o.Shape.Equal(v.Shape) {
 				continue
 			}
-			xv := x[v.Offset : v.Offset+v.Size]
-			copy(xv, s.cur.x[o.Offset:o.Offset+o.Size])
+			xv := v.Of(x)
+			copy(xv, o.Of(s.cur.x))
 			v.Domain.Project(xv)
 		}
 	}

@@ -201,7 +201,7 @@ func constRHS(c *check.Constraint) *float64 {
 func domainViolations(m *check.Model, x []float64) []domainViolation {
 	out := []domainViolation{}
 	for _, v := range m.Vars { // every variable has a domain (unbounded when none is written)
-		xv := x[v.Offset : v.Offset+v.Size]
+		xv := v.Of(x)
 		scale := 1.0
 		for _, e := range xv {
 			scale = math.Max(scale, math.Abs(e))

@@ -96,7 +96,7 @@ func maxDomainViolation(m *check.Model, x []float64) float64 {
 	v := 0.0
 	for _, vr := range m.Vars {
 		if vr.Domain != nil {
-			v = max(v, vr.Domain.Violation(x[vr.Offset:vr.Offset+vr.Size]))
+			v = max(v, vr.Domain.Violation(vr.Of(x)))
 		}
 	}
 	return v

@@ -603,7 +603,7 @@ func (r *solveResult) text(w io.Writer, m *check.Model, x []float64) {
 	}
 	fmt.Fprintln(w)
 	for _, v := range m.Vars {
-		xv := x[v.Offset : v.Offset+v.Size]
+		xv := v.Of(x)
 		switch {
 		case v.Size == 1:
 			fmt.Fprintf(w, "%s = %s\n", v.Name, num(xv[0]))
