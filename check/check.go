@@ -2,9 +2,10 @@ package check
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/qrc-lang/qrc/ast"
@@ -168,21 +169,12 @@ func (c *checker) reservedName(name string) string {
 	switch {
 	case stdlib.Lookup(name) != nil || stdlib.IsComprehension(name):
 		return "a built-in function"
-	case contains(loaders, name):
+	case slices.Contains(loaders, name):
 		return "a data loader"
-	case contains(domains, name):
+	case slices.Contains(domains, name):
 		return "a domain"
 	}
 	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // run checks the whole model.
@@ -343,7 +335,7 @@ func (c *checker) resolveGlobal(g *global, use ast.Node) bool {
 
 func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 	call, ok := d.Source.(*ast.Call)
-	if !ok || !contains(loaders, call.Fun.Name) {
+	if !ok || !slices.Contains(loaders, call.Fun.Name) {
 		c.errorf(d.Source, "a data set is read by a loader: libsvm(\"file\") or csv(\"file\", label = \"y\", drop = [\"col\"])")
 		return nil
 	}
@@ -499,7 +491,7 @@ func (c *checker) constValue(e ast.Expr, what string) (Tensor, bool) {
 
 func (c *checker) checkParam(d *ast.ParamDecl, g *global) *Param {
 	e := d.Value
-	p := &Param{Name: d.Name.Name, Decl: d, Expr: exprText(e)}
+	p := &Param{Name: d.Name.Name, Decl: d, Expr: ExprString(e)}
 	if g.setX != nil {
 		e = g.setX
 		p.Overridden, p.Expr = true, g.set.Value
@@ -933,14 +925,6 @@ func evalOr(e Expr) float64 {
 }
 
 // exprText returns the source-like text of e (for summaries).
-func exprText(e ast.Expr) string { return ExprString(e) }
 
 // sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

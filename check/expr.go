@@ -232,10 +232,10 @@ func (c *checker) call(call *ast.Call, sc *scope) Expr {
 	}
 	f := stdlib.Lookup(name)
 	switch {
-	case contains(loaders, name):
+	case slices.Contains(loaders, name):
 		c.errorf(call.Fun, "%s can only be used in a data declaration: data NAME = %s(\"file\")", name, name)
 		return nil
-	case contains(domains, name):
+	case slices.Contains(domains, name):
 		c.errorf(call.Fun, "%s is a domain; it can only follow `in` in a variable declaration: var x[n] in %s(...)", name, name)
 		return nil
 	case f == nil:

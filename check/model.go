@@ -9,6 +9,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,17 +40,7 @@ func (s Shape) Size() int {
 func (s Shape) IsScalar() bool { return len(s) == 0 }
 
 // Equal reports whether s and t are the same shape.
-func (s Shape) Equal(t Shape) bool {
-	if len(s) != len(t) {
-		return false
-	}
-	for i := range s {
-		if s[i] != t[i] {
-			return false
-		}
-	}
-	return true
-}
+func (s Shape) Equal(t Shape) bool { return slices.Equal(s, t) }
 
 // String describes s in words: "scalar", "vector of length 16",
 // "10×16 matrix".
