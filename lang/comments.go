@@ -2,6 +2,7 @@ package lang
 
 import (
 	"github.com/qrc-lang/qrc/ast"
+	"strings"
 )
 
 // item is a unit that comments attach to: a declaration, a constraint inside
@@ -140,18 +141,11 @@ func scanComments(filename string, src []byte) ([]*ast.Comment, map[int]bool) {
 		}
 		switch tok.Type {
 		case sym["Comment"]:
-			comments = append(comments, &ast.Comment{Hash: pos(tok.Pos), Text: trimRight(tok.Value)})
+			comments = append(comments, &ast.Comment{Hash: pos(tok.Pos), Text: strings.TrimRight(tok.Value, " \t\r")})
 		case sym["Whitespace"]:
 		default:
 			code[tok.Pos.Line] = true
 		}
 	}
 	return comments, code
-}
-
-func trimRight(s string) string {
-	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t' || s[len(s)-1] == '\r') {
-		s = s[:len(s)-1]
-	}
-	return s
 }

@@ -81,7 +81,7 @@ func checkText(filename string, src []byte) *diag.Diagnostic {
 	for i := 0; i < len(src); {
 		r, size := rune(src[i]), 1
 		if r >= 0x80 {
-			r, size = decodeRune(src[i:])
+			r, size = utf8.DecodeRune(src[i:])
 		}
 		if r == 0 || r == utf8.RuneError && size == 1 {
 			what := "invalid UTF-8"
@@ -131,7 +131,7 @@ func syntaxError(filename string, src []byte, err error) *diag.Diagnostic {
 			msg = "unexpected " + describeToken(tok) + expect
 		}
 	} else if strings.Contains(msg, "invalid input text") {
-		r, _ := decodeRune(src[min(p.Offset, len(src)):])
+		r, _ := utf8.DecodeRune(src[min(p.Offset, len(src)):])
 		msg = fmt.Sprintf("unexpected character %q", r)
 		if r == '"' {
 			msg = "unterminated string (a string ends with \" on the same line)"
@@ -182,8 +182,6 @@ func describeToken(tok lexer.Token) string {
 	}
 	return strconv.Quote(v)
 }
-
-func decodeRune(b []byte) (rune, int) { return utf8.DecodeRune(b) }
 
 // ---------------------------------------------------------------------------
 // Conversion from the participle grammar to the ast.
@@ -310,10 +308,9 @@ func convPostfix(g *gPostfix) ast.Expr {
 func convPrimary(g *gPrimary) ast.Expr {
 	switch {
 	case g.Number != nil:
-		v, err := strconv.ParseFloat(*g.Number, 64)
-		if err != nil { // out of range: ParseFloat returns ±Inf, which the checker reports
-			v, _ = strconv.ParseFloat("inf", 64)
-		}
+		// out of range, ParseFloat returns +Inf (with an error), which
+		// the checker reports
+		v, _ := strconv.ParseFloat(*g.Number, 64)
 		return &ast.Number{ValuePos: pos(g.Pos), Lit: *g.Number, Value: v}
 	case g.String != nil:
 		s, err := strconv.Unquote(*g.String)
