@@ -145,7 +145,7 @@ func (s *solver) stochasticOracle(xt []float64, K int, record bool) (oracleInfo,
 			if err := s.gradient(i); err != nil {
 				return info, err
 			}
-			copy(s.zeta[i], s.grad)
+			s.zeta[i], s.grad = s.grad, s.zeta[i] // keep it without a copy
 		}
 		weight := V // V + sum_i Q_i: the weight of the proximal term
 		for j, g := range s.zeta[0] {
