@@ -167,7 +167,7 @@ func MinimizeReport(p *solve.Problem, x0 []float64, s Settings) (*solve.Result, 
 	if err != nil {
 		return nil, nil, err
 	}
-	m := &method{p: p, set: s, start: time.Now(), rep: &Report{}}
+	m := &method{p: p, set: s, start: time.Now(), rep: &Report{}, tr: solve.Tracker{Eps: s.Eps}}
 	res := m.run(x0)
 	res.Stats = m.stats
 	res.Stats.Time = time.Since(m.start)
@@ -214,21 +214,16 @@ type method struct {
 	rep   *Report
 
 	pen, delta float64
-	best, most *solve.Point
-	recErr     error // the Recorder's error
+	tr         solve.Tracker // Best and MostFeasible
+	recErr     error         // the Recorder's error
 }
 
 // eval evaluates f0..fM and the domain's constraints at x.
 func (m *method) eval(x []float64) (*state, error) {
 	st := &state{x: append([]float64(nil), x...), vals: make([]float64, m.p.M+1)}
 	m.stats.Evals++
-	if err := m.p.Eval(st.x, st.vals); err != nil {
+	if err := m.p.EvalFinite(st.x, st.vals); err != nil {
 		return nil, err
-	}
-	for i, v := range st.vals {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%s = %v", m.name(i), v)
-		}
 	}
 	if m.p.DomainConstraints != nil {
 		st.dom = m.p.DomainConstraints(st.x, nil)
@@ -241,8 +236,6 @@ func (m *method) eval(x []float64) (*state, error) {
 	return st, nil
 }
 
-// name names function i (0 the objective) for messages.
-func (m *method) name(i int) string { return m.p.FuncName(i) }
 
 // linearize returns the subproblem's data at st: the subgradient of f0 and
 // of every constraint. It must follow the Eval at st.x directly.
@@ -250,19 +243,9 @@ func (m *method) linearize(st *state) (g0 []float64, F []float64, G [][]float64,
 	n, M := m.p.N, m.p.M
 	w := make([]float64, M+1)
 	grad := func(i int) ([]float64, error) {
-		clear(w)
-		w[i] = 1
 		g := make([]float64, n)
 		m.stats.Grads++
-		if err := m.p.Grad(w, g); err != nil {
-			return nil, err
-		}
-		for _, v := range g {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("a subgradient of %s is not finite", m.name(i))
-			}
-		}
-		return g, nil
+		return g, m.p.GradFinite(i, w, g)
 	}
 	if g0, err = grad(0); err != nil {
 		return nil, nil, nil, err
@@ -287,15 +270,7 @@ func (m *method) point(st *state) *solve.Point {
 }
 
 // track updates Best and MostFeasible with an iterate.
-func (m *method) track(st *state) {
-	if st.inf <= m.set.Eps && (m.best == nil || st.vals[0] < m.best.Objective) {
-		m.best = m.point(st)
-	}
-	if m.most == nil || st.inf < m.most.Infeasibility ||
-		(st.inf == m.most.Infeasibility && st.vals[0] < m.most.Objective) {
-		m.most = m.point(st)
-	}
-}
+func (m *method) track(st *state) { m.tr.Track(m.point(st)) }
 
 // halted reports why the method must stop now, if it must.
 func (m *method) halted(iter int) (solve.Status, bool) {
@@ -446,20 +421,20 @@ func maxViolated(vals []float64) int {
 // is infeasible under a success status; with no feasible iterate seen, the
 // most feasible one and status Infeasible.
 func (m *method) finish(status solve.Status, cur *state, err error) *solve.Result {
-	res := &solve.Result{Status: status, Point: *m.point(cur), Best: m.best, MostFeasible: m.most, Err: err}
+	res := &solve.Result{Status: status, Point: *m.point(cur), Best: m.tr.Best, MostFeasible: m.tr.MostFeasible, Err: err}
 	if status == solve.Interrupted && m.recErr != nil {
 		res.Err = m.recErr
 	}
 	if status.Success() && res.Infeasibility > m.set.Eps {
-		if m.best != nil {
-			res.Point = *m.best
+		if m.tr.Best != nil {
+			res.Point = *m.tr.Best
 		} else {
 			res.Status = solve.Infeasible
 		}
 	}
 	if res.Status == solve.Infeasible {
-		if m.most != nil && m.most.Infeasibility < res.Infeasibility {
-			res.Point = *m.most
+		if m.tr.MostFeasible != nil && m.tr.MostFeasible.Infeasibility < res.Infeasibility {
+			res.Point = *m.tr.MostFeasible
 		}
 		for i := 1; i < len(res.F); i++ {
 			if res.F[i] > m.set.Eps {

@@ -28,7 +28,7 @@ type solver struct {
 	vals, w, grad, d, z, zsum, out []float64
 	avg                            *subgradAvg // set during the certificate's oracle run
 
-	best, most *Point
+	tr Tracker // Best and MostFeasible of the outer iterates
 
 	// the stochastic oracle's state (stochastic.go)
 	queue, theta   []float64   // Q_i; the estimates theta~_i of the current iterate
@@ -54,7 +54,7 @@ func newSolver(p *Problem, x0 []float64, set Settings) (*solver, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &solver{p: p, set: set, n: p.N, m: p.M, rhoHat: set.RhoHat, rho: set.Rho, start: time.Now(), innerStart: set.Inner}
+	s := &solver{p: p, set: set, n: p.N, m: p.M, rhoHat: set.RhoHat, rho: set.Rho, start: time.Now(), innerStart: set.Inner, tr: Tracker{Eps: set.Eps}}
 	s.deadline = s.start.Add(set.TimeLimit)
 	s.epsHat2 = set.EpsHat * set.EpsHat
 	e := math.Min(set.Eps, set.EpsHat)
@@ -112,13 +112,7 @@ func gOf(f []float64) float64 {
 
 // track updates Best and MostFeasible with an outer iterate.
 func (s *solver) track(pt *Point) {
-	if pt.Infeasibility <= s.set.Eps && (s.best == nil || pt.Objective < s.best.Objective) {
-		s.best = clonePoint(pt)
-	}
-	if s.most == nil || pt.Infeasibility < s.most.Infeasibility ||
-		(pt.Infeasibility == s.most.Infeasibility && pt.Objective < s.most.Objective) {
-		s.most = clonePoint(pt)
-	}
+	s.tr.Track(pt)
 }
 
 func (s *solver) record(it Iteration) bool {
@@ -394,8 +388,8 @@ func (s *solver) phase1(cur *Point) (Status, bool, error) {
 			}
 		}
 	}
-	if s.most.Infeasibility <= s.set.Eps {
-		*cur = *clonePoint(s.most)
+	if s.tr.MostFeasible.Infeasibility <= s.set.Eps {
+		*cur = *clonePoint(s.tr.MostFeasible)
 		return IterationLimit, true, nil
 	}
 	return Infeasible, true, nil
@@ -410,23 +404,23 @@ func (s *solver) finish(status Status, pt Point, err error) *Result {
 		}
 	}
 	res := &Result{Status: status, RhoHat: s.rhoHat, Rho: s.rho, Inner: s.set.Inner, Err: err}
-	if s.best != nil {
-		res.Best = clonePoint(s.best)
+	if s.tr.Best != nil {
+		res.Best = clonePoint(s.tr.Best)
 	}
-	if s.most != nil {
-		res.MostFeasible = clonePoint(s.most)
+	if s.tr.MostFeasible != nil {
+		res.MostFeasible = clonePoint(s.tr.MostFeasible)
 	}
 	if status == NumericalError {
 		res.Point = pt
 		return res
 	}
 	if !(pt.Infeasibility <= s.set.Eps) {
-		if s.best != nil && status != Infeasible {
-			pt = *clonePoint(s.best)
+		if s.tr.Best != nil && status != Infeasible {
+			pt = *clonePoint(s.tr.Best)
 		} else {
 			status = Infeasible
-			if s.most != nil {
-				pt = *clonePoint(s.most)
+			if s.tr.MostFeasible != nil {
+				pt = *clonePoint(s.tr.MostFeasible)
 			}
 		}
 	}
@@ -466,13 +460,13 @@ func (s *solver) exactPoints(status Status, pt Point, err error) (Status, Point,
 		*p = q
 		return nil
 	}
-	for _, p := range []*Point{&pt, s.best, s.most} {
+	for _, p := range []*Point{&pt, s.tr.Best, s.tr.MostFeasible} {
 		if e := exact(p); e != nil {
 			return NumericalError, pt, e
 		}
 	}
-	if s.best != nil && s.best.Infeasibility > s.set.Eps {
-		s.best = nil // feasible on the sample, not on all rows
+	if s.tr.Best != nil && s.tr.Best.Infeasibility > s.set.Eps {
+		s.tr.Best = nil // feasible on the sample, not on all rows
 	}
 	return status, pt, err
 }

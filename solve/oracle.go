@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -281,35 +282,25 @@ func (s *solver) halted() haltReason {
 // eval evaluates the problem at x into s.vals.
 func (s *solver) eval(x []float64) error {
 	s.stats.Evals++
-	if err := s.p.Eval(x, s.vals); err != nil {
-		return err
-	}
-	for i, v := range s.vals {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("solve: %s = %v", s.funcName(i), v)
-		}
-	}
-	return nil
+	return s.solveErr(s.p.EvalFinite(x, s.vals))
 }
 
 // gradient stores in s.grad a subgradient of fi at the x of the last eval.
 func (s *solver) gradient(i int) error {
 	s.stats.Grads++
-	s.w[i] = 1
-	err := s.p.Grad(s.w, s.grad)
-	s.w[i] = 0
-	if err != nil {
-		return err
-	}
-	for _, v := range s.grad {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("solve: a subgradient of %s has a component %v", s.funcName(i), v)
-		}
-	}
-	return nil
+	return s.solveErr(s.p.GradFinite(i, s.w, s.grad))
 }
 
-func (s *solver) funcName(i int) string { return s.p.FuncName(i) }
+// solveErr prefixes the solver's own finiteness errors with "solve: "; the
+// Problem's errors (an *autodiff.EvalError with its position) pass as they
+// are.
+func (s *solver) solveErr(err error) error {
+	var fe *NonFiniteError
+	if errors.As(err, &fe) {
+		return fmt.Errorf("solve: %w", err)
+	}
+	return err
+}
 
 func (s *solver) project(x []float64) {
 	if s.p.Project != nil {

@@ -402,3 +402,61 @@ func (p *Problem) FuncName(i int) string {
 	}
 	return fmt.Sprintf("constraint f%d", i)
 }
+
+// NonFiniteError is a value or a subgradient component that is not finite,
+// found by EvalFinite or GradFinite.
+type NonFiniteError struct{ Msg string }
+
+func (e *NonFiniteError) Error() string { return e.Msg }
+
+// EvalFinite calls p.Eval and returns an error naming the first function
+// whose value is not finite.
+func (p *Problem) EvalFinite(x, vals []float64) error {
+	if err := p.Eval(x, vals); err != nil {
+		return err
+	}
+	for i, v := range vals {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return &NonFiniteError{fmt.Sprintf("%s = %v", p.FuncName(i), v)}
+		}
+	}
+	return nil
+}
+
+// GradFinite stores in g a subgradient of fi at the x of the last Eval
+// (p.Grad with the unit weight w = e_i; w must be zero on entry and is on
+// return) and returns an error when a component is not finite.
+func (p *Problem) GradFinite(i int, w, g []float64) error {
+	w[i] = 1
+	err := p.Grad(w, g)
+	w[i] = 0
+	if err != nil {
+		return err
+	}
+	for _, v := range g {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return &NonFiniteError{fmt.Sprintf("a subgradient of %s has a component %v", p.FuncName(i), v)}
+		}
+	}
+	return nil
+}
+
+// Tracker keeps the best feasible point (the lowest objective among points
+// with infeasibility <= Eps) and the most feasible point (the lowest
+// infeasibility; ties: the lower objective, then the earlier) of the
+// points it is shown. It stores copies.
+type Tracker struct {
+	Eps                float64
+	Best, MostFeasible *Point
+}
+
+// Track shows pt to the tracker.
+func (t *Tracker) Track(pt *Point) {
+	if pt.Infeasibility <= t.Eps && (t.Best == nil || pt.Objective < t.Best.Objective) {
+		t.Best = clonePoint(pt)
+	}
+	if m := t.MostFeasible; m == nil || pt.Infeasibility < m.Infeasibility ||
+		(pt.Infeasibility == m.Infeasibility && pt.Objective < m.Objective) {
+		t.MostFeasible = clonePoint(pt)
+	}
+}

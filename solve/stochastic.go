@@ -279,8 +279,8 @@ func (s *solver) polish(pt Point) (Point, error) {
 			best = &p
 		}
 	}
-	if s.best != nil {
-		xb, err := s.evaluate(s.best.X, s.best.T)
+	if s.tr.Best != nil {
+		xb, err := s.evaluate(s.tr.Best.X, s.tr.Best.T)
 		if err != nil {
 			return xs, err
 		}
