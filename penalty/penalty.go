@@ -236,7 +236,6 @@ func (m *method) eval(x []float64) (*state, error) {
 	return st, nil
 }
 
-
 // linearize returns the subproblem's data at st: the subgradient of f0 and
 // of every constraint. It must follow the Eval at st.x directly.
 func (m *method) linearize(st *state) (g0 []float64, F []float64, G [][]float64, err error) {
