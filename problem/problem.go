@@ -72,6 +72,7 @@ func New(m *check.Model, prog *autodiff.Program, opts Options) *solve.Problem {
 			return cs
 		},
 	}
+	p.Smooth, _ = check.Smooth(m)
 	if s := NewSampler(prog, opts); s != nil {
 		p.Sampler = s
 	}

@@ -1,173 +1,124 @@
 package solve
 
-import "math"
+import (
+	"errors"
+	"math"
+)
 
-// certificateRounds bounds the refits of the multipliers against the
-// domain's normal cone.
-const certificateRounds = 6
+// errHalted is certificate's reason when the time limit or Stop ended its
+// oracle run.
+var errHalted = "the time limit ran out before the certificate finished"
 
-// certificate computes the Certificate at the returned point pt, or nil
-// when it cannot (Stop during its oracle run, an evaluation error, no
-// feasible inner iterate). It runs past the time limit: the statuses it is
-// computed for (Converged, IterationLimit) were reached before it.
-//
-//  1. x_hat: Algorithm 2 on (7) at x = pt.X with CertificateInnerFactor
-//     times Inner iterations and the final RhoHat and Rho. Dist = ||x - x_hat||.
-//  2. The subgradients: for f0, and for each constraint the oracle stepped
-//     on in the second half of that run, the (k+1)-weighted average of the
-//     subgradients it used there (an approximate subgradient at x_hat that,
-//     unlike one subgradient at a kink, reflects the whole subdifferential
-//     the iterates saw); for the other constraints, Grad at x_hat. Then
-//     si = that + RhoHat (x_hat - x).
-//  3. Active constraints: those with fi(x_hat) + RhoHat/2 ||x_hat - x||^2
-//     >= -Eps, and those the oracle stepped on in the second half of its
-//     run (its averaged output lies slightly inside a constraint it keeps
-//     crossing, by about the oracle's accuracy, which may exceed Eps).
-//  4. Multipliers: lambda >= 0 minimising ||s0 + sum_active lambda_i si +
-//     sum_j nu_j n_j|| over lambda >= 0 and nu >= 0 by NNLS, where the n_j
-//     are unit normal vectors of X found by the projection: with
-//     r = s0 + sum lambda_i si and y = x_hat - r/RhoHat, y - Proj_X(y) is
-//     normal to X at Proj_X(y). Starting with no n_j, each round adds the
-//     normal of the previous round's fit (up to certificateRounds rounds;
-//     none are added when X is R^N).
-//  5. KKTResidual = RhoHat ||x_hat - Proj_X(x_hat - r/RhoHat)|| for the
-//     multipliers of the best round (lowest such residual).
-func (s *solver) certificate(pt *Point) *Certificate {
-	s.exactMode() // on every row of the data, whatever the oracle
-	// the point was reached in time: certify it even past the time limit
-	s.ignoreDeadline = true
-	defer func() { s.ignoreDeadline = false }()
-	if s.set.Oracle == Stochastic {
-		defer s.monitorMode()
+// accurateOracle is the oracle that certifies points: the solve's own
+// oracle when it is accurate, else Auto(p) (Smooth for a smooth Problem,
+// Bundle otherwise).
+func (s *solver) accurateOracle() Oracle {
+	if s.set.Oracle.accurate() {
+		return s.set.Oracle
 	}
-	x := pt.X
-	K := s.certificateInner()
-	s.avg = &subgradAvg{from: K / 2, sum: make([][]float64, s.m+1), w: make([]float64, s.m+1)}
-	if s.p.Project != nil {
-		s.avg.normal = make([]float64, s.n)
-		s.avg.pre = make([]float64, s.n)
-	}
-	info, err := s.oracle(x, K, false, false)
-	avg := s.avg
-	s.avg = nil
-	if err != nil || info.halt != running || info.emptyI {
-		return nil
-	}
-	xhat := clone(s.out)
-	c := &Certificate{XHat: xhat, Dist: dist(x, xhat), Multipliers: make([]float64, s.m), Inner: K}
-	c.Stationary = c.Dist <= s.set.Eps && pt.Infeasibility <= s.set.Eps
+	return Auto(s.p)
+}
 
-	if err := s.eval(xhat); err != nil {
-		return nil
+// accurateSolve runs the accurate oracle o on (7) at xt.
+func (s *solver) accurateSolve(o Oracle, xt []float64, acc accuracy) (subResult, haltReason, error) {
+	if o == Smooth {
+		return s.smoothSolve(xt, acc)
 	}
-	vals := clone(s.vals)
-	q := s.rhoHat / 2 * c.Dist * c.Dist
-	sub := func(i int) []float64 {
-		si := make([]float64, s.n)
-		if avg.w[i] > 0 {
-			for j := range si {
-				si[j] = avg.sum[i][j] / avg.w[i]
-			}
-		} else {
-			if s.gradient(i) != nil {
-				return nil
-			}
-			copy(si, s.grad)
-		}
-		for j := range si {
-			si[j] += s.rhoHat * (xhat[j] - x[j])
-		}
-		return si
-	}
-	s0 := sub(0)
-	if s0 == nil {
-		return nil
-	}
-	var active []int
-	var cols [][]float64
-	for i := 1; i <= s.m; i++ {
-		if vals[i]+q >= -s.set.Eps || avg.w[i] > 0 {
-			si := sub(i)
-			if si == nil {
-				return nil
-			}
-			active = append(active, i)
-			cols = append(cols, si)
-		}
-	}
+	return s.bundleSolve(xt, acc)
+}
 
-	b := make([]float64, s.n)
-	for j := range b {
-		b[j] = -s0[j]
-	}
-	r := make([]float64, s.n)
-	y := make([]float64, s.n)
-	p := make([]float64, s.n)
-	best := math.Inf(1)
-	var bestLam []float64
-	var normals [][]float64
-	if avg.normal != nil {
-		if nv := norm(avg.normal); nv > 0 {
-			v := clone(avg.normal)
-			for j := range v {
-				v[j] /= nv
-			}
-			normals = append(normals, v)
+// accurateStep makes one outer step from cur with the solve's accurate
+// oracle. When the oracle finds evidence that (7) is not
+// (RhoHat-Rho)-strongly convex (subResult.Nonconvex: a secant of a
+// function that must be strongly convex with a smaller curvature, or a
+// lower bound above the value of the feasible x_t), RhoHat and Rho are
+// doubled and the step is redone, unless the safeguard is off or
+// exhausted.
+func (s *solver) accurateStep(cur *Point) (next Point, sub subResult, doubled bool, halt haltReason, err error) {
+	s.t = cur.T + 1
+	for {
+		acc := accuracy{Rel: 0.1, Abs: 0.25 * s.set.Eps, MaxEvals: s.set.MaxEvals}
+		sub, halt, err = s.accurateSolve(s.set.Oracle, cur.X, acc)
+		if err != nil || halt != running {
+			return
 		}
-	}
-	for round := 0; round < certificateRounds; round++ {
-		coef, _ := nnls(append(cols[:len(cols):len(cols)], normals...), b)
-		lam := coef[:len(cols)]
-		copy(r, s0)
-		for k, l := range lam {
-			for j := range r {
-				r[j] += l * cols[k][j]
-			}
+		if g := gOf(cur.F); g <= 0 && sub.Lower > cur.F[0]+1e-10*(1+math.Abs(cur.F[0])) {
+			sub.Nonconvex = true // weak duality fails: min (7) <= F(x_t)
 		}
-		for j := range y {
-			y[j] = xhat[j] - r[j]/s.rhoHat
-		}
-		copy(p, y)
-		s.project(p)
-		res := s.rhoHat * dist(xhat, p)
-		if !(res < best) {
-			break // the last normal did not help
-		}
-		best, bestLam = res, clone(lam)
-		v := make([]float64, s.n)
-		for j := range v {
-			v[j] = y[j] - p[j]
-		}
-		nv := norm(v)
-		if nv <= 1e-12*(1+norm(y)) || res == 0 {
+		if !sub.Nonconvex || s.set.NoSafeguard || s.stats.RhoDoublings >= MaxRhoDoublings {
 			break
 		}
-		for j := range v {
-			v[j] /= nv
-		}
-		normals = append(normals, v)
+		s.rhoHat *= 2
+		s.rho *= 2
+		s.stats.RhoDoublings++
+		doubled = true
 	}
-	c.KKTResidual = best
-	for k, i := range active {
-		c.Multipliers[i-1] = bestLam[k]
+	next, err = s.evaluate(s.out, s.t)
+	return
+}
+
+// rhoDown lets RhoHat come down again after the switching oracle's
+// safeguard doubled it: after rhoDownAfter outer steps in a row without a
+// doubling, RhoHat and Rho halve, never below their starting values. (The
+// switching oracle's descent test also fails when its fixed K iterations
+// were too few, not only on nonconvexity; the accurate oracles double only
+// on evidence of nonconvexity and never come down.)
+func (s *solver) rhoDown(doubled bool) {
+	if doubled {
+		s.sinceDoubling = 0
+		return
 	}
+	s.sinceDoubling++
+	if s.sinceDoubling >= rhoDownAfter && s.rhoHat/2 >= s.set.RhoHat && s.rho/2 >= s.set.Rho {
+		s.rhoHat /= 2
+		s.rho /= 2
+		s.sinceDoubling = 0
+	}
+}
+
+// certOf is the certificate of x from the accurate oracle's solution of
+// (7) at x, left in s.out.
+func (s *solver) certOf(x *Point, sub *subResult) *Certificate {
+	mu := s.rhoHat - s.rho
+	c := &Certificate{
+		Oracle:      s.accurateOracle().String(),
+		XHat:        clone(s.out),
+		Evals:       sub.Evals,
+		Dist:        dist(x.X, s.out),
+		DistBound:   sub.DistBound(mu),
+		Gap:         sub.Gap(),
+		Multipliers: clone(sub.Lambda),
+	}
+	c.Stationarity = (1 + sub.LambdaSum()) * s.rhoHat * (c.Dist + c.DistBound)
+	c.Stationary = c.Stationarity <= s.set.Eps && x.Infeasibility <= s.set.Eps
 	return c
 }
 
-// certificateInner is the number of iterations of the certificate's oracle
-// run: CertificateInnerFactor*Inner, except for the stochastic oracle on
-// data whose evaluation on all rows costs more than MaxPolishCost minibatch
-// evaluations, where it shrinks in proportion (to at least Inner), so that
-// the certificate costs no more than about CertificateInnerFactor*Inner*
-// MaxPolishCost minibatch evaluations. Fewer iterations leave more of the
-// oracle's error in XHat, so Dist is a less accurate measure.
-func (s *solver) certificateInner() int {
-	K := CertificateInnerFactor * s.set.Inner
-	if s.set.Oracle != Stochastic {
-		return K
+// certificate computes the Certificate of pt: the accurate oracle solves
+// (7) at pt on all the data, to the accuracy the stationarity test needs,
+// with CertificateEvalFactor times MaxEvals evaluations at most. It may
+// run GraceTime past the time limit; when it cannot finish, or fails, it
+// returns nil and the reason.
+func (s *solver) certificate(pt *Point) (*Certificate, string) {
+	s.exactMode() // on every row of the data, whatever the oracle
+	s.grace = true
+	defer func() { s.grace = false }()
+	if s.set.Oracle == Stochastic {
+		defer s.monitorMode()
 	}
-	if c, ok := s.p.Sampler.(CostReporter); ok && c.FullCost() > MaxPolishCost {
-		K = max(s.set.Inner, int(float64(K)*MaxPolishCost/c.FullCost()))
+	acc := accuracy{Abs: 0.25 * s.set.Eps, MaxEvals: CertificateEvalFactor * s.set.MaxEvals}
+	sub, halt, err := s.accurateSolve(s.accurateOracle(), pt.X, acc)
+	switch {
+	case err != nil:
+		var fe *NonFiniteError
+		if errors.As(err, &fe) {
+			return nil, "the certificate's oracle met " + fe.Msg
+		}
+		return nil, "the certificate's oracle failed: " + err.Error()
+	case halt == haltStop || halt == haltRecorder:
+		return nil, "the solve was interrupted before the certificate finished"
+	case halt != running:
+		return nil, errHalted
 	}
-	return K
+	return s.certOf(pt, &sub), ""
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -38,7 +39,13 @@ type solver struct {
 	mode           sampleMode
 	monitorExact   bool // the Sampler's monitoring values are exact
 	sampled        bool // the switching oracle runs on minibatch estimates (stochastic phase 1)
-	ignoreDeadline bool // the polish and the certificate run past the time limit
+	grace          bool // the polish and the certificate may run GraceTime past the time limit
+	hardDeadline   time.Time
+
+	al            alState     // the smooth oracle's warm start
+	sb            *smoothBufs // the smooth oracle's work vectors
+	bundle        *bundleState
+	sinceDoubling int // outer steps since the last doubling of RhoHat
 
 	// cert certifies certified, the last outer iterate whose step met the
 	// stopping rule; Converged needs cert.Stationary.
@@ -56,6 +63,7 @@ func newSolver(p *Problem, x0 []float64, set Settings) (*solver, error) {
 	}
 	s := &solver{p: p, set: set, n: p.N, m: p.M, rhoHat: set.RhoHat, rho: set.Rho, start: time.Now(), innerStart: set.Inner, tr: Tracker{Eps: set.Eps}}
 	s.deadline = s.start.Add(set.TimeLimit)
+	s.hardDeadline = s.deadline.Add(GraceTime)
 	s.epsHat2 = set.EpsHat * set.EpsHat
 	e := math.Min(set.Eps, set.EpsHat)
 	s.target = e * e
@@ -150,6 +158,8 @@ func (s *solver) step(cur *Point, phase1 bool) (next Point, info oracleInfo, dou
 	s.t = cur.T + 1
 	for {
 		switch {
+		case s.set.Oracle.accurate() && !phase1:
+			panic("solve: step with an accurate oracle") // run calls accurateStep
 		case s.set.Oracle == Stochastic && !phase1:
 			info, err = s.stochasticOracle(cur.X, s.set.Inner, true)
 		case s.set.Oracle == Stochastic:
@@ -271,7 +281,28 @@ func (s *solver) run(x0 []float64) *Result {
 		// x_t back), and its outputs are feasible only to O(1/sqrt(K)),
 		// so with it there are no restoring steps.
 		restore := gOf(cur.F) > s.target && s.set.Oracle != Stochastic
-		next, info, doubled, err := s.step(&cur, restore)
+		var (
+			next    Point
+			info    oracleInfo
+			doubled bool
+			err     error
+		)
+		if s.set.Oracle.accurate() && !restore {
+			var sub subResult
+			next, sub, doubled, info.halt, err = s.accurateStep(&cur)
+			if err == nil && info.halt == running {
+				// the subproblem at x_t was solved to a certified gap:
+				// that is x_t's certificate
+				if c := s.certOf(&cur, &sub); c.Stationary {
+					s.cert, s.certified = c, clonePoint(&cur)
+					status = Converged
+					break
+				}
+				info.k = sub.Evals
+			}
+		} else {
+			next, info, doubled, err = s.step(&cur, restore)
+		}
 		if err != nil {
 			return s.finish(NumericalError, cur, err)
 		}
@@ -293,13 +324,22 @@ func (s *solver) run(x0 []float64) *Result {
 			status = Interrupted
 			break
 		}
+		if s.set.Oracle.accurate() {
+			continue
+		}
+		s.rhoDown(doubled)
 		if !restore && !info.emptyI && s.stationarityScale()*stepLen <= s.set.Eps && cur.Infeasibility <= s.set.Eps {
 			// The iterates stopped moving; that is convergence only when
 			// the certificate shows a nearly stationary point. Otherwise
 			// the subproblems are solved too loosely to move further:
 			// solve them more accurately.
-			s.cert, s.certified = s.certificate(&cur), clonePoint(&cur)
-			if s.cert != nil && s.cert.Stationary {
+			c, why := s.certificate(&cur)
+			if why == errHalted {
+				status = haltStatus(s.halted())
+				break
+			}
+			s.cert, s.certified = c, clonePoint(&cur)
+			if c != nil && c.Stationary {
 				status = Converged
 				break
 			}
@@ -434,13 +474,26 @@ func (s *solver) finish(status Status, pt Point, err error) *Result {
 		}
 		return res
 	}
-	if status == Converged || status == IterationLimit {
-		if s.certified != nil && s.certified.T == pt.T {
-			res.Certificate = s.cert
-		} else {
-			res.Certificate = s.certificate(&pt)
-		}
+	switch {
+	case s.certified != nil && slices.Equal(s.certified.X, pt.X):
+		res.Certificate = s.cert
+	case status == Interrupted:
+		res.NoCertificate = "the solve was interrupted"
+	default:
+		res.Certificate, res.NoCertificate = s.certificate(&pt)
 	}
+	if res.Certificate == nil && res.NoCertificate == "" {
+		res.NoCertificate = "the certificate's oracle found no feasible point of (7)"
+	}
+	stationary := res.Certificate != nil && res.Certificate.Stationary
+	switch {
+	case status == Converged && !stationary:
+		// an iterate was certified, but not the point returned
+		status = Uncertified
+	case status == IterationLimit && stationary:
+		status = Converged // the returned point is certified after all
+	}
+	res.Status = status
 	return res
 }
 

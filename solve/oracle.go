@@ -273,8 +273,14 @@ func (s *solver) halted() haltReason {
 		default:
 		}
 	}
-	if s.set.TimeLimit > 0 && !s.ignoreDeadline && !time.Now().Before(s.deadline) {
-		return haltTime
+	if s.set.TimeLimit > 0 {
+		d := s.deadline
+		if s.grace {
+			d = s.hardDeadline
+		}
+		if !time.Now().Before(d) {
+			return haltTime
+		}
 	}
 	return running
 }

@@ -70,6 +70,11 @@ type Problem struct {
 	// WeakConvexity is the weak-convexity modulus rho of f0..fM if known
 	// (every fi + rho/2 ||x||^2 convex on X), 0 if unknown.
 	WeakConvexity float64
+
+	// Smooth reports that every fi is continuously differentiable on X,
+	// so that Grad gives gradients: the Smooth oracle needs it, and a nil
+	// Settings.Oracle picks it then (Auto).
+	Smooth bool
 }
 
 // Pick chooses which outer iterate is returned.
@@ -91,7 +96,10 @@ const (
 	DefaultInner           = 1000 // Settings.Inner
 	DefaultOuter           = 100  // Settings.Outer
 	MaxRhoDoublings        = 30   // the safeguard doubles RhoHat at most this often in one solve
-	CertificateInnerFactor = 10   // the certificate solves (7) with this many times Inner iterations
+	DefaultMaxEvals        = 5000 // Settings.MaxEvals
+	CertificateEvalFactor  = 4    // the certificate's oracle run may take this many times MaxEvals evaluations
+	GraceTime              = 500 * time.Millisecond
+	rhoDownAfter           = 3 // RhoHat halves (to at least its start) after this many outer steps without a doubling
 	MaxInnerGrowth         = 64   // Inner grows (doubling) to at most this many times its starting value
 	phase1Window           = 10   // phase 1 gives up after this many outer steps without progress
 )
@@ -118,9 +126,10 @@ type Settings struct {
 	// Outer is T, the maximum number of outer iterations of phase 2;
 	// phase 1 has a budget of its own of the same size. Default 100.
 	Outer int
-	// TimeLimit bounds the wall-clock time of the iterations, checked at
-	// every inner iteration; 0 means none. The certificate of a point
-	// reached in time, and the stochastic oracle's polish, may run past it.
+	// TimeLimit bounds the wall-clock time of the solve, checked at every
+	// inner iteration; 0 means none. The certificate and the stochastic
+	// oracle's polish may use GraceTime more; what cannot finish by then
+	// is left out and the Result says so.
 	TimeLimit time.Duration
 	// Pick chooses the returned outer iterate (PickLast by default).
 	Pick Pick
@@ -134,10 +143,14 @@ type Settings struct {
 	// Stop, when closed, makes Minimize finish the current inner iteration,
 	// drop the unfinished outer step and return with status Interrupted.
 	Stop <-chan struct{}
-	// Oracle chooses the subproblem solver: Switching (Algorithm 2, the
-	// default) or Stochastic (Algorithm 3 on minibatches drawn by
-	// Problem.Sampler; Seed seeds the draws).
+	// Oracle chooses the subproblem solver: Smooth or Bundle (accurate,
+	// certified), Switching (Algorithm 2) or Stochastic (Algorithm 3 on
+	// minibatches drawn by Problem.Sampler; Seed seeds the draws). nil
+	// means Auto(p): Smooth for a smooth Problem, Bundle otherwise.
 	Oracle Oracle
+	// MaxEvals bounds the evaluations of one call of an accurate oracle
+	// (Smooth, Bundle); 0 means DefaultMaxEvals.
+	MaxEvals int
 	// V and Alpha are Algorithm 3's parameters; 0 means the paper's
 	// V = sqrt(Inner) and Alpha = Inner.
 	V, Alpha float64
@@ -157,9 +170,13 @@ const (
 	Interrupted                  // Settings.Stop was closed (or the Recorder failed)
 	Infeasible                   // no point with infeasibility <= Eps was found
 	NumericalError               // Eval or Grad failed or gave a value that is not finite
+	// Uncertified: an iterate was certified nearly stationary, but the
+	// point returned (the random pick of PickRandom, or the best feasible
+	// point when that iterate was not feasible) is not.
+	Uncertified
 )
 
-var statusNames = [...]string{"converged", "iteration_limit", "time_limit", "interrupted", "infeasible", "numerical_error"}
+var statusNames = [...]string{"converged", "iteration_limit", "time_limit", "interrupted", "infeasible", "numerical_error", "uncertified"}
 
 // String returns the status's name as used in JSON output.
 func (s Status) String() string {
@@ -170,10 +187,10 @@ func (s Status) String() string {
 }
 
 // Success reports whether the status comes with a returned point that is
-// feasible within Eps: Converged, IterationLimit, TimeLimit and
-// Interrupted. Minimize never returns one of these with a point whose
+// feasible within Eps: Converged, IterationLimit, TimeLimit, Interrupted
+// and Uncertified. Minimize never returns one of these with a point whose
 // infeasibility exceeds Eps.
-func (s Status) Success() bool { return s >= Converged && s <= Interrupted }
+func (s Status) Success() bool { return s >= Converged && s <= Interrupted || s == Uncertified }
 
 // Point is a point with its function values.
 type Point struct {
@@ -187,27 +204,33 @@ type Point struct {
 // Certificate is the evidence of near stationarity at the returned point
 // x; see docs/solver.md for exactly how each field is computed.
 type Certificate struct {
-	// XHat approximates x_hat, the solution of the subproblem (7) at x,
-	// found by the switching oracle on all rows with Inner iterations.
+	// Oracle names the accurate oracle that solved (7) at x (smooth or
+	// bundle).
+	Oracle string
+	// XHat approximates x_hat, the solution of the subproblem (7) at x
+	// with the final RhoHat.
 	XHat []float64
-	// Inner is the number of those iterations: CertificateInnerFactor
-	// times Settings.Inner, or fewer for the stochastic oracle on large
-	// data (see docs/solver.md).
-	Inner int
-	// Dist is ||x - XHat||, the measure of Definition 2.
+	// Evals is the number of evaluations the oracle made for it.
+	Evals int
+	// Dist is ||x - XHat||.
 	Dist float64
-	// Multipliers (len M, >= 0) fit the KKT conditions of (7) at XHat over
-	// the constraints active there, by nonnegative least squares; 0 for
-	// inactive constraints.
+	// DistBound bounds ||XHat - x_hat||, from the oracle's certified gap:
+	// sqrt(2 Gap / (RhoHat - Rho)). +Inf when the oracle found no bound
+	// (then nothing is certified).
+	DistBound float64
+	// Gap is the oracle's certified gap F(XHat) - (lower bound of (7)).
+	Gap float64
+	// Multipliers (len M, >= 0) are the multipliers of (7)'s constraints
+	// that come with the lower bound.
 	Multipliers []float64
-	// KKTResidual is RhoHat * ||XHat - Proj_X(XHat - r/RhoHat)|| with
-	// r = s0 + sum_i Multipliers[i] * si, si a subgradient of
-	// fi + RhoHat/2 ||. - x||^2 at XHat: the norm of the projected-gradient
-	// map of the subproblem's Lagrangian, which is ||r|| when XHat is
-	// inside X.
-	KKTResidual float64
-	// Stationary reports Dist <= Eps and Infeasibility(x) <= Eps: x is
-	// nearly Eps-stationary (Definition 2).
+	// Stationarity bounds the KKT residual of the original problem at
+	// x_hat, (1 + sum Multipliers) RhoHat (Dist + DistBound): the bound of
+	// the paper's section 3 (x_hat satisfies the KKT conditions up to
+	// (1 + lambda) RhoHat ||x - x_hat||), with the bound's slack added.
+	Stationarity float64
+	// Stationary reports Stationarity <= Eps and Infeasibility(x) <= Eps:
+	// x is within Dist + DistBound <= Eps/RhoHat of a point that satisfies
+	// the KKT conditions to Eps.
 	Stationary bool
 }
 
@@ -241,9 +264,12 @@ type Result struct {
 	// infeasibility <= Eps (nil if there is none); MostFeasible the one
 	// with the lowest infeasibility (ties: the lower f0, then the earlier).
 	Best, MostFeasible *Point
-	// Certificate is computed at the returned point when the status is
-	// Converged or IterationLimit; nil otherwise.
-	Certificate *Certificate
+	// Certificate is computed at the returned point for every status
+	// with a feasible point (Status.Success), when it can be: nil, with
+	// the reason in NoCertificate, when the time limit left no time for it
+	// or the oracle failed.
+	Certificate   *Certificate
+	NoCertificate string
 	// RhoHat and Rho are the final values, after the safeguard's doublings;
 	// Inner is the final number of inner iterations per outer step, after
 	// the doublings of Stats.InnerDoublings.
@@ -330,8 +356,22 @@ func withDefaults(p *Problem, s Settings) (Settings, error) {
 	if s.Inner == 1 {
 		return s, fmt.Errorf("solve: Inner = 1: with one inner iteration the oracle's average is x_t itself; use at least 2")
 	}
-	if s.Oracle != Switching && s.Oracle != Stochastic {
-		return s, fmt.Errorf("solve: unknown Oracle %d", s.Oracle)
+	switch s.Oracle {
+	case nil:
+		s.Oracle = Auto(p)
+	case Switching, Stochastic, Bundle:
+	case Smooth:
+		if !p.Smooth {
+			return s, errors.New("solve: the Smooth oracle needs a smooth Problem (Problem.Smooth); use Bundle")
+		}
+	default:
+		return s, fmt.Errorf("solve: unknown Oracle %v", s.Oracle)
+	}
+	if s.MaxEvals < 0 {
+		return s, fmt.Errorf("solve: negative MaxEvals")
+	}
+	if s.MaxEvals == 0 {
+		s.MaxEvals = DefaultMaxEvals
 	}
 	if s.Pick != PickLast && s.Pick != PickRandom {
 		return s, fmt.Errorf("solve: unknown Pick %d", s.Pick)

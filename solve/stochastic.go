@@ -3,33 +3,7 @@ package solve
 import (
 	"math"
 	"math/rand/v2"
-	"strconv"
 )
-
-// Oracle chooses the method that solves the subproblems (7).
-type Oracle int
-
-// The oracles.
-const (
-	// Switching is Algorithm 2, the switching subgradient method, on exact
-	// values and subgradients (the default).
-	Switching Oracle = iota
-	// Stochastic is Algorithm 3, the online stochastic subgradient method
-	// of Yu, Neely & Wei (2017) with virtual queues, on minibatch estimates
-	// drawn by Problem.Sampler (exact values when the Problem has none).
-	Stochastic
-)
-
-// String returns the oracle's name as the command line spells it.
-func (o Oracle) String() string {
-	switch o {
-	case Switching:
-		return "deterministic"
-	case Stochastic:
-		return "stochastic"
-	}
-	return "Oracle(" + strconv.Itoa(int(o)) + ")"
-}
 
 // Sampler lets the stochastic oracle estimate a Problem's functions from
 // minibatches. Eval and Grad read whichever data the last call selected.
@@ -319,9 +293,9 @@ func (s *solver) deterministicPolish(xs Point) (Point, error) {
 	cur := xs
 	phase1 := false
 	for round := 0; round < maxPolish && cur.Infeasibility > s.set.Eps; round++ {
-		s.ignoreDeadline = true
+		s.grace = true
 		info, err := s.oracle(cur.X, s.set.Inner, phase1, false)
-		s.ignoreDeadline = false
+		s.grace = false
 		if err != nil {
 			return cur, err
 		}

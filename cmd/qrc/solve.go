@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -109,12 +110,22 @@ type solveResult struct {
 	Success       bool     `json:"success"`
 	Objective     float64  `json:"objective"`
 	Infeasibility float64  `json:"infeasibility"`
+	// Stationarity bounds the KKT residual at x_hat: (1 + sum of the
+	// multipliers) rho_hat (||x - x_hat|| + its bound); null without a
+	// certificate, and NoCertificate says why.
 	Stationarity  *float64 `json:"stationarity"`
-	KKTResidual   *float64 `json:"kkt_residual"`
-	// CertificateInner is the number of iterations the certificate's x_hat
-	// took (0 without a certificate).
-	CertificateInner int               `json:"certificate_inner"`
-	Stationary       bool              `json:"stationary"` // ||x - x_hat|| <= eps and feasible (Definition 2)
+	NoCertificate string   `json:"no_certificate,omitempty"`
+	// XHatDistance is ||x - x_hat||, with x_hat the certificate oracle's
+	// solution of (7) at x, and XHatBound bounds that x_hat's distance to
+	// the exact one (from the certified gap).
+	XHatDistance *float64 `json:"x_hat_distance"`
+	XHatBound    *float64 `json:"x_hat_bound"`
+	Gap          *float64 `json:"gap"`
+	// CertificateOracle and CertificateEvals: the oracle that certified
+	// and its evaluations.
+	CertificateOracle string            `json:"certificate_oracle,omitempty"`
+	CertificateEvals  int               `json:"certificate_evals"`
+	Stationary        bool              `json:"stationary"` // stationarity <= eps and feasible
 	Constraints      []solveConstraint `json:"constraints"`
 	Variables        point.Variables   `json:"variables"`
 	Best             *solvePoint       `json:"best"`
@@ -209,7 +220,7 @@ func registerSolveFlags(fs *flag.FlagSet) *solveFlags {
 		eps:       fs.Float64("eps", 0, ""),
 		inner:     fs.Int("inner", 0, ""),
 		outer:     fs.Int("outer", 0, ""),
-		timeLimit: fs.Duration("time-limit", 0, ""),
+		timeLimit: durationFlag(fs, "time-limit"),
 		pick:      fs.String("pick", "last", ""),
 		seed:      fs.Uint64("seed", 1, ""),
 		oracle:    fs.String("oracle", "auto", ""),
@@ -242,10 +253,8 @@ func (f *solveFlags) settings() (solve.Settings, error) {
 			return settings, fmt.Errorf("--%s must be positive", c.name)
 		}
 	}
-	switch *f.oracle {
-	case "auto", "stochastic", "deterministic":
-	default:
-		return settings, fmt.Errorf("--oracle must be auto, stochastic or deterministic, not %q", *f.oracle)
+	if _, ok := solve.OracleNamed(*f.oracle); !ok && *f.oracle != "auto" {
+		return settings, fmt.Errorf("--oracle must be auto, smooth, bundle, switching or stochastic, not %q", *f.oracle)
 	}
 	if *f.batch <= 0 {
 		return settings, errors.New("--batch must be at least 1")
@@ -422,39 +431,68 @@ func set(fs *flag.FlagSet, name string) bool {
 }
 
 // chooseOracle resolves --oracle: auto picks the stochastic oracle when the
-// data means are large (autoStochasticRows) and unbiased, and says which it
-// picked on stderr (quiet silences only the note that it picked the
-// deterministic one, the usual case). The stochastic oracle refuses a model
-// with biased means unless allowBiased, printing each with its position.
+// data means are large (autoStochasticRows) and unbiased, else the smooth
+// oracle for a model whose functions are all differentiable and the
+// bundle oracle for one with kinks, and says which it picked and why on
+// stderr (quiet silences the note, but not the one that a model's biased
+// means kept auto from the stochastic oracle). The stochastic oracle
+// refuses a model with biased means unless allowBiased, printing each
+// with its position; the smooth oracle refuses a model with a kink.
 func chooseOracle(flag string, m *check.Model, prog *autodiff.Program, allowBiased, quiet bool, sources check.Sources, stderr io.Writer) (solve.Oracle, bool) {
+	smooth, kink := check.Smooth(m)
+	accurate := func() solve.Oracle {
+		if smooth {
+			return solve.Smooth
+		}
+		return solve.Bundle
+	}
+	why := func() string {
+		if smooth {
+			return "every function is differentiable"
+		}
+		return fmt.Sprintf("%s: %s", kink.Expr.Src().Pos(), kink.Reason)
+	}
+	if flag != "auto" && flag != "stochastic" {
+		o, _ := solve.OracleNamed(flag)
+		if o == solve.Smooth && !smooth {
+			fmt.Fprintf(stderr, "qrc solve: --oracle smooth needs a differentiable model, and at %s (use --oracle bundle)\n", why())
+			return nil, false
+		}
+		return o, true
+	}
 	biased := problem.Biased(m, prog)
 	rows := problem.SampledRows(prog)
-	switch flag {
-	case "deterministic":
-		return solve.Switching, true
-	case "auto":
+	if flag == "auto" {
 		switch {
 		case rows < autoStochasticRows:
 			if !quiet {
-				fmt.Fprintf(stderr, "qrc solve: oracle deterministic (auto: the data means run over %d rows, fewer than %d)\n", rows, autoStochasticRows)
+				fmt.Fprintf(stderr, "qrc solve: oracle %s (auto: %s; the data means run over %d rows, fewer than %d)\n", accurate(), why(), rows, autoStochasticRows)
 			}
-			return solve.Switching, true
+			return accurate(), true
 		case len(biased) > 0 && !allowBiased:
-			fmt.Fprintf(stderr, "qrc solve: oracle deterministic (auto): the data means run over %d rows, but a minibatch estimate of %s is biased (qrc check lists why)\n", rows, biased[0].Function)
-			return solve.Switching, true
+			fmt.Fprintf(stderr, "qrc solve: oracle %s (auto: %s): the data means run over %d rows, but a minibatch estimate of %s is biased (qrc check lists why)\n", accurate(), why(), rows, biased[0].Function)
+			return accurate(), true
 		}
 		fmt.Fprintf(stderr, "qrc solve: oracle stochastic (auto: the data means run over %d rows, at least %d)\n", rows, autoStochasticRows)
 		return solve.Stochastic, true
 	}
 	if len(biased) > 0 && !allowBiased {
 		for _, b := range biased {
-			d := diag.Diagnostic{Pos: b.Mean.Src().Pos(), Msg: fmt.Sprintf("%s: this mean over data rows is %s (%s); a minibatch estimate of %s is biased, so the stochastic oracle refuses it (use --oracle deterministic, or --allow-biased to sample it anyway)",
+			d := diag.Diagnostic{Pos: b.Mean.Src().Pos(), Msg: fmt.Sprintf("%s: this mean over data rows is %s (%s); a minibatch estimate of %s is biased, so the stochastic oracle refuses it (use --oracle smooth, bundle or switching, or --allow-biased to sample it anyway)",
 				b.Function, b.Why, b.Context.Pos(), b.Function)}
 			diag.List{&d}.Print(stderr, sources)
 		}
 		return solve.Stochastic, false
 	}
 	return solve.Stochastic, true
+}
+
+// finite returns &v, or nil when v is not finite (JSON null).
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
 }
 
 // monitorNote says when the progress table shows values on a sample of the
@@ -516,8 +554,14 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 		}
 	}
 	if c := res.Certificate; c != nil {
-		r.Stationarity, r.KKTResidual, r.Stationary = &c.Dist, &c.KKTResidual, c.Stationary
-		r.CertificateInner = c.Inner
+		r.Stationarity, r.Stationary = finite(c.Stationarity), c.Stationary
+		r.XHatDistance, r.XHatBound, r.Gap = finite(c.Dist), finite(c.DistBound), finite(c.Gap)
+		r.CertificateOracle, r.CertificateEvals = c.Oracle, c.Evals
+		if r.Stationarity == nil {
+			r.NoCertificate = "the oracle could not bound its distance to x_hat (no feasible point of (7) with a certified gap)"
+		}
+	} else if res.Status.Success() {
+		r.NoCertificate = res.NoCertificate
 	}
 	if res.Err != nil {
 		r.Error = res.Err.Error()
@@ -549,12 +593,15 @@ func (r *solveResult) text(w io.Writer, m *check.Model, x []float64) {
 	}
 	fmt.Fprintf(w, "objective      %s\n", num(r.Objective))
 	fmt.Fprintf(w, "infeasibility  %s\n", num(r.Infeasibility))
-	if r.Stationarity != nil {
-		verdict := "nearly stationary (Definition 2)"
+	switch {
+	case r.Stationarity != nil:
+		verdict := "nearly stationary"
 		if !r.Stationary {
-			verdict = "not yet within eps of stationary; more --inner iterations tighten it"
+			verdict = "not certified within eps"
 		}
-		fmt.Fprintf(w, "stationarity   ||x - x_hat|| = %s, KKT residual %s: %s\n", num(*r.Stationarity), num(*r.KKTResidual), verdict)
+		fmt.Fprintf(w, "stationarity   %s: KKT residual <= %s at x_hat, ||x - x_hat|| = %s (+ %s)\n", verdict, num(*r.Stationarity), num(*r.XHatDistance), num(*r.XHatBound))
+	case r.NoCertificate != "":
+		fmt.Fprintf(w, "stationarity   not certified: %s\n", r.NoCertificate)
 	}
 	if len(r.Violated) > 0 {
 		fmt.Fprintf(w, "violated       %s\n", strings.Join(r.Violated, ", "))
@@ -756,4 +803,38 @@ func describe(it solve.Iteration, names []string) (phase, worst string) {
 		worst = names[it.MaxViolated]
 	}
 	return phase, worst
+}
+
+// seconds is a time.Duration flag that also takes a bare number of
+// seconds: --time-limit 10 is ten seconds, as are 10s and 0.5m/30s.
+type seconds struct{ d *time.Duration }
+
+func (s seconds) String() string {
+	if s.d == nil {
+		return "0s"
+	}
+	return s.d.String()
+}
+
+func (s seconds) Set(v string) error {
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if f < 0 || math.IsNaN(f) || f > math.MaxInt64/float64(time.Second) {
+			return fmt.Errorf("%q is not a number of seconds from 0 up", v)
+		}
+		*s.d = time.Duration(f * float64(time.Second))
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return fmt.Errorf("%q is neither a number of seconds nor a duration such as 30s or 2m", v)
+	}
+	*s.d = d
+	return nil
+}
+
+// durationFlag defines a seconds flag on fs.
+func durationFlag(fs *flag.FlagSet, name string) *time.Duration {
+	d := new(time.Duration)
+	fs.Var(seconds{d}, name, "")
+	return d
 }

@@ -1,0 +1,133 @@
+package solve
+
+import "math"
+
+// Oracle is a method that solves the strongly convex subproblems (7) of
+// Algorithm 1,
+//
+//	x_hat = argmin_{y in X} f0(y) + RhoHat/2 ||y - x_t||^2
+//	        s.t. fi(y) + RhoHat/2 ||y - x_t||^2 <= 0 (i = 1..M).
+//
+// The paper's Definition 1 asks only for an output within EpsHat^2 of
+// x_hat's value and feasible to EpsHat^2; Algorithm 1 works with any such
+// method (Remark 2). The oracles of this package are the values
+// Switching, Stochastic, Smooth and Bundle; a nil Oracle in Settings
+// means Auto. Oracles are implemented inside this package only (the
+// method that runs them is unexported); compare them with ==.
+type Oracle interface {
+	// String is the oracle's name as the command line spells it.
+	String() string
+	// accurate reports whether the oracle certifies its solutions: it
+	// returns a lower bound on the value of (7), hence a bound on the
+	// distance to x_hat (the smooth and bundle oracles).
+	accurate() bool
+}
+
+type (
+	switchingOracle  struct{}
+	stochasticOracle struct{}
+	smoothOracle     struct{}
+	bundleOracle     struct{}
+)
+
+func (switchingOracle) String() string  { return "switching" }
+func (stochasticOracle) String() string { return "stochastic" }
+func (smoothOracle) String() string     { return "smooth" }
+func (bundleOracle) String() string     { return "bundle" }
+
+func (switchingOracle) accurate() bool  { return false }
+func (stochasticOracle) accurate() bool { return false }
+func (smoothOracle) accurate() bool     { return true }
+func (bundleOracle) accurate() bool     { return true }
+
+// The oracles.
+var (
+	// Switching is Algorithm 2, the switching subgradient method, with a
+	// fixed number of inner iterations (Settings.Inner), exactly as the
+	// paper writes it.
+	Switching Oracle = switchingOracle{}
+	// Stochastic is Algorithm 3, the online stochastic subgradient method
+	// of Yu, Neely & Wei (2017) with virtual queues, on minibatch estimates
+	// drawn by Problem.Sampler (exact values when the Problem has none).
+	Stochastic Oracle = stochasticOracle{}
+	// Smooth solves (7) for a Problem whose functions are all
+	// continuously differentiable (Problem.Smooth) by an augmented
+	// Lagrangian method whose inner problems are solved by a spectral
+	// projected gradient method, to a certified gap (smooth.go).
+	Smooth Oracle = smoothOracle{}
+	// Bundle solves (7) for nonsmooth problems by a cutting-plane (bundle)
+	// model of every function, whose minimum over X is a certified lower
+	// bound (bundle.go).
+	Bundle Oracle = bundleOracle{}
+)
+
+// Auto returns the oracle a nil Settings.Oracle means for p: Smooth when
+// every function of p is differentiable (Problem.Smooth), Bundle
+// otherwise. (The choice of Stochastic for large data is the caller's: it
+// depends on the data, which this package does not see.)
+func Auto(p *Problem) Oracle {
+	if p.Smooth {
+		return Smooth
+	}
+	return Bundle
+}
+
+// OracleNamed returns the oracle named name ("switching", "stochastic",
+// "smooth" or "bundle"; "deterministic" is an older name of "switching").
+func OracleNamed(name string) (Oracle, bool) {
+	switch name {
+	case "switching", "deterministic":
+		return Switching, true
+	case "stochastic":
+		return Stochastic, true
+	case "smooth":
+		return Smooth, true
+	case "bundle":
+		return Bundle, true
+	}
+	return nil, false
+}
+
+// subResult is what an accurate oracle found for (7) at x_t, beside its
+// output in solver.out.
+type subResult struct {
+	// F is F(out) = f0(out) + RhoHat/2 ||out - x_t||^2, and Lower a lower
+	// bound on the minimum of (7), valid when every fi is Rho-weakly
+	// convex (so that (7) is (RhoHat-Rho)-strongly convex); -Inf when none
+	// was found.
+	F, Lower float64
+	// Feasible reports that out satisfies every constraint of (7) exactly
+	// (fi(out) + RhoHat/2 ||out - x_t||^2 <= 0).
+	Feasible bool
+	// Lambda are the multipliers of the constraints the bound comes with
+	// (len M).
+	Lambda []float64
+	// Evals is the number of evaluations the oracle made.
+	Evals int
+	// Nonconvex reports evidence that (7) is not (RhoHat-Rho)-strongly
+	// convex, so that Lower may not be a bound: RhoHat is too small.
+	Nonconvex bool
+}
+
+// Gap is F - Lower: a bound on F(out) - min (7) for a feasible out.
+func (r *subResult) Gap() float64 { return r.F - r.Lower }
+
+// DistBound bounds ||out - x_hat||: for a feasible out, the strong
+// convexity of (7) with modulus mu gives mu/2 ||out - x_hat||^2 <=
+// F(out) - F(x_hat) <= Gap. +Inf when out is not feasible or there is no
+// bound.
+func (r *subResult) DistBound(mu float64) float64 {
+	if !r.Feasible || math.IsInf(r.Lower, -1) || math.IsNaN(r.Lower) {
+		return math.Inf(1)
+	}
+	return math.Sqrt(2 * math.Max(0, r.Gap()) / mu)
+}
+
+// LambdaSum is the sum of the multipliers.
+func (r *subResult) LambdaSum() float64 {
+	s := 0.0
+	for _, l := range r.Lambda {
+		s += l
+	}
+	return s
+}

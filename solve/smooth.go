@@ -1,0 +1,410 @@
+package solve
+
+import (
+	"fmt"
+	"math"
+	"os"
+)
+
+var debugSmooth = os.Getenv("QRC_DEBUG_SMOOTH") != ""
+
+// The smooth oracle (Remark 2: "any fast strongly convex solver can be the
+// oracle") solves (7) at x_t,
+//
+//	min_{y in X} F(y) = f0(y) + RhoHat/2 ||y - x_t||^2
+//	s.t.         Gi(y) = fi(y) + RhoHat/2 ||y - x_t||^2 <= 0,
+//
+// for differentiable fi by the augmented Lagrangian method: for
+// multipliers lambda >= 0 and a penalty c > 0 it minimises over X
+//
+//	Phi(y) = F(y) + 1/(2c) sum_i (max(0, lambda_i + c Gi(y))^2 - lambda_i^2)
+//
+// by the spectral projected gradient method (Birgin, Martinez & Raydan:
+// Barzilai-Borwein steps, projection onto X, a nonmonotone line search),
+// then sets lambda_i = max(0, lambda_i + c Gi(y)) and raises c tenfold
+// when the constraints' violation did not halve (and is still above what
+// the tolerance needs). An iterate y that ends just outside the
+// constraints is pulled back along the segment to the best feasible point,
+// to where the linear interpolation of every Gi is 0 (feasible when the Gi
+// are convex; checked), so that the returned point is exactly feasible.
+//
+// The certificate comes with every gradient: at an iterate y with
+// w_i = max(0, lambda_i + c Gi(y)), the gradient of Phi is the
+// gradient r of the Lagrangian L(., w) = F + sum_i w_i Gi, which is
+// mu_w = (RhoHat - Rho)(1 + sum w)-strongly convex, so for every z in X
+//
+//	L(z, w) >= L(y, w) + <r, z - y> + mu_w/2 ||z - y||^2,
+//
+// and the right side's minimum over X is attained at
+// z* = Proj_X(y - r/mu_w). Its value is a lower bound on the dual function
+// at w, hence on min (7) (weak duality). The oracle keeps the best such
+// bound and the feasible point with the lowest F, and stops when their gap
+// is below the tolerance it is given. The multipliers w of the best bound
+// are the ones reported.
+
+// alState is the smooth oracle's state, kept from one subproblem to the
+// next as a warm start.
+type alState struct {
+	lam   []float64 // the last multipliers
+	c     float64   // the penalty parameter
+	alpha float64   // the last spectral step
+}
+
+// accuracy is what the outer loop asks of an accurate oracle: stop when
+// the certified gap is at most min(EpsHat^2, mu/2 d^2) with
+// d = max(Rel ||y - x_t||, Abs/((1 + sum lambda) RhoHat)), or after
+// MaxEvals evaluations.
+type accuracy struct {
+	Rel, Abs float64
+	MaxEvals int
+}
+
+// gapTol is the gap the oracle must reach for the feasible point y with
+// multipliers summing to lsum.
+func (s *solver) gapTol(acc accuracy, dist, lsum float64) float64 {
+	mu := s.rhoHat - s.rho
+	d := math.Max(acc.Rel*dist, acc.Abs/((1+lsum)*s.rhoHat))
+	return math.Min(s.epsHat2, mu/2*d*d)
+}
+
+const (
+	spgMemory     = 10    // the nonmonotone line search compares with the largest of the last spgMemory values
+	alMaxPenalty  = 1e10  // c is raised to at most this
+	alStartC      = 10.0  // the first penalty
+	spgMinStep    = 1e-12 // the spectral step is kept in [spgMinStep, spgMaxStep]
+	spgMaxStep    = 1e12
+	spgLineSearch = 40 // backtracking halvings at most
+)
+
+// smoothSolve runs the smooth oracle on (7) at xt. Its output is in s.out.
+func (s *solver) smoothSolve(xt []float64, acc accuracy) (res subResult, halt haltReason, err error) {
+	m := s.m
+	mu := s.rhoHat - s.rho
+	st := &s.al
+	if st.lam == nil {
+		st.lam = make([]float64, m)
+		st.c = alStartC
+	}
+	b := s.smoothBuffers()
+	lam := b.lam
+	copy(lam, st.lam)
+	c := st.c
+	res = subResult{Lower: math.Inf(-1), F: math.Inf(1), Lambda: make([]float64, m)}
+	bestDist := 0.0 // ||yf - xt||
+
+	// values at the last evaluated point
+	var fval, q float64
+	Gv := b.G
+	w := b.w
+	evals := 0
+	// evalPhi evaluates Phi at y (and notes y when it is a better feasible point).
+	evalPhi := func(y []float64) (float64, error) {
+		evals++
+		if err := s.eval(y); err != nil {
+			return 0, err
+		}
+		s.stats.Inner++
+		q = 0
+		for j := range y {
+			dj := y[j] - xt[j]
+			q += dj * dj
+		}
+		dist := math.Sqrt(q)
+		q *= s.rhoHat / 2
+		fval = s.vals[0] + q
+		phi := fval
+		feasible := true
+		for i := 0; i < m; i++ {
+			Gv[i] = s.vals[i+1] + q
+			if Gv[i] > 0 {
+				feasible = false
+			}
+			wi := math.Max(0, lam[i]+c*Gv[i])
+			w[i] = wi
+			phi += (wi*wi - lam[i]*lam[i]) / (2 * c)
+		}
+			if feasible && fval < res.F {
+			res.F, res.Feasible = fval, true
+			copy(s.out, y)
+			copy(b.Gf, Gv)
+			bestDist = dist
+		}
+		return phi, nil
+	}
+	// gradPhi stores the gradient of Phi at the last evaluated point y in g
+	// and raises the lower bound with it.
+	gradPhi := func(y, g []float64) error {
+		b.wf[0] = 1
+		wsum := 0.0
+		for i := 0; i < m; i++ {
+			b.wf[i+1] = w[i]
+			wsum += w[i]
+		}
+		if err := s.gradW(b.wf, g); err != nil {
+			return err
+		}
+		k := (1 + wsum) * s.rhoHat
+		for j := range g {
+			g[j] += k * (y[j] - xt[j])
+		}
+		// the lower bound at the multipliers w
+		lval := fval
+		for i := 0; i < m; i++ {
+			lval += w[i] * Gv[i]
+		}
+		muw := mu * (1 + wsum)
+		z := b.z
+		for j := range z {
+			z[j] = y[j] - g[j]/muw
+		}
+		s.project(z)
+		bound := lval
+		for j := range z {
+			dz := z[j] - y[j]
+			bound += g[j]*dz + muw/2*dz*dz
+		}
+		b.innerGap = lval - bound
+		if bound > res.Lower {
+			res.Lower = bound
+			copy(res.Lambda, w)
+		}
+		return nil
+	}
+	done := func() bool {
+		return res.Feasible && res.F-res.Lower <= s.gapTol(acc, bestDist, res.LambdaSum())
+	}
+
+	y, g := b.y, b.g
+	copy(y, xt)
+	s.project(y)
+	phi, err := evalPhi(y)
+	if err != nil {
+		return res, running, err
+	}
+	if err := gradPhi(y, g); err != nil {
+		return res, running, err
+	}
+	alpha := st.alpha
+	if alpha == 0 {
+		alpha = 1 / math.Max(mu, norm(g))
+	}
+	omega := math.Max(1e-2, s.epsHat2) // the inner tolerance on the Lagrangian gap
+	prevViol := math.Inf(1)
+	stalls := 0
+	for evals < acc.MaxEvals && !done() {
+		// the inner problem: minimise Phi over X
+		hist := b.hist[:0]
+		hist = append(hist, phi)
+		progressed, stuck := false, false
+		for evals < acc.MaxEvals && b.innerGap > omega && !done() {
+			if h := s.halted(); h != running {
+				return res, h, nil
+			}
+			d := b.d
+			for j := range d {
+				d[j] = y[j] - alpha*g[j]
+			}
+			s.project(d)
+			gd, dd := 0.0, 0.0
+			for j := range d {
+				d[j] -= y[j]
+				gd += g[j] * d[j]
+				dd += d[j] * d[j]
+			}
+			if gd >= 0 || dd == 0 {
+				stuck = true
+				break // y is stationary for Phi to rounding
+			}
+			phiMax := hist[0]
+			for _, h := range hist {
+				phiMax = math.Max(phiMax, h)
+			}
+			step := 1.0
+			ytr := b.ytr
+			var phiT float64
+			accepted := false
+			for range spgLineSearch {
+				for j := range ytr {
+					ytr[j] = y[j] + step*d[j]
+				}
+				if phiT, err = evalPhi(ytr); err != nil {
+					return res, running, err
+				}
+				if phiT <= phiMax+1e-4*step*gd {
+					accepted = true
+					break
+				}
+				// quadratic interpolation, safeguarded
+				den := 2 * (phiT - phi - step*gd)
+				next := step / 2
+				if den > 0 {
+					next = -gd * step * step / den
+				}
+				step = math.Min(math.Max(next, 0.1*step), 0.5*step)
+			}
+			if !accepted {
+				stuck = true
+				break
+			}
+			gnew := b.gnew
+			if err := gradPhi(ytr, gnew); err != nil {
+				return res, running, err
+			}
+			sts, sty := 0.0, 0.0
+			for j := range ytr {
+				sj := ytr[j] - y[j]
+				yj := gnew[j] - g[j]
+				sts += sj * sj
+				sty += sj * yj
+			}
+			if sts > 1e-20*(1+dot(y, y)) && sty < 0.99*mu*sts {
+				// Phi is mu-strongly convex when every fi is Rho-weakly
+				// convex: this secant shows it is not
+				res.Nonconvex = true
+			}
+			if sty > 0 {
+				alpha = math.Min(spgMaxStep, math.Max(spgMinStep, sts/sty))
+			} else {
+				alpha = spgMaxStep
+			}
+			progressed = true
+			copy(y, ytr)
+			copy(g, gnew)
+			phi = phiT
+			if len(hist) == spgMemory {
+				copy(hist, hist[1:])
+				hist = hist[:spgMemory-1]
+			}
+			hist = append(hist, phi)
+		}
+		b.hist = hist
+		if debugSmooth {
+			fmt.Fprintf(os.Stderr, "AL evals=%d F=%.10g lower=%.10g gap=%.3g tol=%.3g innerGap=%.3g omega=%.3g c=%.3g alpha=%.3g prog=%v feas=%v\n", evals, res.F, res.Lower, res.F-res.Lower, s.gapTol(acc, bestDist, res.LambdaSum()), b.innerGap, omega, c, alpha, progressed, res.Feasible)
+		}
+		if done() || evals >= acc.MaxEvals {
+			break
+		}
+		if progressed || !stuck {
+			stalls = 0
+		} else if stalls++; stalls > 3 {
+			break // no step makes progress: the gap is at rounding level
+		}
+		omega = math.Max(omega/10, 1e-300)
+		if m == 0 {
+			continue // Phi = F: only the inner tolerance tightens
+		}
+		// the multiplier update, at the last iterate y (w is from it)
+		viol, maxG := 0.0, math.Inf(-1)
+		for i := 0; i < m; i++ {
+			viol = math.Max(viol, math.Abs(math.Min(-Gv[i], lam[i]/c)))
+			maxG = math.Max(maxG, Gv[i])
+		}
+		copy(lam, w)
+		if maxG > 0 && res.Feasible {
+			// y is just outside (7)'s feasible set: the point of the
+			// segment from the best feasible point where the linear
+			// interpolation of each Gi is 0 is feasible when the Gi are
+			// convex, and has F at most the interpolation of F
+			if err := s.restoreOnSegment(y, b, evalPhi); err != nil {
+				return res, running, err
+			}
+		}
+		needed := s.gapTol(acc, bestDist, res.LambdaSum()) / (1 + res.LambdaSum())
+		if progressed && viol > 0.5*prevViol && viol > needed && c < alMaxPenalty {
+			c *= 10
+		}
+		if progressed {
+			prevViol = viol
+		}
+		// Phi changed with lambda and c: refresh its value and gradient
+		if phi, err = evalPhi(y); err != nil {
+			return res, running, err
+		}
+		if err := gradPhi(y, g); err != nil {
+			return res, running, err
+		}
+	}
+	copy(st.lam, lam)
+	st.c = math.Max(alStartC, c/25) // start the next subproblem a little softer
+	st.alpha = alpha
+	res.Evals = evals
+	if !res.Feasible {
+		copy(s.out, y)
+		res.F = fval
+	}
+	return res, running, nil
+}
+
+// smoothBufs are the smooth oracle's work vectors.
+type smoothBufs struct {
+	y, g, gnew, d, ytr, z []float64
+	lam, G, w, wf, Gf     []float64
+	lamSave               []float64
+	hist                  []float64
+	innerGap              float64
+}
+
+func (s *solver) smoothBuffers() *smoothBufs {
+	if s.sb == nil {
+		n, m := s.n, s.m
+		s.sb = &smoothBufs{
+			y: make([]float64, n), g: make([]float64, n), gnew: make([]float64, n),
+			d: make([]float64, n), ytr: make([]float64, n), z: make([]float64, n),
+			lam: make([]float64, m), G: make([]float64, m), w: make([]float64, m), wf: make([]float64, m+1), Gf: make([]float64, m), lamSave: make([]float64, m),
+			hist: make([]float64, 0, spgMemory),
+		}
+	}
+	return s.sb
+}
+
+// gradW stores in g the gradient of sum_i w[i] fi at the x of the last eval.
+func (s *solver) gradW(w, g []float64) error {
+	s.stats.Grads++
+	if err := s.p.Grad(w, g); err != nil {
+		return err
+	}
+	for _, v := range g {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return s.solveErr(&NonFiniteError{"a gradient has a component " + formatFloat(v)})
+		}
+	}
+	return nil
+}
+
+func formatFloat(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "+Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	}
+	return "finite"
+}
+
+// restoreOnSegment evaluates the point of the segment from the best
+// feasible point (s.out, with constraint values b.Gf) to y (values b.G, some
+// positive) where the linear interpolation of every Gi is at most 0; eval
+// notes it when it is feasible and better. The evaluation leaves the
+// solver's values at that point, not at y.
+func (s *solver) restoreOnSegment(y []float64, b *smoothBufs, eval func([]float64) (float64, error)) error {
+	t := 1.0
+	for i, gy := range b.G {
+		if gy > 0 {
+			gf := b.Gf[i]
+			if gf >= 0 {
+				return nil // no room: the feasible point is on the constraint too
+			}
+			t = math.Min(t, gf/(gf-gy))
+		}
+	}
+	p := b.ytr
+	for j := range p {
+		p[j] = s.out[j] + t*(y[j]-s.out[j])
+	}
+	copy(b.lamSave, b.G)
+	_, err := eval(p)
+	copy(b.G, b.lamSave)
+	return err
+}
