@@ -1,12 +1,368 @@
 package solve
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
-// bundleState is the bundle oracle's state kept between subproblems.
-type bundleState struct{}
+// The bundle oracle solves (7) at x_t for nonsmooth fi by cutting planes.
+// With mu = RhoHat - Rho, each function of (7) is the convex function
+// phi_i = fi + Rho/2 ||. - x_t||^2 (when fi is Rho-weakly convex) plus
+// mu/2 ||. - x_t||^2. Every evaluation at a point z adds the cut
+//
+//	phi_i(y) >= phi_i(z) + <s_i + Rho (z - x_t), y - z>   (s_i a subgradient of fi at z)
+//
+// to the bundle, and the model problem
+//
+//	min_{y in X} max_j l_j(y) + mu/2 ||y - x_t||^2
+//	s.t. l'_k(y) + mu/2 ||y - x_t||^2 <= 0 for every constraint cut k
+//
+// (the l_j the objective's cuts, the l'_k every constraint's) is a
+// relaxation of (7): its minimum is a lower bound on min (7). It is solved
+// through its dual, which is
+//
+//	max_{alpha in simplex, beta >= 0} D(alpha, beta),
+//	D = min_{y in X} sum alpha_j l_j(y) + sum beta_k l'_k(y) + (1 + sum beta) mu/2 ||y - x_t||^2,
+//
+// whose inner minimiser is the projection y = Proj_X(x_t - (sum alpha_j b_j +
+// sum beta_k b'_k) / ((1 + sum beta) mu)). Every value of D at a dual
+// feasible point is a certified lower bound on min (7), so the method
+// works for every domain X that has a projection. D is maximised by
+// projected gradient ascent with backtracking (D is concave and
+// differentiable), the next trial point is the minimiser y at the best
+// dual point found, and the oracle stops, as the smooth one does, when the
+// best feasible point's F is within the tolerance of the best bound. A
+// trial point just outside the constraints is pulled back along the
+// segment to the best feasible point (as in the smooth oracle). The bundle
+// keeps at most bundleMaxCuts cuts, dropping the oldest with zero dual
+// weight.
 
-// bundleSolve runs the bundle oracle on (7) at xt.
-func (s *solver) bundleSolve(xt []float64, acc accuracy) (subResult, haltReason, error) {
-	copy(s.out, xt)
-	return subResult{Lower: math.Inf(-1), F: math.Inf(1), Lambda: make([]float64, s.m)}, running, nil
+const (
+	bundleMaxCuts  = 200 // the most cuts kept
+	bundleDualIter = 2000 // dual ascent steps per model solve at most
+)
+
+// cut is the linear function l(y) = a + <b, y> and the function (0 for
+// the objective, i for fi) it minorises.
+type cut struct {
+	fn int
+	a  float64
+	b  []float64
+}
+
+// bundleState is the bundle oracle's work space.
+type bundleState struct {
+	cuts       []cut
+	w          []float64 // dual weights, per cut
+	grad, best []float64 // dual gradient; the best dual point's weights
+	y, s, z    []float64 // primal work vectors
+	G, Gf      []float64
+}
+
+// bundleSolve runs the bundle oracle on (7) at xt. Its output is in s.out.
+func (s *solver) bundleSolve(xt []float64, acc accuracy) (res subResult, halt haltReason, err error) {
+	n, m := s.n, s.m
+	mu := s.rhoHat - s.rho
+	if s.bundle == nil {
+		s.bundle = &bundleState{y: make([]float64, n), s: make([]float64, n), z: make([]float64, n), G: make([]float64, m), Gf: make([]float64, m)}
+	}
+	bs := s.bundle
+	bs.cuts, bs.w = bs.cuts[:0], bs.w[:0] // the cuts depend on x_t: a new bundle for every subproblem
+	res = subResult{Lower: math.Inf(-1), F: math.Inf(1), Lambda: make([]float64, m)}
+	bestDist := 0.0
+	evals := 0
+
+	// addPoint evaluates z, notes it when feasible and better, and adds
+	// one cut per function. It returns F(z) and max_i Gi(z).
+	addPoint := func(z []float64) (float64, float64, error) {
+		evals++
+		if err := s.eval(z); err != nil {
+			return 0, 0, err
+		}
+		s.stats.Inner++
+		vals := clone(s.vals)
+		q := 0.0
+		for j := range z {
+			d := z[j] - xt[j]
+			q += d * d
+		}
+		dist := math.Sqrt(q)
+		q *= s.rhoHat / 2
+		F, maxG := vals[0]+q, math.Inf(-1)
+		for i := 0; i < m; i++ {
+			bs.G[i] = vals[i+1] + q
+			maxG = math.Max(maxG, bs.G[i])
+		}
+		if maxG <= 0 && F < res.F {
+			res.F, res.Feasible, bestDist = F, true, dist
+			copy(s.out, z)
+			copy(bs.Gf, bs.G)
+		}
+		for i := 0; i <= m; i++ {
+			if err := s.gradient(i); err != nil {
+				return 0, 0, err
+			}
+			// phi_i(y) >= phi_i(z) + <g + Rho (z - xt), y - z>
+			b := make([]float64, n)
+			pz := 0.0
+			for j := range b {
+				d := z[j] - xt[j]
+				b[j] = s.grad[j] + s.rho*d
+				pz += d * d
+			}
+			a := vals[i] + s.rho/2*pz - dot(b, z)
+			s.addCut(cut{fn: i, a: a, b: b})
+		}
+		return F, maxG, nil
+	}
+	done := func() bool {
+		return res.Feasible && res.F-res.Lower <= s.gapTol(acc, bestDist, res.LambdaSum())
+	}
+
+	copy(bs.y, xt)
+	s.project(bs.y)
+	if _, _, err := addPoint(bs.y); err != nil {
+		return res, running, err
+	}
+	for evals < acc.MaxEvals && !done() {
+		if h := s.halted(); h != running {
+			return res, h, nil
+		}
+		s.bundleModel(xt, mu, bs.y, &res)
+		if done() {
+			break
+		}
+		_, maxG, err := addPoint(bs.y)
+		if err != nil {
+			return res, running, err
+		}
+		if maxG > 0 && res.Feasible {
+			// pull the trial point back to the constraints along the
+			// segment to the best feasible point
+			t := 1.0
+			room := true
+			for i, gy := range bs.G {
+				if gy > 0 {
+					if bs.Gf[i] >= 0 {
+						room = false
+						break
+					}
+					t = math.Min(t, bs.Gf[i]/(bs.Gf[i]-gy))
+				}
+			}
+			if room && t < 1 {
+				for j := range bs.z {
+					bs.z[j] = s.out[j] + t*(bs.y[j]-s.out[j])
+				}
+				if _, _, err := addPoint(bs.z); err != nil {
+					return res, running, err
+				}
+			}
+		}
+	}
+	res.Evals = evals
+	if !res.Feasible {
+		copy(s.out, bs.y)
+	}
+	return res, running, nil
+}
+
+// addCut adds c to the bundle, first dropping the oldest cut with zero
+// dual weight (or the oldest) when the bundle is full.
+func (s *solver) addCut(c cut) {
+	bs := s.bundle
+	if len(bs.cuts) >= bundleMaxCuts {
+		drop := 0
+		for k := range bs.cuts {
+			if k < len(bs.w) && bs.w[k] == 0 && bs.cuts[k].fn == c.fn {
+				drop = k
+				break
+			}
+		}
+		bs.cuts = slices.Delete(bs.cuts, drop, drop+1)
+		if drop < len(bs.w) {
+			bs.w = slices.Delete(bs.w, drop, drop+1)
+		}
+	}
+	bs.cuts = append(bs.cuts, c)
+	// the new cut enters the dual with weight 0
+	bs.w = append(bs.w[:min(len(bs.w), len(bs.cuts)-1)], 0)
+}
+
+// bundleModel maximises the dual D of the model problem over the bundle,
+// starting from the weights of the last call, raises res.Lower (and its
+// multipliers: per constraint, the sum of its cuts' weights) with the best
+// value of D, and leaves in y the model's minimiser at the best dual
+// point: the next trial point.
+func (s *solver) bundleModel(xt []float64, mu float64, y []float64, res *subResult) {
+	bs := s.bundle
+	K := len(bs.cuts)
+	w := bs.w
+	// a feasible start: the objective's weights on the simplex
+	objSum := 0.0
+	for k, c := range bs.cuts {
+		if c.fn == 0 {
+			objSum += w[k]
+		}
+	}
+	if objSum <= 0 {
+		// all weight on the newest objective cut
+		for k := K - 1; k >= 0; k-- {
+			if bs.cuts[k].fn == 0 {
+				w[k] = 1
+				break
+			}
+		}
+	} else {
+		for k, c := range bs.cuts {
+			if c.fn == 0 {
+				w[k] /= objSum
+			}
+		}
+	}
+	if cap(bs.grad) < K {
+		bs.grad = make([]float64, K)
+		bs.best = make([]float64, K)
+	}
+	grad, best := bs.grad[:K], bs.best[:K]
+	trial := make([]float64, K)
+	// dual value and gradient at weights v; the minimiser goes to y
+	eval := func(v []float64, yy []float64, g []float64) float64 {
+		sb := 0.0
+		dir := bs.s
+		clear(dir)
+		for k, c := range bs.cuts {
+			if v[k] == 0 {
+				continue
+			}
+			if c.fn != 0 {
+				sb += v[k]
+			}
+			for j, bj := range c.b {
+				dir[j] += v[k] * bj
+			}
+		}
+		scale := (1 + sb) * mu
+		for j := range yy {
+			yy[j] = xt[j] - dir[j]/scale
+		}
+		s.project(yy)
+		q := 0.0
+		for j := range yy {
+			d := yy[j] - xt[j]
+			q += d * d
+		}
+		q *= mu / 2
+		D := (1 + sb) * q
+		for k, c := range bs.cuts {
+			lk := c.a + dot(c.b, yy) + q
+			if g != nil {
+				g[k] = lk
+			}
+			if v[k] != 0 {
+				D += v[k] * (lk - q)
+			}
+		}
+		return D
+	}
+	// accelerated projected gradient ascent (FISTA with backtracking and
+	// adaptive restart) from the last call's weights
+	D := eval(w, y, grad)
+	bestD := D
+	copy(best, w)
+	prev := slices.Clone(w)
+	v := slices.Clone(w) // the extrapolated point
+	gv := slices.Clone(grad)
+	Dv := D
+	step := 1.0 / mu
+	theta := 1.0
+	for it := 0; it < bundleDualIter; it++ {
+		ok := false
+		for range 40 {
+			copy(trial, v)
+			for k := range trial {
+				trial[k] += step * gv[k]
+			}
+			projectDual(bs.cuts, trial)
+			Dt := eval(trial, bs.z, nil)
+			lin := 0.0
+			for k := range trial {
+				d := trial[k] - v[k]
+				lin += gv[k]*d - d*d/(2*step)
+			}
+			if Dt >= Dv+lin-1e-14*(1+math.Abs(Dv)) {
+				ok = true
+				break
+			}
+			step /= 2
+		}
+		if !ok {
+			break
+		}
+		copy(prev, w)
+		copy(w, trial)
+		Dnew := eval(w, y, grad)
+		if Dnew > bestD {
+			bestD = Dnew
+			copy(best, w)
+		}
+		small := Dnew-D <= 1e-13*(1+math.Abs(D)) && Dnew >= D
+		if Dnew < D {
+			theta = 1 // restart: the ascent stalled
+		}
+		D = Dnew
+		thetaN := (1 + math.Sqrt(1+4*theta*theta)) / 2
+		beta := (theta - 1) / thetaN
+		theta = thetaN
+		for k := range v {
+			v[k] = w[k] + beta*(w[k]-prev[k])
+		}
+		projectDual(bs.cuts, v)
+		Dv = eval(v, bs.z, gv)
+		step *= 1.2
+		if small && it > 10 {
+			break
+		}
+	}
+	copy(w, best)
+	eval(w, y, nil)
+	if bestD > res.Lower {
+		res.Lower = bestD
+		clear(res.Lambda)
+		for k, c := range bs.cuts {
+			if c.fn > 0 {
+				res.Lambda[c.fn-1] += w[k]
+			}
+		}
+	}
+}
+
+// projectDual projects the dual weights onto {objective cuts' weights in
+// the simplex, constraint cuts' weights >= 0}.
+func projectDual(cuts []cut, v []float64) {
+	var obj []float64
+	for k, c := range cuts {
+		if c.fn == 0 {
+			obj = append(obj, v[k])
+		} else {
+			v[k] = math.Max(0, v[k])
+		}
+	}
+	// Euclidean projection onto the simplex (sort-based)
+	sorted := slices.Clone(obj)
+	slices.Sort(sorted)
+	slices.Reverse(sorted)
+	sum, theta := 0.0, 0.0
+	for i, u := range sorted {
+		sum += u
+		t := (sum - 1) / float64(i+1)
+		if u-t > 0 {
+			theta = t
+		}
+	}
+	for k, c := range cuts {
+		if c.fn == 0 {
+			v[k] = math.Max(0, v[k]-theta)
+		}
+	}
 }
