@@ -115,9 +115,7 @@ func (s *solver) bundleSolve(xt []float64, acc accuracy) (res subResult, halt ha
 		}
 		return F, maxG, nil
 	}
-	done := func() bool {
-		return res.Feasible && res.F-res.Lower <= s.gapTol(acc, bestDist, res.LambdaSum())
-	}
+	done := func() bool { return s.settled(acc, &res, bestDist) }
 
 	copy(bs.y, xt)
 	s.project(bs.y)

@@ -106,7 +106,9 @@ func (s *solver) certificate(pt *Point) (*Certificate, string) {
 	if s.set.Oracle == Stochastic {
 		defer s.monitorMode()
 	}
-	acc := accuracy{Abs: 0.25 * s.set.Eps, MaxEvals: CertificateEvalFactor * s.set.MaxEvals}
+	// x is certified when (1 + sum lambda) RhoHat ||x - x_hat|| <= Eps, so
+	// never when ||x - x_hat|| > Eps/RhoHat: the oracle may stop there
+	acc := accuracy{Abs: 0.25 * s.set.Eps, MaxEvals: CertificateEvalFactor * s.set.MaxEvals, Far: s.set.Eps / s.rhoHat}
 	sub, halt, err := s.accurateSolve(s.accurateOracle(), pt.X, acc)
 	switch {
 	case err != nil:

@@ -57,6 +57,22 @@ type alState struct {
 type accuracy struct {
 	Rel, Abs float64
 	MaxEvals int
+	// Far, for a certificate: also stop as soon as the solution is
+	// provably farther than Far from x_t (then x_t cannot be certified).
+	Far float64
+}
+
+// settled reports whether an accurate oracle may stop: its best feasible
+// point, at distance dist from x_t, is within the tolerance of the best
+// lower bound, or (acc.Far) provably farther than acc.Far from x_t.
+func (s *solver) settled(acc accuracy, r *subResult, dist float64) bool {
+	if !r.Feasible {
+		return false
+	}
+	if r.F-r.Lower <= s.gapTol(acc, dist, r.LambdaSum()) {
+		return true
+	}
+	return acc.Far > 0 && dist-r.DistBound(s.rhoHat-s.rho) > acc.Far
 }
 
 // gapTol is the gap the oracle must reach for the feasible point y with
@@ -170,9 +186,7 @@ func (s *solver) smoothSolve(xt []float64, acc accuracy) (res subResult, halt ha
 		}
 		return nil
 	}
-	done := func() bool {
-		return res.Feasible && res.F-res.Lower <= s.gapTol(acc, bestDist, res.LambdaSum())
-	}
+	done := func() bool { return s.settled(acc, &res, bestDist) }
 
 	y, g := b.y, b.g
 	copy(y, xt)

@@ -113,12 +113,20 @@ func TestStochasticPhase1(t *testing.T) {
 }
 
 func TestOracleSettings(t *testing.T) {
-	_, err := Minimize(ballProblem(), []float64{0, 0}, Settings{Oracle: 7})
-	assert.ErrorContains(t, err, "unknown Oracle")
+	_, err := Minimize(ballProblem(), []float64{0, 0}, Settings{Oracle: Smooth})
+	assert.ErrorContains(t, err, "smooth Problem")
 	_, err = Minimize(ballProblem(), []float64{0, 0}, Settings{Oracle: Stochastic, V: -1})
 	assert.ErrorContains(t, err, "V = -1")
 	assert.Equal(t, "stochastic", Stochastic.String())
-	assert.Equal(t, "deterministic", Switching.String())
+	assert.Equal(t, "switching", Switching.String())
+	for _, name := range []string{"switching", "stochastic", "smooth", "bundle"} {
+		o, ok := OracleNamed(name)
+		require.True(t, ok)
+		assert.Equal(t, name, o.String())
+	}
+	o, ok := OracleNamed("deterministic")
+	assert.True(t, ok)
+	assert.Equal(t, Switching, o)
 }
 
 // costly is a noisy sampler whose full evaluations are expensive.
