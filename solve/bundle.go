@@ -36,9 +36,15 @@ import (
 // segment to the best feasible point (as in the smooth oracle). The bundle
 // keeps at most bundleMaxCuts cuts, dropping the oldest with zero dual
 // weight.
+//
+// The cuts are valid only when every fi is Rho-weakly convex. The oracle
+// checks it where it can: every cut must lie below the convex parts'
+// values at every point evaluated for the subproblem; a cut above one is
+// evidence of nonconvexity (subResult.Nonconvex), and the outer loop then
+// doubles RhoHat and Rho.
 
 const (
-	bundleMaxCuts  = 200 // the most cuts kept
+	bundleMaxCuts  = 200  // the most cuts kept
 	bundleDualIter = 2000 // dual ascent steps per model solve at most
 )
 
@@ -52,7 +58,11 @@ type cut struct {
 
 // bundleState is the bundle oracle's work space.
 type bundleState struct {
-	cuts       []cut
+	cuts []cut
+	// pts are the points evaluated for this subproblem, with the values
+	// of the convex parts phi_0..phi_M there (for the convexity checks)
+	pts        [][]float64
+	phis       [][]float64
 	w          []float64 // dual weights, per cut
 	grad, best []float64 // dual gradient; the best dual point's weights
 	y, s, z    []float64 // primal work vectors
@@ -68,6 +78,7 @@ func (s *solver) bundleSolve(xt []float64, acc accuracy) (res subResult, halt ha
 	}
 	bs := s.bundle
 	bs.cuts, bs.w = bs.cuts[:0], bs.w[:0] // the cuts depend on x_t: a new bundle for every subproblem
+	bs.pts, bs.phis = bs.pts[:0], bs.phis[:0]
 	res = subResult{Lower: math.Inf(-1), F: math.Inf(1), Lambda: make([]float64, m)}
 	bestDist := 0.0
 	evals := 0
@@ -98,20 +109,39 @@ func (s *solver) bundleSolve(xt []float64, acc accuracy) (res subResult, halt ha
 			copy(s.out, z)
 			copy(bs.Gf, bs.G)
 		}
+		// phi_i(z) = fi(z) + Rho/2 ||z - xt||^2
+		phi := make([]float64, m+1)
+		pz := q * 2 / s.rhoHat
+		for i := range phi {
+			phi[i] = vals[i] + s.rho/2*pz
+		}
+		// the old cuts must lie below the new values (convexity)
+		for _, c := range bs.cuts {
+			if c.a+dot(c.b, z) > phi[c.fn]+1e-9*(1+math.Abs(phi[c.fn])) {
+				res.Nonconvex = true
+			}
+		}
 		for i := 0; i <= m; i++ {
 			if err := s.gradient(i); err != nil {
 				return 0, 0, err
 			}
 			// phi_i(y) >= phi_i(z) + <g + Rho (z - xt), y - z>
 			b := make([]float64, n)
-			pz := 0.0
 			for j := range b {
-				d := z[j] - xt[j]
-				b[j] = s.grad[j] + s.rho*d
-				pz += d * d
+				b[j] = s.grad[j] + s.rho*(z[j]-xt[j])
 			}
-			a := vals[i] + s.rho/2*pz - dot(b, z)
-			s.addCut(cut{fn: i, a: a, b: b})
+			c := cut{fn: i, a: phi[i] - dot(b, z), b: b}
+			// and the new cuts below the old values
+			for k, p := range bs.pts {
+				if c.a+dot(c.b, p) > bs.phis[k][i]+1e-9*(1+math.Abs(bs.phis[k][i])) {
+					res.Nonconvex = true
+				}
+			}
+			s.addCut(c)
+		}
+		if len(bs.pts) < bundleMaxCuts {
+			bs.pts = append(bs.pts, clone(z))
+			bs.phis = append(bs.phis, phi)
 		}
 		return F, maxG, nil
 	}
@@ -122,7 +152,7 @@ func (s *solver) bundleSolve(xt []float64, acc accuracy) (res subResult, halt ha
 	if _, _, err := addPoint(bs.y); err != nil {
 		return res, running, err
 	}
-	for evals < acc.MaxEvals && !done() {
+	for evals < acc.MaxEvals && !done() && !res.Nonconvex {
 		if h := s.halted(); h != running {
 			return res, h, nil
 		}
@@ -274,6 +304,7 @@ func (s *solver) bundleModel(xt []float64, mu float64, y []float64, res *subResu
 	Dv := D
 	step := 1.0 / mu
 	theta := 1.0
+	lastD := bestD
 	for it := 0; it < bundleDualIter; it++ {
 		ok := false
 		for range 40 {
@@ -320,6 +351,15 @@ func (s *solver) bundleModel(xt []float64, mu float64, y []float64, res *subResu
 		step *= 1.2
 		if small && it > 10 {
 			break
+		}
+		if it%10 == 9 {
+			// stop when the last ten steps raised the bound by less than
+			// a thousandth of the oracle's current gap
+			gap := res.F - math.Max(res.Lower, bestD)
+			if !math.IsInf(gap, 0) && bestD-lastD <= 1e-3*gap {
+				break
+			}
+			lastD = bestD
 		}
 	}
 	copy(w, best)

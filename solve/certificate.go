@@ -52,6 +52,7 @@ func (s *solver) accurateStep(cur *Point) (next Point, sub subResult, doubled bo
 		s.rho *= 2
 		s.stats.RhoDoublings++
 		doubled = true
+		s.rhoFloor = s.rhoHat // evidence: never halve below this again
 	}
 	next, err = s.evaluate(s.out, s.t)
 	return
@@ -73,6 +74,27 @@ func (s *solver) rhoDown(doubled bool) {
 		s.rhoHat /= 2
 		s.rho /= 2
 		s.sinceDoubling = 0
+	}
+}
+
+// rhoFollow lets RhoHat follow the model with an accurate oracle. The
+// proximal-point steps shrink geometrically near a solution, the faster
+// the smaller RhoHat is relative to the curvature there; when a step is
+// more than slowContraction times the previous one and its subproblem
+// showed no sign of nonconvexity (no doubling), RhoHat and Rho halve, down
+// to MinRhoHatFactor times their starting values, and never below a value
+// that a doubling reached (the evidence of nonconvexity holds on). The oracle keeps
+// checking the curvature its bound assumes and doubles RhoHat again on
+// evidence against it.
+func (s *solver) rhoFollow(doubled bool, step float64) {
+	prev := s.lastStep
+	s.lastStep = step
+	if doubled || s.set.NoSafeguard || prev == 0 || step <= slowContraction*prev {
+		return
+	}
+	if s.rhoHat/2 >= max(MinRhoHatFactor*s.set.RhoHat, s.rhoFloor) {
+		s.rhoHat /= 2
+		s.rho /= 2
 	}
 }
 

@@ -32,20 +32,22 @@ type solver struct {
 	tr Tracker // Best and MostFeasible of the outer iterates
 
 	// the stochastic oracle's state (stochastic.go)
-	queue, theta   []float64   // Q_i; the estimates theta~_i of the current iterate
-	zeta           [][]float64 // zeta_i, the per-function stochastic subgradients
-	znew, diff     []float64
-	rng            *rand.Rand // draws the minibatches
-	mode           sampleMode
-	monitorExact   bool // the Sampler's monitoring values are exact
-	sampled        bool // the switching oracle runs on minibatch estimates (stochastic phase 1)
-	grace          bool // the polish and the certificate may run GraceTime past the time limit
-	hardDeadline   time.Time
+	queue, theta []float64   // Q_i; the estimates theta~_i of the current iterate
+	zeta         [][]float64 // zeta_i, the per-function stochastic subgradients
+	znew, diff   []float64
+	rng          *rand.Rand // draws the minibatches
+	mode         sampleMode
+	monitorExact bool // the Sampler's monitoring values are exact
+	sampled      bool // the switching oracle runs on minibatch estimates (stochastic phase 1)
+	grace        bool // the polish and the certificate may run GraceTime past the time limit
+	hardDeadline time.Time
 
 	al            alState     // the smooth oracle's warm start
 	sb            *smoothBufs // the smooth oracle's work vectors
 	bundle        *bundleState
-	sinceDoubling int // outer steps since the last doubling of RhoHat
+	sinceDoubling int     // outer steps since the last doubling of RhoHat
+	lastStep      float64 // the length of the last accurate outer step
+	rhoFloor      float64 // RhoHat after the last doubling on evidence of nonconvexity
 
 	// cert certifies certified, the last outer iterate whose step met the
 	// stopping rule; Converged needs cert.Stationary.
@@ -325,6 +327,7 @@ func (s *solver) run(x0 []float64) *Result {
 			break
 		}
 		if s.set.Oracle.accurate() {
+			s.rhoFollow(doubled, stepLen)
 			continue
 		}
 		s.rhoDown(doubled)

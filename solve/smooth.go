@@ -139,7 +139,7 @@ func (s *solver) smoothSolve(xt []float64, acc accuracy) (res subResult, halt ha
 			w[i] = wi
 			phi += (wi*wi - lam[i]*lam[i]) / (2 * c)
 		}
-			if feasible && fval < res.F {
+		if feasible && fval < res.F {
 			res.F, res.Feasible = fval, true
 			copy(s.out, y)
 			copy(b.Gf, Gv)
@@ -209,52 +209,82 @@ func (s *solver) smoothSolve(xt []float64, acc accuracy) (res subResult, halt ha
 		// the inner problem: minimise Phi over X
 		hist := b.hist[:0]
 		hist = append(hist, phi)
+		b.qn.reset() // Phi changed with lambda and c
 		progressed, stuck := false, false
 		for evals < acc.MaxEvals && b.innerGap > omega && !done() {
 			if h := s.halted(); h != running {
 				return res, h, nil
 			}
-			d := b.d
-			for j := range d {
-				d[j] = y[j] - alpha*g[j]
-			}
-			s.project(d)
-			gd, dd := 0.0, 0.0
-			for j := range d {
-				d[j] -= y[j]
-				gd += g[j] * d[j]
-				dd += d[j] * d[j]
-			}
-			if gd >= 0 || dd == 0 {
-				stuck = true
-				break // y is stationary for Phi to rounding
-			}
+			// the quasi-Newton (L-BFGS) step projected onto X first; the
+			// spectral projected gradient step when it is not a descent
+			// direction or its line search fails
 			phiMax := hist[0]
 			for _, h := range hist {
 				phiMax = math.Max(phiMax, h)
 			}
-			step := 1.0
 			ytr := b.ytr
 			var phiT float64
 			accepted := false
-			for range spgLineSearch {
-				for j := range ytr {
-					ytr[j] = y[j] + step*d[j]
+			for attempt := 0; attempt < 2 && !accepted; attempt++ {
+				qn := attempt == 0 && b.qn.len() > 0
+				if attempt == 0 && !qn {
+					continue
 				}
-				if phiT, err = evalPhi(ytr); err != nil {
-					return res, running, err
+				d := b.d
+				if qn {
+					b.qn.direction(g, d) // d = -H g
+					for j := range d {
+						d[j] += y[j]
+					}
+				} else {
+					for j := range d {
+						d[j] = y[j] - alpha*g[j]
+					}
 				}
-				if phiT <= phiMax+1e-4*step*gd {
-					accepted = true
-					break
+				if qn {
+					// a step the projection cuts short is no quasi-Newton
+					// step: take the spectral one
+					copy(b.z, d)
+					s.project(d)
+					if cut, full := distSq(b.z, d), distSq(b.z, y); cut > 0.01*full {
+						continue
+					}
+				} else {
+					s.project(d)
 				}
-				// quadratic interpolation, safeguarded
-				den := 2 * (phiT - phi - step*gd)
-				next := step / 2
-				if den > 0 {
-					next = -gd * step * step / den
+				gd, dd := 0.0, 0.0
+				for j := range d {
+					d[j] -= y[j]
+					gd += g[j] * d[j]
+					dd += d[j] * d[j]
 				}
-				step = math.Min(math.Max(next, 0.1*step), 0.5*step)
+				if gd >= 0 || dd == 0 {
+					continue
+				}
+				step := 1.0
+				tries := spgLineSearch
+				if qn {
+					tries = 10
+				}
+				for range tries {
+					for j := range ytr {
+						ytr[j] = y[j] + step*d[j]
+					}
+					if phiT, err = evalPhi(ytr); err != nil {
+						return res, running, err
+					}
+					if phiT <= phiMax+1e-4*step*gd {
+						accepted = true
+						break
+					}
+					// quadratic interpolation, safeguarded
+					den := 2 * (phiT - phi - step*gd)
+					next := step / 2
+					if den > 0 {
+						next = -gd * step * step / den
+					}
+					step = math.Min(math.Max(next, 0.1*step), 0.5*step)
+				}
 			}
 			if !accepted {
 				stuck = true
@@ -280,6 +310,9 @@ func (s *solver) smoothSolve(xt []float64, acc accuracy) (res subResult, halt ha
 				alpha = math.Min(spgMaxStep, math.Max(spgMinStep, sts/sty))
 			} else {
 				alpha = spgMaxStep
+			}
+			if sty > 1e-12*sts && sts > 0 {
+				b.qn.push(ytr, y, gnew, g, sty)
 			}
 			progressed = true
 			copy(y, ytr)
@@ -356,6 +389,7 @@ type smoothBufs struct {
 	lamSave               []float64
 	hist                  []float64
 	innerGap              float64
+	qn                    lbfgs
 }
 
 func (s *solver) smoothBuffers() *smoothBufs {
@@ -421,4 +455,82 @@ func (s *solver) restoreOnSegment(y []float64, b *smoothBufs, eval func([]float6
 	_, err := eval(p)
 	copy(b.G, b.lamSave)
 	return err
+}
+
+// lbfgsMemory is the number of pairs the quasi-Newton model keeps.
+const lbfgsMemory = 8
+
+// lbfgs is the limited-memory BFGS model of the inverse Hessian of Phi:
+// the last lbfgsMemory steps s and gradient changes y.
+type lbfgs struct {
+	s, y  [][]float64
+	rho   []float64 // 1 / <s, y>
+	n     int       // pairs in use
+	first int       // the oldest pair's slot
+	alpha []float64
+}
+
+func (q *lbfgs) len() int { return q.n }
+
+func (q *lbfgs) reset() { q.n, q.first = 0, 0 }
+
+// push adds the pair (x1 - x0, g1 - g0) with <s, y> = sty > 0.
+func (q *lbfgs) push(x1, x0, g1, g0 []float64, sty float64) {
+	if q.s == nil {
+		for range lbfgsMemory {
+			q.s = append(q.s, make([]float64, len(x1)))
+			q.y = append(q.y, make([]float64, len(x1)))
+		}
+		q.rho = make([]float64, lbfgsMemory)
+		q.alpha = make([]float64, lbfgsMemory)
+	}
+	slot := (q.first + q.n) % lbfgsMemory
+	if q.n == lbfgsMemory {
+		slot = q.first
+		q.first = (q.first + 1) % lbfgsMemory
+	} else {
+		q.n++
+	}
+	for j := range x1 {
+		q.s[slot][j] = x1[j] - x0[j]
+		q.y[slot][j] = g1[j] - g0[j]
+	}
+	q.rho[slot] = 1 / sty
+}
+
+// direction stores -H g in d by the two-loop recursion.
+func (q *lbfgs) direction(g, d []float64) {
+	copy(d, g)
+	for k := q.n - 1; k >= 0; k-- {
+		i := (q.first + k) % lbfgsMemory
+		q.alpha[i] = q.rho[i] * dot(q.s[i], d)
+		for j := range d {
+			d[j] -= q.alpha[i] * q.y[i][j]
+		}
+	}
+	newest := (q.first + q.n - 1) % lbfgsMemory
+	gamma := 1 / (q.rho[newest] * dot(q.y[newest], q.y[newest]))
+	for j := range d {
+		d[j] *= gamma
+	}
+	for k := 0; k < q.n; k++ {
+		i := (q.first + k) % lbfgsMemory
+		beta := q.rho[i] * dot(q.y[i], d)
+		for j := range d {
+			d[j] += q.s[i][j] * (q.alpha[i] - beta)
+		}
+	}
+	for j := range d {
+		d[j] = -d[j]
+	}
+}
+
+// distSq is ||a - b||^2.
+func distSq(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		d := a[i] - b[i]
+		s += d * d
+	}
+	return s
 }

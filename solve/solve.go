@@ -91,17 +91,19 @@ const (
 
 // Defaults and limits. docs/solver.md gives the reasons.
 const (
-	DefaultRhoHat          = 1.0  // Settings.RhoHat
-	DefaultEps             = 1e-3 // Settings.Eps
-	DefaultInner           = 1000 // Settings.Inner
-	DefaultOuter           = 100  // Settings.Outer
-	MaxRhoDoublings        = 30   // the safeguard doubles RhoHat at most this often in one solve
-	DefaultMaxEvals        = 5000 // Settings.MaxEvals
-	CertificateEvalFactor  = 4    // the certificate's oracle run may take this many times MaxEvals evaluations
-	GraceTime              = 500 * time.Millisecond
-	rhoDownAfter           = 3 // RhoHat halves (to at least its start) after this many outer steps without a doubling
-	MaxInnerGrowth         = 64   // Inner grows (doubling) to at most this many times its starting value
-	phase1Window           = 10   // phase 1 gives up after this many outer steps without progress
+	DefaultRhoHat         = 1.0  // Settings.RhoHat
+	DefaultEps            = 1e-3 // Settings.Eps
+	DefaultInner          = 1000 // Settings.Inner
+	DefaultOuter          = 100  // Settings.Outer
+	MaxRhoDoublings       = 30   // the safeguard doubles RhoHat at most this often in one solve
+	DefaultMaxEvals       = 5000 // Settings.MaxEvals
+	CertificateEvalFactor = 4    // the certificate's oracle run may take this many times MaxEvals evaluations
+	GraceTime             = 500 * time.Millisecond
+	MinRhoHatFactor       = 1.0 / 1024 // with an accurate oracle RhoHat comes down to this times its start at least
+	slowContraction       = 0.5        // an accurate step longer than this times the last one lets RhoHat come down
+	rhoDownAfter          = 3          // RhoHat halves (to at least its start) after this many outer steps without a doubling
+	MaxInnerGrowth        = 64         // Inner grows (doubling) to at most this many times its starting value
+	phase1Window          = 10         // phase 1 gives up after this many outer steps without progress
 )
 
 // Settings control Minimize. The zero value means every default.

@@ -142,9 +142,11 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitInvalid
 	}
-	if slices.Contains(list, methodStochastic) {
-		if _, ok := chooseOracle("stochastic", m, prog, false, true, sources, stderr); !ok {
-			return exitInvalid
+	for _, name := range []string{methodStochastic, methodSmooth} {
+		if slices.Contains(list, name) {
+			if _, ok := chooseOracle(name, m, prog, false, true, sources, stderr); !ok {
+				return exitInvalid
+			}
 		}
 	}
 	x0 := point.Start(m)
@@ -250,6 +252,9 @@ func (o *compareOptions) runOne(name string, w io.Writer, stderr io.Writer) ([]t
 	prob := o.newProblem()
 	rec := &compareRecorder{w: trace.NewWriter(w), m: o.model, method: name}
 	s := o.settings
+	if name == methodIQRC && s.Oracle == nil {
+		s.Oracle = solve.Switching // the paper's IQRC: Algorithm 2 as the oracle
+	}
 	s.Outer = math.MaxInt32 // the time limit ends the run, or convergence
 	s.TimeLimit = 10*o.limit + 10*time.Second
 	s.Recorder = rec

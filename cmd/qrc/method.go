@@ -17,10 +17,15 @@ const (
 	methodIQRC       = "iqrc"       // package solve
 	methodPenalty    = "penalty"    // package penalty
 	methodStochastic = "stochastic" // package solve with the stochastic oracle (qrc solve: --oracle stochastic)
+	methodSmooth     = "smooth"     // package solve with the smooth oracle (qrc solve: --oracle smooth)
+	methodBundle     = "bundle"     // package solve with the bundle oracle (qrc solve: --oracle bundle)
 )
 
 // methodNames lists the methods in the order help texts give them.
-var methodNames = []string{methodIQRC, methodPenalty, methodStochastic}
+var methodNames = []string{methodIQRC, methodPenalty, methodStochastic, methodSmooth, methodBundle}
+
+// methodOracle is the oracle a method name fixes (nil for iqrc and penalty).
+var methodOracle = map[string]solve.Oracle{methodStochastic: solve.Stochastic, methodSmooth: solve.Smooth, methodBundle: solve.Bundle}
 
 // iqrcOnlyFlags are the qrc solve flags that mean nothing to the penalty
 // method.
@@ -47,9 +52,9 @@ func checkMethod(method, oracle string, given func(string) bool) error {
 				return fmt.Errorf("--%s is a setting of --method iqrc; the penalty method does not use it", f)
 			}
 		}
-	case methodStochastic:
-		if given("oracle") && oracle != "stochastic" {
-			return fmt.Errorf("--method stochastic is IQRC with --oracle stochastic; it does not go with --oracle %s", oracle)
+	case methodStochastic, methodSmooth, methodBundle:
+		if given("oracle") && oracle != method {
+			return fmt.Errorf("--method %s is IQRC with --oracle %s; it does not go with --oracle %s", method, method, oracle)
 		}
 	}
 	return nil
@@ -73,8 +78,11 @@ func minimize(method string, prob *solve.Problem, m *check.Model, x0 []float64, 
 		}
 		prob.Sampler = nil
 		return penalty.MinimizeReport(prob, x0, penaltySettings(s))
-	case methodStochastic:
-		s.Oracle = solve.Stochastic
+	case methodStochastic, methodSmooth, methodBundle:
+		s.Oracle = methodOracle[method]
+		if s.Oracle != solve.Stochastic {
+			prob.Sampler = nil
+		}
 		res, err := solve.Minimize(prob, x0, s)
 		return res, nil, err
 	default:

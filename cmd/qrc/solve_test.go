@@ -24,7 +24,7 @@ type solveJSON struct {
 	Objective     float64  `json:"objective"`
 	Infeasibility float64  `json:"infeasibility"`
 	Stationarity  *float64 `json:"stationarity"`
-	KKTResidual   *float64 `json:"kkt_residual"`
+	NoCertificate string   `json:"no_certificate"`
 	Constraints   []struct {
 		Name       string   `json:"name"`
 		Value      float64  `json:"value"`
@@ -263,7 +263,7 @@ func TestSolveReportsFinalInner(t *testing.T) {
 			Inner      int `json:"inner"`
 			InnerStart int `json:"inner_start"`
 		} `json:"settings"`
-	}](t, false, "solve", "examples/phase.qrc", "--inner", "2", "--outer", "300")
+	}](t, false, "solve", "examples/phase.qrc", "--inner", "2", "--outer", "300", "--oracle", "switching")
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Greater(t, s.InnerDoublings, 0)
 	assert.Equal(t, 2, s.Settings.InnerStart)

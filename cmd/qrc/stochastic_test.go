@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -61,16 +62,28 @@ func TestSolveStochasticExamples(t *testing.T) {
 	}
 }
 
-// --oracle auto picks the deterministic oracle for the small examples and
-// says so; the JSON result names the oracle used.
+// --oracle auto picks the bundle oracle for a small model with a kink and
+// the smooth oracle for a differentiable one, and says why; the JSON
+// result names the oracle used. --oracle smooth refuses a model with a
+// kink, naming it.
 func TestSolveOracleAuto(t *testing.T) {
 	s, r := jsonOut[stochJSON](t, false, "solve", "examples/phase.qrc", "--outer", "2")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Equal(t, "deterministic", s.Settings.Oracle)
-	assert.Contains(t, r.stderr, "oracle deterministic (auto: the data means run over 200 rows, fewer than 50000)")
+	assert.Equal(t, "bundle", s.Settings.Oracle)
+	assert.Contains(t, r.stderr, "oracle bundle (auto: examples/phase.qrc:7:26: abs is not differentiable everywhere; the data means run over 200 rows, fewer than 50000)")
+	s, r = jsonOut[stochJSON](t, false, "solve", "examples/npc.qrc", "--outer", "1")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "smooth", s.Settings.Oracle)
+	assert.Contains(t, r.stderr, "oracle smooth (auto: every function is differentiable; the data means run over 3000 rows, fewer than 50000)")
 	r = qrc(t, "", "solve", "examples/phase.qrc", "--oracle", "sometimes")
 	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "--oracle must be auto, stochastic or deterministic")
+	assert.Contains(t, r.stderr, "--oracle must be auto, smooth, bundle, switching or stochastic")
+	r = qrc(t, "", "solve", "examples/phase.qrc", "--oracle", "smooth")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "--oracle smooth needs a differentiable model, and at examples/phase.qrc:7:26: abs is not differentiable everywhere")
+	s, r = jsonOut[stochJSON](t, false, "solve", "examples/phase.qrc", "--outer", "1", "--oracle", "deterministic")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "switching", s.Settings.Oracle, "deterministic is the old name of switching")
 }
 
 const biasedModel = `data people = csv("examples/data/fairness.csv", label = "y", drop = ["group"])
@@ -172,8 +185,8 @@ minimize log(1 + mean(i in d) abs(dot(d.X[i], x) - 0.1))
 `), 0o644))
 	s, r = jsonOut[stochJSON](t, false, "solve", biased, "--outer", "1", "--inner", "20")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stderr, "oracle deterministic (auto): the data means run over 50000 rows, but a minibatch estimate of objective is biased")
-	assert.Equal(t, "deterministic", s.Settings.Oracle)
+	assert.Contains(t, r.stderr, "(auto: "+biased+":3:23: abs is not differentiable everywhere): the data means run over 50000 rows, but a minibatch estimate of objective is biased")
+	assert.Equal(t, "bundle", s.Settings.Oracle)
 }
 
 // --method stochastic is IQRC with the stochastic oracle, and refuses
@@ -189,12 +202,20 @@ func TestSolveMethodStochastic(t *testing.T) {
 	assert.Contains(t, r.stderr, "--method stochastic is IQRC with --oracle stochastic; it does not go with --oracle deterministic")
 }
 
-// A time-limited solve returns its point without a certificate.
+// A time-limited solve ends within a second of the limit (a bare number is
+// seconds), with a certificate only if it could finish in that second, and
+// says why when not.
 func TestSolveTimeLimit(t *testing.T) {
-	s, r := solveOut(t, "examples/npc.qrc", "--time-limit", "1s", "--outer", "100000")
-	require.Equal(t, 0, r.code, r.stderr)
-	assert.Equal(t, "time_limit", s.Status)
-	assert.True(t, s.Success)
-	assert.Nil(t, s.Stationarity)
-	assert.Nil(t, s.KKTResidual)
+	for _, oracle := range []string{"switching", "smooth", "stochastic"} {
+		began := time.Now()
+		s, r := solveOut(t, "examples/npc.qrc", "--time-limit", "1", "--outer", "100000", "--eps", "1e-9", "--oracle", oracle)
+		elapsed := time.Since(began)
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.Equal(t, "time_limit", s.Status, oracle)
+		assert.True(t, s.Success)
+		assert.Less(t, elapsed, 2*time.Second+500*time.Millisecond, "%s: the limit, the grace for the certificate, and the process's start", oracle)
+		if s.Stationarity == nil {
+			assert.NotEmpty(t, s.NoCertificate, oracle)
+		}
+	}
 }
