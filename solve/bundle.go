@@ -46,6 +46,7 @@ import (
 const (
 	bundleMaxCuts  = 200  // the most cuts kept
 	bundleDualIter = 2000 // dual ascent steps per model solve at most
+	bundleStall    = 20   // trial points in a row that do not raise the bound end the oracle
 )
 
 // cut is the linear function l(y) = a + <b, y> and the function (0 for
@@ -152,12 +153,20 @@ func (s *solver) bundleSolve(xt []float64, acc accuracy) (res subResult, halt ha
 	if _, _, err := addPoint(bs.y); err != nil {
 		return res, running, err
 	}
+	lastLower, stalled := res.Lower, 0
 	for evals < acc.MaxEvals && !done() && !res.Nonconvex {
 		if h := s.halted(); h != running {
 			return res, h, nil
 		}
 		s.bundleModel(xt, mu, bs.y, &res)
 		if done() {
+			break
+		}
+		// the bound stalls when the model's dual cannot be solved more
+		// accurately (or the cuts repeat): stop rather than spin
+		if res.Lower > lastLower+1e-12*(1+math.Abs(res.Lower)) {
+			lastLower, stalled = res.Lower, 0
+		} else if stalled++; stalled >= bundleStall {
 			break
 		}
 		_, maxG, err := addPoint(bs.y)

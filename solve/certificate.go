@@ -39,7 +39,13 @@ func (s *solver) accurateStep(cur *Point) (next Point, sub subResult, doubled bo
 	for {
 		acc := accuracy{Rel: 0.1, Abs: 0.25 * s.set.Eps, MaxEvals: s.set.MaxEvals}
 		sub, halt, err = s.accurateSolve(s.set.Oracle, cur.X, acc)
-		if err != nil || halt != running {
+		if err != nil {
+			return
+		}
+		if halt != running {
+			if sub.Feasible {
+				next, err = s.evaluate(s.out, s.t)
+			}
 			return
 		}
 		if g := gOf(cur.F); g <= 0 && sub.Lower > cur.F[0]+1e-10*(1+math.Abs(cur.F[0])) {

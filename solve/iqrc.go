@@ -292,6 +292,13 @@ func (s *solver) run(x0 []float64) *Result {
 		if s.set.Oracle.accurate() && !restore {
 			var sub subResult
 			next, sub, doubled, info.halt, err = s.accurateStep(&cur)
+			if err == nil && info.halt != running && sub.Feasible && next.F != nil && next.Objective < cur.Objective {
+				// the time limit (or Stop) came during the subproblem:
+				// keep its best feasible point, which descends
+				cur = next
+				s.stats.Outer++
+				s.track(&cur)
+			}
 			if err == nil && info.halt == running {
 				// the subproblem at x_t was solved to a certified gap:
 				// that is x_t's certificate

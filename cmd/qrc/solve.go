@@ -104,12 +104,12 @@ func init() { solveCommand.run = runSolve }
 
 // solveResult is the JSON result of qrc solve (docs/cli.md).
 type solveResult struct {
-	File          string   `json:"file"`
-	Method        string   `json:"method"` // the --method given: iqrc, stochastic or penalty
-	Status        string   `json:"status"`
-	Success       bool     `json:"success"`
-	Objective     float64  `json:"objective"`
-	Infeasibility float64  `json:"infeasibility"`
+	File          string  `json:"file"`
+	Method        string  `json:"method"` // the --method given: iqrc, stochastic or penalty
+	Status        string  `json:"status"`
+	Success       bool    `json:"success"`
+	Objective     float64 `json:"objective"`
+	Infeasibility float64 `json:"infeasibility"`
 	// Stationarity bounds the KKT residual at x_hat: (1 + sum of the
 	// multipliers) rho_hat (||x - x_hat|| + its bound); null without a
 	// certificate, and NoCertificate says why.
@@ -126,20 +126,20 @@ type solveResult struct {
 	CertificateOracle string            `json:"certificate_oracle,omitempty"`
 	CertificateEvals  int               `json:"certificate_evals"`
 	Stationary        bool              `json:"stationary"` // stationarity <= eps and feasible
-	Constraints      []solveConstraint `json:"constraints"`
-	Variables        point.Variables   `json:"variables"`
-	Best             *solvePoint       `json:"best"`
-	MostFeasible     *solvePoint       `json:"most_feasible"`
-	Violated         []string          `json:"violated,omitempty"`
-	Error            string            `json:"error,omitempty"`
-	OuterIterations  int               `json:"outer_iterations"`
-	InnerIterations  int               `json:"inner_iterations"`
-	Phase1Outer      int               `json:"phase1_outer_iterations"`
-	RhoDoublings     int               `json:"rho_doublings"`
-	InnerDoublings   int               `json:"inner_doublings"` // Inner doubled because the iterates stalled short of stationarity
-	Seconds          float64           `json:"seconds"`
-	Settings         solveSettings     `json:"settings"`
-	Penalty          *penaltyJSON      `json:"penalty,omitempty"` // the penalty method's parameters and final state
+	Constraints       []solveConstraint `json:"constraints"`
+	Variables         point.Variables   `json:"variables"`
+	Best              *solvePoint       `json:"best"`
+	MostFeasible      *solvePoint       `json:"most_feasible"`
+	Violated          []string          `json:"violated,omitempty"`
+	Error             string            `json:"error,omitempty"`
+	OuterIterations   int               `json:"outer_iterations"`
+	InnerIterations   int               `json:"inner_iterations"`
+	Phase1Outer       int               `json:"phase1_outer_iterations"`
+	RhoDoublings      int               `json:"rho_doublings"`
+	InnerDoublings    int               `json:"inner_doublings"` // Inner doubled because the iterates stalled short of stationarity
+	Seconds           float64           `json:"seconds"`
+	Settings          solveSettings     `json:"settings"`
+	Penalty           *penaltyJSON      `json:"penalty,omitempty"` // the penalty method's parameters and final state
 	// Polish counts the rounds of Algorithm 2 on all rows that made the
 	// stochastic oracle's last point feasible.
 	Polish int `json:"polish_rounds"`
