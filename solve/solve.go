@@ -4,12 +4,17 @@
 //	minimize f0(x)  subject to  fi(x) <= 0 (i = 1..m),  x in X,
 //
 // by IQRC, the inexact quadratically regularized constrained method of Ma,
-// Lin & Yang (ICML 2020, Algorithm 1), with the switching subgradient method
-// (their Algorithm 2) as the oracle for the strongly convex subproblems, a
-// phase 1 that first finds a feasible point (their Remark 1), a safeguard
-// that doubles the regularization RhoHat when a subproblem turns out not to
-// be convex, and a certificate of near stationarity (their Definition 2 and
-// the KKT conditions (8)) at the returned point.
+// Lin & Yang (ICML 2020, Algorithm 1). The strongly convex subproblems are
+// solved by an Oracle: by default an accurate one that certifies its gap
+// (Smooth, an augmented Lagrangian method, for differentiable problems;
+// Bundle, a cutting-plane method, otherwise), or the paper's switching
+// subgradient method (Algorithm 2) or stochastic method (Algorithm 3). A
+// phase 1 first finds a feasible point (their Remark 1), RhoHat follows
+// the model (doubled on evidence that a subproblem is not convex, halved
+// while steps contract slowly), and the returned point comes with a
+// certificate of near stationarity: a bound on the KKT residual at x_hat,
+// the solution of the subproblem at that point (their Definition 2 and
+// the KKT conditions (8)).
 //
 // The package works on plain Go functions: a Problem gives the values of
 // f0..fm at a point, a subgradient of any nonnegative combination of them,

@@ -236,11 +236,13 @@ type CostReporter interface {
 //     from that point to x_s.
 //
 // A round of step 2 costs Inner evaluations on every row, which is why it
-// is skipped on large data. Polish runs past the time limit (Stop still
-// interrupts it). Stats.Polish counts the rounds of step 2. When neither
+// is skipped on large data. Polish may run GraceTime past the time limit
+// (Stop interrupts it); what it has not done by then is left out. Stats.Polish counts the rounds of step 2. When neither
 // step finds a feasible point, x_s is returned and finish falls back on
 // Best.
 func (s *solver) polish(pt Point) (Point, error) {
+	s.grace = true // at most GraceTime past the time limit
+	defer func() { s.grace = false }()
 	s.exactMode()
 	defer s.monitorMode()
 	xs, err := s.evaluate(pt.X, pt.T)
@@ -293,9 +295,7 @@ func (s *solver) deterministicPolish(xs Point) (Point, error) {
 	cur := xs
 	phase1 := false
 	for round := 0; round < maxPolish && cur.Infeasibility > s.set.Eps; round++ {
-		s.grace = true
 		info, err := s.oracle(cur.X, s.set.Inner, phase1, false)
-		s.grace = false
 		if err != nil {
 			return cur, err
 		}
@@ -331,6 +331,9 @@ func (s *solver) bisect(a, xs Point) (Point, error) {
 	lo, hi := 0.0, 1.0 // x(lo) is feasible, x(hi) = xs is not
 	x := make([]float64, s.n)
 	for range bisections {
+		if s.halted() != running {
+			break // the time limit (with its grace) or Stop
+		}
 		tau := (lo + hi) / 2
 		for j := range x {
 			x[j] = a.X[j] + tau*(xs.X[j]-a.X[j])

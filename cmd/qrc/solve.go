@@ -42,14 +42,17 @@ var solveCommand = &command{
 
 Solve checks and compiles a model and minimises its objective subject to its
 constraints with IQRC (Ma, Lin & Yang 2020): an outer proximal-point loop
-whose strongly convex subproblems are solved by the switching subgradient
-method on all rows, or by Yu et al.'s stochastic method on minibatches of the
-data means (--oracle). When the starting point is infeasible, a phase 1 first
-minimises the largest constraint violation. The result reports the status,
-objective, infeasibility, a stationarity certificate (the distance to the
-exact proximal point and a KKT residual), every constraint with its slack and
-multiplier, and the variables, every value computed on all rows. See
-docs/solver.md for the methods and docs/cli.md for the JSON result.
+whose strongly convex subproblems are solved by an oracle (--oracle): to a
+certified gap by an augmented Lagrangian method (smooth models) or a bundle
+method (models with kinks), or by the paper's switching subgradient method,
+or by Yu et al.'s stochastic method on minibatches of the data means. When
+the starting point is infeasible, a phase 1 first minimises the largest
+constraint violation. The result reports the status, objective,
+infeasibility, a stationarity certificate (a bound on the KKT residual at
+x_hat, the solution of the subproblem at the returned point, and the
+distance to it), every constraint with its slack and multiplier, and the
+variables, every value computed on all rows. See docs/solver.md for the
+methods and docs/cli.md for the JSON result.
 
 While it runs, a progress table goes to standard error (a live line on a
 terminal; nothing with --quiet). Ctrl-C stops the solve after the current
@@ -65,29 +68,34 @@ Flags:
                      trust-region method of Cartis, Gould & Toint (2011),
                      the paper's baseline (docs/penalty.md); it uses --eps,
                      --outer (its iteration limit), --time-limit, --start
-  --rho-hat R        the proximal parameter (default 1, the paper's); it is
-                     doubled automatically when a subproblem turns out not
-                     to be convex
+  --rho-hat R        the proximal parameter's start (default 1, the paper's);
+                     it is doubled when a subproblem turns out not to be
+                     convex, and halved while the steps contract slowly
   --rho R            the weak-convexity modulus, < rho-hat (default rho-hat/2)
   --eps E            target accuracy: feasibility and stationarity (default 1e-3)
-  --inner K          inner iterations per outer step (default 1000)
+  --inner K          switching and stochastic oracles: inner iterations per
+                     outer step (default 1000)
   --outer T          most outer iterations (default 100)
-  --oracle O         the subproblem solver: deterministic (Algorithm 2, the
-                     switching subgradient method on all rows), stochastic
-                     (Algorithm 3, Yu et al.'s method with virtual queues, on
-                     minibatches of the data means), or auto (the default):
-                     stochastic when the data means run over at least 50000
-                     rows in all and can be estimated without bias
+  --oracle O         the subproblem solver: smooth (augmented Lagrangian,
+                     certified gap; differentiable models), bundle (cutting
+                     planes, certified gap; any model), switching (Algorithm
+                     2, the switching subgradient method on all rows; also
+                     called deterministic), stochastic (Algorithm 3, Yu et
+                     al.'s method with virtual queues, on minibatches of the
+                     data means), or auto (the default): stochastic when the
+                     data means run over at least 50000 rows in all and can
+                     be estimated without bias, else smooth for a
+                     differentiable model and bundle for one with a kink
   --batch B          rows drawn from each set of rows a data mean runs over,
                      per stochastic step (default 64)
   --allow-biased     let the stochastic oracle sample means that sit inside a
                      nonlinearity (qrc check lists them); their estimates
                      are biased
   --v V, --alpha A   Algorithm 3's V and alpha (default sqrt(inner), inner)
-  --time-limit D     stop the iterations after this long, e.g. 30s, 2m
-                     (default none); a time_limit result has no
-                     certificate; the stochastic oracle's polish runs after
-                     the limit
+  --time-limit D     stop after this long: seconds (10, 0.5) or a duration
+                     (30s, 2m); default none. The certificate and the
+                     stochastic oracle's polish get at most 0.5 s more;
+                     when the certificate cannot finish, the result says so
   --pick last|random return the last outer iterate (default) or x_R with R
                      uniform, as in Algorithm 1
   --seed S           the seed for --pick random and the minibatches (default 1)
@@ -173,7 +181,7 @@ type solveSettings struct {
 	TimeLimitSeconds float64 `json:"time_limit_seconds"`
 	Pick             string  `json:"pick"`
 	Seed             uint64  `json:"seed"`
-	Oracle           string  `json:"oracle"`          // deterministic or stochastic: the one used
+	Oracle           string  `json:"oracle"`          // smooth, bundle, switching or stochastic: the one used
 	Batch            int     `json:"batch,omitempty"` // stochastic: rows per draw from each row set
 	V                float64 `json:"v,omitempty"`     // stochastic: Algorithm 3's V
 	Alpha            float64 `json:"alpha,omitempty"` // stochastic: Algorithm 3's alpha
