@@ -140,7 +140,7 @@ func (c *compiler) emit(in *inst) *reg {
 		if in.op == opReduce {
 			in.scratch = make([]float64, in.in[0].esize)
 		}
-		in.forward(nil)
+		in.forward(nil, nil, nil)
 		o.konst = true
 		o.aux = nil
 	} else {
