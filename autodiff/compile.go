@@ -348,7 +348,7 @@ func (c *compiler) arith(e *check.Arith, sc *scope) *reg {
 }
 
 func (c *compiler) unary(f *stdlib.Func, params []float64, x *reg, src ast.Node) *reg {
-	return c.emit(&inst{op: opUnary, fn: f, params: params, out: c.newReg(x.axes, x.elem, src), in: []*reg{x}, src: src})
+	return c.emit(&inst{op: opUnary, fn: f, params: params, kern: kernels[f.Name], out: c.newReg(x.axes, x.elem, src), in: []*reg{x}, src: src})
 }
 
 func (c *compiler) call(e *check.Call, sc *scope) *reg {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/qrc-lang/qrc/ast"
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/internal/vmath"
 	"github.com/qrc-lang/qrc/stdlib"
 )
 
@@ -62,6 +63,7 @@ type inst struct {
 	mode    int    // opDot
 	scratch []float64
 	src     ast.Node
+	kern    func(z, v, d []float64) // opUnary: the fused loop of fn, or nil
 
 	// how the instruction runs in blocks of rows (set by Program.link)
 	k        int       // its index in Program.insts
@@ -104,6 +106,10 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 		a := in.in[0]
 		n := bk.size(o)
 		av, ov, dv := bk.view(a, a.val)[:n], bk.view(o, o.val)[:n], bk.view(o, o.aux)[:n]
+		if in.kern != nil {
+			in.kern(av, ov, dv)
+			return
+		}
 		vd, p := in.fn.ValueDeriv, in.params
 		for k, z := range av {
 			ov[k], dv[k] = vd(z, p)
@@ -131,6 +137,14 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 	case opAxis:
 		in.axisForward(bk, part)
 	}
+}
+
+// kernels are the fused loops (value and derivative from one exponential,
+// package vmath) of the elementwise functions that have one.
+var kernels = map[string]func(z, v, d []float64){
+	"exp":      vmath.ExpDeriv,
+	"sigmoid":  vmath.SigmoidDeriv,
+	"logistic": vmath.LogisticDeriv,
 }
 
 func b2f(b bool) float64 {

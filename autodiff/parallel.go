@@ -426,8 +426,14 @@ type job struct {
 	x    []float64
 	n    int64
 	next atomic.Int64
-	busy atomic.Int64 // the helpers that have not finished
+	// state is the dispatch's generation (high 32 bits), whether the caller
+	// has closed it to helpers that have not yet joined, and the helpers
+	// working on it (the low bits)
+	state atomic.Uint64
+	gen   uint32
 }
+
+const closed = 1 << 31
 
 func (j *job) work() {
 	for {
@@ -439,48 +445,77 @@ func (j *job) work() {
 	}
 }
 
+// A ticket asks a worker to help with dispatch gen of job j.
+type ticket struct {
+	j   *job
+	gen uint32
+}
+
 // The worker pool, shared by every program, grows to GOMAXPROCS-1 workers
-// the first time that many are wanted; they live as long as the program.
+// the first time that many are wanted; they live as long as the process.
 var pool struct {
 	mu      sync.Mutex
 	started int
-	jobs    chan *job
+	tickets chan ticket
 }
 
 // maxHelpers bounds the pool.
 const maxHelpers = 63
 
 // dispatch runs the job's n items on the caller and up to GOMAXPROCS-1
-// workers and returns when all are done.
+// workers and returns when all are done. Workers that have not joined by
+// the time the caller has run out of items are not waited for (on a busy
+// machine they may not get a core for a while): they find the dispatch
+// closed and skip it.
 func dispatch(j *job, n int) {
 	helpers := min(runtime.GOMAXPROCS(0), n, maxHelpers+1) - 1
-	if helpers > 0 {
-		pool.mu.Lock()
-		if pool.jobs == nil {
-			pool.jobs = make(chan *job, maxHelpers)
-		}
-		for pool.started < helpers {
-			pool.started++
-			go worker(pool.jobs)
-		}
-		pool.mu.Unlock()
-		j.busy.Store(int64(helpers))
-		for range helpers {
-			pool.jobs <- j
+	if helpers <= 0 {
+		j.work()
+		return
+	}
+	pool.mu.Lock()
+	if pool.tickets == nil {
+		pool.tickets = make(chan ticket, maxHelpers)
+	}
+	for pool.started < helpers {
+		pool.started++
+		go worker(pool.tickets)
+	}
+	pool.mu.Unlock()
+	j.gen++
+	j.state.Store(uint64(j.gen) << 32)
+	for range helpers {
+		select {
+		case pool.tickets <- ticket{j, j.gen}:
+		default: // the workers are behind; do with fewer
 		}
 	}
 	j.work()
-	// The helpers are finishing their last block (or taking the job to
-	// find none left). Yielding rather than blocking on a WaitGroup keeps
-	// the runtime from allocating the waiter's record now and then.
-	for j.busy.Load() > 0 {
+	for {
+		s := j.state.Load()
+		if j.state.CompareAndSwap(s, s|closed) {
+			break
+		}
+	}
+	// the helpers that joined are finishing their last block
+	for j.state.Load()&(closed-1) != 0 {
 		runtime.Gosched()
 	}
 }
 
-func worker(jobs <-chan *job) {
-	for j := range jobs {
-		j.work()
-		j.busy.Add(-1)
+func worker(tickets <-chan ticket) {
+	for t := range tickets {
+		j := t.j
+		for {
+			s := j.state.Load()
+			if uint32(s>>32) != t.gen || s&closed != 0 {
+				break
+			}
+			if j.state.CompareAndSwap(s, s+1) {
+				j.work()
+				j.state.Add(^uint64(0)) // leave
+				break
+			}
+		}
 	}
 }
