@@ -2,6 +2,7 @@ package autodiff
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -564,4 +565,32 @@ func TestSharing(t *testing.T) {
 		}
 	}
 	require.True(t, found)
+}
+
+// TestFairAgainstKernel compares the fairness model on adult.csv, values
+// and every subgradient, with the hand-written kernel npcref.Fair.
+func TestFairAgainstKernel(t *testing.T) {
+	m, p, err := compileSource(t, fmt.Sprintf(fairAdult, adult(t)), nil)
+	require.NoError(t, err)
+	set := m.Data[0].Set
+	h, err := npcref.NewFair(set, set.Columns["male"], 1, 0.8)
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(5, 6))
+	nf := len(p.Functions())
+	vals := make([]float64, nf)
+	g := make([]float64, p.NumVars())
+	for range 2 {
+		x := randomPoint(m, rng)
+		require.NoError(t, p.Eval(x, vals))
+		h.Eval(x)
+		for f := range nf {
+			require.InDelta(t, h.Vals[f], vals[f], 1e-12, "function %d", f)
+			w := make([]float64, nf)
+			w[f] = 1
+			require.NoError(t, p.Gradient(w, g))
+			for j := range g {
+				require.InDelta(t, h.Grads[f][j], g[j], 1e-12, "function %d, element %d", f, j)
+			}
+		}
+	}
 }
