@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -591,6 +592,65 @@ func TestFairAgainstKernel(t *testing.T) {
 			for j := range g {
 				require.InDelta(t, h.Grads[f][j], g[j], 1e-12, "function %d, element %d", f, j)
 			}
+		}
+	}
+}
+
+// TestSumDot compiles npc.qrc with its dot product written as a sum over
+// features: the same values and subgradients as dot(...) (to rounding), and
+// no elementwise product over rows x classes x features is formed.
+func TestSumDot(t *testing.T) {
+	src, err := os.ReadFile("../examples/npc.qrc")
+	require.NoError(t, err)
+	text := strings.Replace(string(src), "dot(W[k] - W[l], train.X[i])", "sum(j in 1..train.d) (W[k,j] - W[l,j]) * train.X[i,j]", 1)
+	require.NotEqual(t, string(src), text)
+	digits, err := filepath.Abs("../examples/data/digits.svm")
+	require.NoError(t, err)
+	text = strings.Replace(text, `"data/digits.svm"`, strconv.Quote(digits), 1)
+	_, q, err := compileSource(t, text, nil)
+	require.NoError(t, err)
+	for _, in := range q.insts {
+		require.NotEqual(t, opMul, in.op, "an elementwise product is left")
+	}
+	m, p := load(t, "../examples/npc.qrc", check.Options{})
+	x := randomPoint(m, rand.New(rand.NewPCG(13, 14)))
+	want, got := evalAll(t, p, x), evalAll(t, q, x)
+	for i := range want {
+		require.InDeltaSlice(t, want[i], got[i], 1e-12, "result %d", i)
+	}
+}
+
+// TestSumDotViews checks sums over features whose factors both depend on
+// the variables, on rows and not, against finite differences, on 1 and 2
+// cores (the rows span several blocks).
+func TestSumDotViews(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(15, 16))
+	csv := "a,b,c,y\n"
+	for i := range 700 {
+		csv += formatRow([]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}, float64(i%2))
+	}
+	src := `data s = csv("d.csv", label = "y")
+var x[3] in box(-2, 2)
+var v[3] in box(-2, 2)
+minimize mean(i in s) sigmoid(sum(j in 1..3) x[j] * (s.X[i,j] * v[j]))
+subject to
+    c: mean(i in s) sum(j in 1..3) (x[j] - v[j]) * s.X[i,j] <= 1
+`
+	m, p, err := compileSource(t, src, map[string]string{"d.csv": csv})
+	require.NoError(t, err)
+	views := 0
+	for _, in := range p.insts {
+		if in.op == opView {
+			views++
+		}
+	}
+	require.Equal(t, 3, views, "x, x*v over rows and x-v read as vectors")
+	for _, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		x := randomPoint(m, rng)
+		if err := fdCheck(t, p, x); err > 1e-6 {
+			t.Errorf("GOMAXPROCS=%d: worst relative error %.3g > 1e-6", procs, err)
 		}
 	}
 }

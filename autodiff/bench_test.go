@@ -162,3 +162,24 @@ func BenchmarkFairAdult(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkScale measures a full evaluation of examples/npc.qrc against the
+// number of rows (10^3 .. 10^6, 16 features) and of features (16 .. 256,
+// 10^4 rows) on synthetic data, with the reference kernel beside it. The
+// files are written once to the temporary directory (the 10^6-row one is
+// 150 MB).
+func BenchmarkScale(b *testing.B) {
+	type size struct{ n, d int }
+	var sizes []size
+	for _, n := range []int{1_000, 10_000, 100_000, 1_000_000} {
+		sizes = append(sizes, size{n, 16})
+	}
+	for _, d := range []int{64, 256} {
+		sizes = append(sizes, size{10_000, d})
+	}
+	for _, s := range sizes {
+		b.Run(fmt.Sprintf("rows=%d/d=%d", s.n, s.d), func(b *testing.B) {
+			benchNPC(b, check.Options{Data: []check.Assign{{Name: "train", Value: syntheticSVM(b, s.n, s.d, 10)}}})
+		})
+	}
+}

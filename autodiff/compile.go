@@ -576,6 +576,11 @@ func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
 			return nil
 		}
 	}
+	if e.Op == "sum" && mask == nil && len(own) == 1 {
+		if r := c.sumDot(e, own[0], inner); r != nil {
+			return r
+		}
+	}
 	body := c.expr(e.Body, inner)
 	if body == nil {
 		return nil
@@ -633,6 +638,37 @@ func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
 		a.means = append(a.means, src.Pos())
 	}
 	return r
+}
+
+// sumDot compiles sum(j in ...) a * b, where both factors vary with j as
+// their innermost axis, as dot(a, b): each factor's last axis read as its
+// element (a view, no copy), so the product over rows is a BLAS product
+// and no rows x j intermediate is formed. It returns nil for any other sum.
+func (c *compiler) sumDot(e *check.Compr, j *axis, sc *scope) *reg {
+	ar, ok := e.Body.(*check.Arith)
+	if !ok || ar.Op != "*" || !ar.X.Shape().IsScalar() || !ar.Y.Shape().IsScalar() {
+		return nil
+	}
+	x, y := c.expr(ar.X, sc), c.expr(ar.Y, sc)
+	inner := func(r *reg) bool {
+		return r != nil && len(r.elem) == 0 && len(r.axes) > 0 && r.axes[len(r.axes)-1] == j
+	}
+	if !inner(x) || !inner(y) {
+		return nil
+	}
+	src := e.Src()
+	return c.dot(c.view(x, src), c.view(y, src), src)
+}
+
+// view returns r, whose last axis is the innermost, with that axis read as
+// its element: the same numbers in the same order.
+func (c *compiler) view(r *reg, src ast.Node) *reg {
+	axes := slices.Clone(r.axes[:len(r.axes)-1])
+	elem := check.Shape{r.axes[len(r.axes)-1].n}
+	if r.konst {
+		return c.konst(axes, elem, r.val, src)
+	}
+	return c.emit(&inst{op: opView, out: c.newReg(axes, elem, src), in: []*reg{r}, src: src})
 }
 
 // expand broadcasts a constant register to the given axes.

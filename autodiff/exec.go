@@ -35,9 +35,10 @@ const (
 	opGather               // out = a[idx1, idx2] with index registers
 	opAxis                 // out = sum/mean/max/min of a over axis ax (optionally masked)
 	opExpand               // out = a broadcast to out's axes
+	opView                 // out = a with its last axis read as its element (shares a's storage)
 )
 
-var opNames = [...]string{"var", "-", "+", "-", "*", "/", "max", "min", "call", "^", "compare", "and", "or", "not", "reduce", "dot", "index", "comprehension", "expand"}
+var opNames = [...]string{"var", "-", "+", "-", "*", "/", "max", "min", "call", "^", "compare", "and", "or", "not", "reduce", "dot", "index", "comprehension", "expand", "view"}
 
 // dot modes, fixed at compile time from the operands' axes.
 const (

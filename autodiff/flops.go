@@ -26,7 +26,7 @@ func (in *inst) flops(back bool) float64 {
 	o := in.out
 	out := float64(o.size())
 	switch in.op {
-	case opVar, opGather, opExpand:
+	case opVar, opGather, opExpand, opView:
 		return 0
 	case opDot:
 		a, b := in.in[0], in.in[1]

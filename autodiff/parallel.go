@@ -54,6 +54,8 @@ func (in *inst) blocked() {
 	o := in.out
 	switch in.op {
 	case opVar, opGather:
+	case opView:
+		in.fwdAx, in.bwdAx = rowAxis(o), rowAxis(o)
 	case opAxis:
 		ra := rowAxis(in.in[0])
 		if ra == nil {
@@ -327,7 +329,7 @@ func (p *Program) run(ph *phase, fwd bool, x []float64) {
 				if in.bwdPart {
 					in.combineBackward()
 				}
-				if o := in.out; !p.keep && rowAxis(o) != sg.ax {
+				if o := in.out; !p.keep && in.op != opView && rowAxis(o) != sg.ax {
 					clear(o.adj[:o.size()])
 				}
 			}
@@ -374,8 +376,9 @@ func (p *Program) back(in *inst, bk *blk, b int) {
 		}
 		in.backward(bk, part)
 	}
-	// an output without the block's axis is cleared after every block
-	if !p.keep && (bk == nil || rowAxis(o) == bk.ax) {
+	// an output without the block's axis is cleared after every block; a
+	// view's adjoint is its operand's, cleared with it
+	if !p.keep && in.op != opView && (bk == nil || rowAxis(o) == bk.ax) {
 		clear(bk.view(o, o.adj)[:bk.size(o)])
 	}
 }

@@ -150,6 +150,9 @@ func (p *Program) link(c *compiler) {
 	size := 0
 	for _, in := range p.insts {
 		n := in.out.fullBatch() * in.out.esize
+		if in.op == opView {
+			continue // it shares its operand's storage
+		}
 		size += 2 * n
 		if in.needsAux() {
 			size += n
@@ -176,6 +179,10 @@ func (p *Program) link(c *compiler) {
 	for _, in := range p.insts {
 		o := in.out
 		n := o.fullBatch() * o.esize
+		if in.op == opView {
+			o.val, o.adj = in.in[0].val, in.in[0].adj
+			continue
+		}
 		o.val, o.adj = take(n), take(n)
 		if in.needsAux() {
 			o.aux = take(n)

@@ -34,7 +34,7 @@ type Fair struct {
 	z       []float64    // the margins
 	adj     []float64    // 3 x N: d f / d z per row
 	sums    [][3]float64 // per tile of rows: the partial sums of the three means
-	g       []float64    // 3 x D, the gradients' storage
+	g, gt   []float64    // 3 x D, the gradients' storage, and D x 3 for G^T
 	next    atomic.Int64
 }
 
@@ -47,7 +47,7 @@ func NewFair(set *data.Set, group []float64, beta, r float64) (*Fair, error) {
 	}
 	h := &Fair{D: d, N: n, Beta: beta, R: r, Xt: make([]float64, d*n), Y: make([]float64, n),
 		z: make([]float64, n), adj: make([]float64, 3*n), sums: make([][3]float64, (n+tile-1)/tile)}
-	h.g = make([]float64, 3*d)
+	h.g, h.gt = make([]float64, 3*d), make([]float64, 3*d)
 	for f := range h.Grads {
 		h.Grads[f] = h.g[f*d : (f+1)*d]
 	}
@@ -180,11 +180,17 @@ func (h *Fair) rows(x []float64) {
 // grads computes columns lo..hi-1 of the three gradients.
 func (h *Fair) grads(lo, hi int) {
 	n := h.N
+	// G^T (D x 3) = Xt A^T streams the data once; tiles keep gonum serial
 	A := blas64.General{Rows: 3, Cols: n, Stride: n, Data: h.adj}
-	for j := lo; j < hi; j += tile { // tiles keep gonum serial
+	for j := lo; j < hi; j += tile {
 		e := min(j+tile, hi)
 		X := blas64.General{Rows: e - j, Cols: n, Stride: n, Data: h.Xt[j*n:]}
-		G := blas64.General{Rows: 3, Cols: e - j, Stride: h.D, Data: h.g[j:]}
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, A, X, 0, G)
+		GT := blas64.General{Rows: e - j, Cols: 3, Stride: 3, Data: h.gt[3*j : 3*e]}
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1, X, A, 0, GT)
+		for jj := j; jj < e; jj++ {
+			for f := range 3 {
+				h.g[f*h.D+jj] = h.gt[3*jj+f]
+			}
+		}
 	}
 }

@@ -170,13 +170,20 @@ func (h *Kernel) class(w []float64, k int, s []float64) {
 		}
 	}
 	h.Vals[k] = sum / m
-	// the gradient as one GEMM, G (K x D) = A (K x m) Xt[:, lo:hi]^T, cut
-	// into column tiles only to keep gonum serial
+	// the gradient as one GEMM, G^T (D x K) = Xt[:, lo:hi] A^T (A is K x m),
+	// which streams the class's data once; cut into tiles of features only
+	// to keep gonum serial
 	A := blas64.General{Rows: K, Cols: hi - lo, Stride: n, Data: h.adj[lo:]}
+	g := h.Grads[k]
 	for j := 0; j < d; j += tile {
 		e := min(j+tile, d)
 		X := blas64.General{Rows: e - j, Cols: hi - lo, Stride: n, Data: h.Xt[j*n+lo:]}
-		G := blas64.General{Rows: K, Cols: e - j, Stride: d, Data: h.Grads[k][j:]}
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, A, X, 0, G)
+		GT := blas64.General{Rows: e - j, Cols: K, Stride: K, Data: s[:(e-j)*K]}
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1, X, A, 0, GT)
+		for jj := j; jj < e; jj++ {
+			for l, v := range s[(jj-j)*K : (jj-j+1)*K] {
+				g[l*d+jj] = v
+			}
+		}
 	}
 }
