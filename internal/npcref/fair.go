@@ -2,7 +2,6 @@ package npcref
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -32,6 +31,8 @@ type Fair struct {
 	Vals    [3]float64   // f0, f1, f2 after Eval
 	Grads   [3][]float64 // their gradients, after Eval
 	z       []float64    // the margins
+	sp, sm  []float64    // sigma(z), sigma(-z)
+	d       []float64    // sigma'(z)
 	adj     []float64    // 3 x N: d f / d z per row
 	sums    [][3]float64 // per tile of rows: the partial sums of the three means
 	g, gt   []float64    // 3 x D, the gradients' storage, and D x 3 for G^T
@@ -46,7 +47,7 @@ func NewFair(set *data.Set, group []float64, beta, r float64) (*Fair, error) {
 		return nil, fmt.Errorf("npcref: %d group entries for %d rows", len(group), n)
 	}
 	h := &Fair{D: d, N: n, Beta: beta, R: r, Xt: make([]float64, d*n), Y: make([]float64, n),
-		z: make([]float64, n), adj: make([]float64, 3*n), sums: make([][3]float64, (n+tile-1)/tile)}
+		z: make([]float64, n), sp: make([]float64, n), sm: make([]float64, n), d: make([]float64, n), adj: make([]float64, 3*n), sums: make([][3]float64, (n+tile-1)/tile)}
 	h.g, h.gt = make([]float64, 3*d), make([]float64, 3*d)
 	for f := range h.Grads {
 		h.Grads[f] = h.g[f*d : (f+1)*d]
@@ -145,15 +146,11 @@ func (h *Fair) rows(x []float64) {
 		X := blas64.General{Rows: h.D, Cols: hi - lo, Stride: n, Data: h.Xt[lo:]}
 		blas64.Gemv(blas.Trans, 1, X, blas64.Vector{N: h.D, Inc: 1, Data: x}, 0, blas64.Vector{N: hi - lo, Inc: 1, Data: h.z[lo:hi]})
 		var s [3]float64
+		// sigma(z), sigma(-z) and the derivative, from one exponential
+		spt, smt, dt := h.sp[lo:hi], h.sm[lo:hi], h.d[lo:hi]
+		vmath.SigmoidTerms(h.z[lo:hi], spt, smt, dt)
 		for i := lo; i < hi; i++ {
-			z := h.z[i]
-			e := vmath.Exp(-math.Abs(z))
-			q := 1 / (1 + e)
-			d := e * q * q
-			sp, sm := q, e*q // sigma(z), sigma(-z)
-			if z < 0 {
-				sp, sm = sm, sp
-			}
+			sp, sm, d := spt[i-lo], smt[i-lo], dt[i-lo]
 			// phi(y z) = sigma(-y z)
 			if h.Y[i] > 0 {
 				s[0] += sm

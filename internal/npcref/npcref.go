@@ -17,7 +17,6 @@
 package npcref
 
 import (
-	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -41,7 +40,7 @@ type Kernel struct {
 	Vals  []float64   // loss(k), k = 1..K, after Eval
 	Grads [][]float64 // d loss(k) / d W, K x D row-major, after Eval
 	adj   []float64   // K x N: column i holds d loss(k) / d scores of row i
-	s     [][]float64 // per worker: the scores of one tile, K x tile
+	s     [][]float64 // per worker: the scores of one tile, K x tile, and two tiles of scratch
 	next  atomic.Int64
 }
 
@@ -82,7 +81,7 @@ func NewSized(K, d int, sizes []int) *Kernel {
 	h.Xt = make([]float64, d*n)
 	h.adj = make([]float64, K*n)
 	for range runtime.GOMAXPROCS(0) {
-		h.s = append(h.s, make([]float64, K*tile))
+		h.s = append(h.s, make([]float64, (K+2)*tile))
 	}
 	return h
 }
@@ -137,6 +136,8 @@ func (h *Kernel) class(w []float64, k int, s []float64) {
 	W := blas64.General{Rows: K, Cols: d, Stride: d, Data: w}
 	lo, hi := h.Off[k], h.Off[k+1]
 	m := float64(hi - lo)
+	inv := 1 / m
+	buf := s[K*tile:]
 	sum := 0.0
 	for t := lo; t < hi; t += tile {
 		c := min(tile, hi-t)
@@ -153,17 +154,16 @@ func (h *Kernel) class(w []float64, k int, s []float64) {
 			}
 			sl := s[l*c : (l+1)*c]
 			al := h.adj[l*n+t : l*n+t+c]
-			// phi((W[k]-W[l]).x) = sigmoid(s_l - s_k), fused with its
-			// derivative from one exponential
-			for i := range sl {
-				z := sl[i] - sk[i]
-				e := vmath.Exp(-math.Abs(z))
-				q := 1 / (1 + e)
-				dv := e * q * q / m
-				if z < 0 {
-					q *= e
-				}
-				sum += q
+			// phi((W[k]-W[l]).x) = sigmoid(s_l - s_k), with its derivative
+			// from one exponential
+			z, v := buf[:c], buf[tile:tile+c]
+			for i := range z {
+				z[i] = sl[i] - sk[i]
+			}
+			vmath.SigmoidDeriv(z, v, al)
+			for i, dv := range al {
+				sum += v[i]
+				dv *= inv
 				al[i] = dv
 				ak[i] -= dv
 			}

@@ -53,13 +53,55 @@ func Exp(x float64) float64 {
 func SigmoidDeriv(z, s, d []float64) {
 	s, d = s[:len(z)], d[:len(z)]
 	for i, v := range z {
-		e := Exp(-math.Abs(v))
+		// Exp(-|v|), written out here: the compiler does not inline Exp
+		x := -math.Abs(v)
+		var e float64
+		if x > expLo {
+			kf := x*invLn2 + shifter
+			k := int64(math.Float64bits(kf))
+			kf -= shifter
+			r := x - kf*ln2Hi - kf*ln2Lo
+			p := r * (1 + r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
+			t := tab[k&(tabN-1)]
+			e = math.Float64frombits(math.Float64bits(t+t*p) + uint64(k>>tabBits)<<52)
+		} else {
+			e = math.Exp(x)
+		}
 		q := 1 / (1 + e)
 		d[i] = e * q * q
 		if v < 0 {
 			q *= e
 		}
 		s[i] = q
+	}
+}
+
+// SigmoidTerms sets sp[i] = 1/(1+e^-z[i]), sm[i] = 1/(1+e^z[i]) and
+// d[i] = sp[i] sm[i], the sigmoid at z and at -z and its derivative, from
+// one exponential e^-|z| (len(sp), len(sm), len(d) >= len(z)).
+func SigmoidTerms(z, sp, sm, d []float64) {
+	sp, sm, d = sp[:len(z)], sm[:len(z)], d[:len(z)]
+	for i, v := range z {
+		x := -math.Abs(v) // Exp(x), written out as in SigmoidDeriv
+		var e float64
+		if x > expLo {
+			kf := x*invLn2 + shifter
+			k := int64(math.Float64bits(kf))
+			kf -= shifter
+			r := x - kf*ln2Hi - kf*ln2Lo
+			p := r * (1 + r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
+			t := tab[k&(tabN-1)]
+			e = math.Float64frombits(math.Float64bits(t+t*p) + uint64(k>>tabBits)<<52)
+		} else {
+			e = math.Exp(x)
+		}
+		q := 1 / (1 + e)
+		d[i] = e * q * q
+		if v < 0 {
+			sp[i], sm[i] = q*e, q
+		} else {
+			sp[i], sm[i] = q, q*e
+		}
 	}
 }
 

@@ -99,3 +99,66 @@ func TestSigmoidLogistic(t *testing.T) {
 		}
 	}
 }
+
+// TestSigmoidMatchesExp requires the written-out exponentials of
+// SigmoidDeriv and SigmoidTerms to be Exp bit for bit.
+func TestSigmoidMatchesExp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	z := make([]float64, 10000)
+	for i := range z {
+		z[i] = 200 * rng.NormFloat64()
+	}
+	z = append(z, -750, 750, 0)
+	s, d := make([]float64, len(z)), make([]float64, len(z))
+	SigmoidDeriv(z, s, d)
+	sp, sm, dd := make([]float64, len(z)), make([]float64, len(z)), make([]float64, len(z))
+	SigmoidTerms(z, sp, sm, dd)
+	for i, v := range z {
+		e := Exp(-math.Abs(v))
+		q := 1 / (1 + e)
+		ws, wd := q, e*q*q
+		if v < 0 {
+			ws = q * e
+		}
+		if s[i] != ws || d[i] != wd {
+			t.Fatalf("SigmoidDeriv(%g) = %g, %g; from Exp %g, %g", v, s[i], d[i], ws, wd)
+		}
+		wm := q * e
+		if v < 0 {
+			wm = q
+		}
+		if sp[i] != ws || sm[i] != wm || dd[i] != wd {
+			t.Fatalf("SigmoidTerms(%g) = %g, %g, %g; from Exp %g, %g, %g", v, sp[i], sm[i], dd[i], ws, wm, wd)
+		}
+	}
+}
+
+func BenchmarkSigmoidDeriv(b *testing.B) {
+	z := make([]float64, 1000)
+	for i := range z {
+		z[i] = float64(i-500) / 50
+	}
+	s, d := make([]float64, len(z)), make([]float64, len(z))
+	for b.Loop() {
+		SigmoidDeriv(z, s, d)
+	}
+}
+
+func BenchmarkMathSigmoid(b *testing.B) {
+	z := make([]float64, 1000)
+	for i := range z {
+		z[i] = float64(i-500) / 50
+	}
+	s, d := make([]float64, len(z)), make([]float64, len(z))
+	for b.Loop() {
+		for i, v := range z {
+			e := math.Exp(-math.Abs(v))
+			q := 1 / (1 + e)
+			d[i] = e * q * q
+			if v < 0 {
+				q *= e
+			}
+			s[i] = q
+		}
+	}
+}
