@@ -11,6 +11,7 @@ import (
 	"github.com/qrc-lang/qrc/ast"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/diag"
+	"github.com/qrc-lang/qrc/internal/vmath"
 	"github.com/qrc-lang/qrc/stdlib"
 )
 
@@ -102,7 +103,7 @@ func (c *compiler) emit(in *inst) *reg {
 		return nil
 	}
 	var key strings.Builder
-	fmt.Fprintf(&key, "%d|%s|%v|%s|%s|%d|%d", in.op, in.out.elem, in.params, in.cmp, in.axOp, in.off, in.mode)
+	fmt.Fprintf(&key, "%d|%s|%v|%s|%s|%d|%d|%v", in.op, in.out.elem, in.params, in.cmp, in.axOp, in.off, in.mode, in.neg)
 	if in.fn != nil {
 		key.WriteString("|" + in.fn.Name)
 	}
@@ -324,16 +325,19 @@ func (c *compiler) arith(e *check.Arith, sc *scope) *reg {
 	case "/":
 		// 1/(1+exp(z)) is sigmoid(-z), computed without overflow.
 		if z := onePlusExp(e.Y); z != nil && isConst(e.X, 1) {
-			var x *reg
 			if n, ok := z.(*check.Neg); ok {
-				x = c.expr(n.X, sc)
-			} else if zr := c.expr(z, sc); zr != nil {
-				x = c.emit(&inst{op: opNeg, out: c.newReg(zr.axes, zr.elem, z.Src()), in: []*reg{zr}, src: z.Src()})
+				x := c.expr(n.X, sc)
+				if x == nil {
+					return nil
+				}
+				return c.unary(stdlib.Lookup("sigmoid"), nil, x, src)
 			}
+			// sigmoid(-z) in one pass: opUnary with neg set
+			x := c.expr(z, sc)
 			if x == nil {
 				return nil
 			}
-			return c.unary(stdlib.Lookup("sigmoid"), nil, x, src)
+			return c.emit(&inst{op: opUnary, fn: stdlib.Lookup("sigmoid"), neg: true, kern: vmath.SigmoidNegDeriv, out: c.newReg(x.axes, x.elem, src), in: []*reg{x}, src: src})
 		}
 		return c.binary(opDiv, "", e.X, e.Y, sc, src)
 	case "+":

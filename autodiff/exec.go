@@ -65,6 +65,7 @@ type inst struct {
 	scratch []float64
 	src     ast.Node
 	kern    func(z, v, d []float64) // opUnary: the fused loop of fn, or nil
+	neg     bool                    // opUnary: fn of -a (kern computes it; derivatives are with respect to a)
 
 	// how the instruction runs in blocks of rows (set by Program.link)
 	k        int       // its index in Program.insts

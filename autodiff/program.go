@@ -501,6 +501,9 @@ func (p *Program) Disasm(w io.Writer) {
 		fmt.Fprintf(w, "%4d r%-4d = %-13s", k, o.id, opNames[in.op])
 		if in.fn != nil {
 			fmt.Fprintf(w, " %s", in.fn.Name)
+			if in.neg {
+				fmt.Fprint(w, " of -")
+			}
 		}
 		if in.axOp != "" {
 			fmt.Fprintf(w, " %s", in.axOp)

@@ -50,7 +50,14 @@ func Exp(x float64) float64 {
 // SigmoidDeriv sets s[i] = 1/(1+e^-z[i]) and d[i] = s[i](1-s[i]), each
 // from one exponential e^-|z|, without overflow or cancellation in either
 // tail (len(s), len(d) >= len(z)).
-func SigmoidDeriv(z, s, d []float64) {
+func SigmoidDeriv(z, s, d []float64) { sigmoid(z, s, d, false) }
+
+// SigmoidNegDeriv sets s[i] = 1/(1+e^z[i]), the sigmoid at -z[i], and
+// d[i] = -s[i](1-s[i]), its derivative with respect to z[i], as
+// SigmoidDeriv does (the loss phi(z) = 1/(1+e^z) in one pass).
+func SigmoidNegDeriv(z, s, d []float64) { sigmoid(z, s, d, true) }
+
+func sigmoid(z, s, d []float64, neg bool) {
 	s, d = s[:len(z)], d[:len(z)]
 	for i, v := range z {
 		// Exp(-|v|), written out here: the compiler does not inline Exp
@@ -68,8 +75,12 @@ func SigmoidDeriv(z, s, d []float64) {
 			e = math.Exp(x)
 		}
 		q := 1 / (1 + e)
-		d[i] = e * q * q
-		if v < 0 {
+		dv := e * q * q
+		if neg {
+			dv = -dv
+		}
+		d[i] = dv
+		if (v < 0) != neg {
 			q *= e
 		}
 		s[i] = q

@@ -101,7 +101,7 @@ func TestSigmoidLogistic(t *testing.T) {
 }
 
 // TestSigmoidMatchesExp requires the written-out exponentials of
-// SigmoidDeriv and SigmoidTerms to be Exp bit for bit.
+// SigmoidDeriv, SigmoidNegDeriv and SigmoidTerms to be Exp bit for bit.
 func TestSigmoidMatchesExp(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	z := make([]float64, 10000)
@@ -113,6 +113,8 @@ func TestSigmoidMatchesExp(t *testing.T) {
 	SigmoidDeriv(z, s, d)
 	sp, sm, dd := make([]float64, len(z)), make([]float64, len(z)), make([]float64, len(z))
 	SigmoidTerms(z, sp, sm, dd)
+	ns, nd := make([]float64, len(z)), make([]float64, len(z))
+	SigmoidNegDeriv(z, ns, nd)
 	for i, v := range z {
 		e := Exp(-math.Abs(v))
 		q := 1 / (1 + e)
@@ -126,6 +128,9 @@ func TestSigmoidMatchesExp(t *testing.T) {
 		wm := q * e
 		if v < 0 {
 			wm = q
+		}
+		if ns[i] != wm || nd[i] != -wd {
+			t.Fatalf("SigmoidNegDeriv(%g) = %g, %g; from Exp %g, %g", v, ns[i], nd[i], wm, -wd)
 		}
 		if sp[i] != ws || sm[i] != wm || dd[i] != wd {
 			t.Fatalf("SigmoidTerms(%g) = %g, %g, %g; from Exp %g, %g, %g", v, sp[i], sm[i], dd[i], ws, wm, wd)
