@@ -325,18 +325,23 @@ func (c *compiler) arith(e *check.Arith, sc *scope) *reg {
 	case "/":
 		// 1/(1+exp(z)) is sigmoid(-z), computed without overflow.
 		if z := onePlusExp(e.Y); z != nil && isConst(e.X, 1) {
-			if n, ok := z.(*check.Neg); ok {
-				x := c.expr(n.X, sc)
-				if x == nil {
-					return nil
+			// strip negations: sigmoid(-(-u)) is sigmoid(u)
+			neg := true
+			for {
+				n, ok := z.(*check.Neg)
+				if !ok {
+					break
 				}
-				return c.unary(stdlib.Lookup("sigmoid"), nil, x, src)
+				z, neg = n.X, !neg
 			}
-			// sigmoid(-z) in one pass: opUnary with neg set
 			x := c.expr(z, sc)
 			if x == nil {
 				return nil
 			}
+			if !neg {
+				return c.unary(stdlib.Lookup("sigmoid"), nil, x, src)
+			}
+			// sigmoid(-z) in one pass: opUnary with neg set
 			return c.emit(&inst{op: opUnary, fn: stdlib.Lookup("sigmoid"), neg: true, kern: vmath.SigmoidNegDeriv, out: c.newReg(x.axes, x.elem, src), in: []*reg{x}, src: src})
 		}
 		return c.binary(opDiv, "", e.X, e.Y, sc, src)
