@@ -110,3 +110,53 @@ func formatRow(x []float64, y float64) string {
 }
 
 func strconvF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// TestLossesBlocks checks a hinge and a logistic loss over one shared dot
+// product, on rows spanning several blocks, against finite differences,
+// and requires the same bits on 1 and 2 cores.
+func TestLossesBlocks(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(17, 18))
+	csv := []byte("a,b,c,y\n")
+	for range 900 {
+		x := []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		y := 1.0
+		if x[0]-x[1]+0.5*rng.NormFloat64() < 0 {
+			y = -1
+		}
+		csv = append(csv, formatRow(x, y)...)
+	}
+	src := `data s = csv("d.csv", label = "y")
+var w[3] in ball(3)
+minimize mean(i in s) max(0, 1 - s.y[i] * dot(w, s.X[i]))
+subject to
+    c: mean(i in s) log(1 + exp(-s.y[i] * dot(w, s.X[i]))) <= 1
+`
+	m, p, err := compileSource(t, src, map[string]string{"d.csv": string(csv)})
+	require.NoError(t, err)
+	dots := 0
+	for _, in := range p.insts {
+		if in.op == opDot {
+			dots++
+		}
+	}
+	require.Equal(t, 1, dots, "the dot product is shared")
+	x := randomPoint(m, rng)
+	var want [][]float64
+	for _, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		got := evalAll(t, p, x)
+		if want == nil {
+			want = got
+			if err := fdCheck(t, p, x); err > 1e-6 {
+				t.Errorf("worst relative error %.3g > 1e-6", err)
+			}
+			continue
+		}
+		for i := range want {
+			for j := range want[i] {
+				require.Equal(t, math.Float64bits(want[i][j]), math.Float64bits(got[i][j]), "result %d, element %d", i, j)
+			}
+		}
+	}
+}
