@@ -94,7 +94,7 @@ func (in *inst) blocked() {
 	}
 }
 
-// partSize returns the size of one block's partial result.
+// partialSize returns the size of one block's partial result, or 0.
 func (in *inst) partialSize() int {
 	if in.fwdPart {
 		return in.out.fullBatch() * in.out.esize
@@ -297,11 +297,11 @@ func (p *Program) run(ph *phase, fwd bool, x []float64) {
 	n := 0
 	for s := range ph.segs {
 		sg := &ph.segs[s]
-		any := fwd
+		active := fwd
 		for _, in := range sg.insts {
-			any = any || p.mark[in.k]
+			active = active || p.mark[in.k]
 		}
-		if !any {
+		if !active {
 			continue
 		}
 		sg.ax.split()
