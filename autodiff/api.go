@@ -16,6 +16,12 @@
 // (SetSample), which is how a stochastic oracle evaluates the same program
 // on a minibatch.
 //
+// The instructions that run along the rows of a data set run in fixed
+// blocks of rows spread over a worker pool of GOMAXPROCS goroutines, started
+// once per process; sums over rows add the blocks' partial sums in block
+// order, so values and subgradients are bitwise the same on any number of
+// cores (parallel.go).
+//
 // A Program is not safe for concurrent use.
 package autodiff
 

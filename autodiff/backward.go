@@ -6,19 +6,22 @@ import (
 )
 
 // backward adds the instruction's contribution to its inputs' adjoints,
-// from its output's adjoint and what the forward pass recorded.
-func (in *inst) backward() {
+// from its output's adjoint and what the forward pass recorded, within
+// block bk (nil: all of it). part, when not nil, is where a dot product
+// puts the block's partial adjoint of its operand without bk's axis (see
+// Program.combineBackward).
+func (in *inst) backward(bk *blk, part []float64) {
 	o := in.out
 	switch in.op {
 	case opNeg, opAdd, opSub, opMul, opDiv, opMax2, opMin2, opExpand:
-		in.binaryBack()
+		in.binaryBack(bk)
 	case opUnary, opPow:
 		a := in.in[0]
 		if a.konst {
 			return
 		}
-		n := o.size()
-		g, d, ga := o.adj[:n], o.aux[:n], a.adj[:n]
+		n := bk.size(o)
+		g, d, ga := bk.view(o, o.adj)[:n], bk.view(o, o.aux)[:n], bk.view(a, a.adj)[:n]
 		for k, v := range g {
 			if v != 0 {
 				ga[k] += v * d[k]
@@ -30,29 +33,30 @@ func (in *inst) backward() {
 			return
 		}
 		es := a.esize
-		for t := 0; t < o.batch(); t++ {
-			v := o.adj[t]
+		og, av, aa := bk.view(o, o.adj), bk.view(a, a.val), bk.view(a, a.adj)
+		for t := 0; t < bk.batch(o); t++ {
+			v := og[t]
 			if v == 0 {
 				continue
 			}
-			in.fn.Grad(a.val[t*es:(t+1)*es], in.scratch)
-			ga := a.adj[t*es : (t+1)*es]
+			in.fn.Grad(av[t*es:(t+1)*es], in.scratch)
+			ga := aa[t*es : (t+1)*es]
 			for k, s := range in.scratch {
 				ga[k] += v * s
 			}
 		}
 	case opDot:
-		in.dotBack()
+		in.dotBack(bk, part)
 	case opGather:
 		if !in.in[0].konst {
 			in.gather(true)
 		}
 	case opAxis:
-		in.axisBack()
+		in.axisBack(bk)
 	}
 }
 
-func (in *inst) binaryBack() {
+func (in *inst) binaryBack(bk *blk) {
 	o := in.out
 	a := in.in[0]
 	b := a
@@ -60,7 +64,7 @@ func (in *inst) binaryBack() {
 		b = in.in[1]
 	}
 	op := in.op
-	go1 := o.adj
+	go1 := bk.view(o, o.adj)
 	for k, r := range in.in {
 		if r.konst {
 			continue
@@ -69,8 +73,8 @@ func (in *inst) binaryBack() {
 		if k == 1 {
 			other = a
 		}
-		s := newSpace(o, r, other, o)
-		ga, ov, ox, aux, rv := r.adj, other.val, o.val, o.aux, r.val
+		s := newSpace(bk, o, r, other, o)
+		ga, ov, ox, aux, rv := bk.view(r, r.adj), bk.view(other, other.val), bk.view(o, o.val), bk.view(o, o.aux), bk.view(r, r.val)
 		first := k == 0
 		s.run(3, func(off [3]int, n int, st [3]int) {
 			ir, iv, io := off[0], off[1], off[2]
@@ -119,23 +123,23 @@ func (in *inst) binaryBack() {
 	}
 }
 
-func (in *inst) axisBack() {
+func (in *inst) axisBack(bk *blk) {
 	a, o := in.in[0], in.out
 	if a.konst {
 		return
 	}
-	before, n, after := axisSplit(a, in.ax)
-	ga, g := a.adj, o.adj
+	before, n, after := axisSplit(bk, a, in.ax)
+	ga, g := bk.view(a, a.adj), bk.view(o, o.adj)
 	es := a.esize
 	var mv []float64
 	if in.mask != nil {
-		mv = in.mask.val
+		mv = bk.view(in.mask, in.mask.val)
 	}
 	switch in.axOp {
 	case "sum", "mean":
 		scale := 1.0
 		if in.axOp == "mean" {
-			scale = 1 / float64(n)
+			scale = 1 / float64(in.ax.n)
 		}
 		if mv == nil && after == 1 { // the innermost axis: one adjoint per run
 			for p := 0; p < before; p++ {
@@ -160,9 +164,10 @@ func (in *inst) axisBack() {
 			}
 		}
 	default:
+		aux := bk.view(o, o.aux)
 		for p := 0; p < before; p++ {
 			for q := 0; q < after; q++ {
-				s := int(o.aux[p*after+q])
+				s := int(aux[p*after+q])
 				if s >= 0 {
 					ga[(p*n+s)*after+q] += g[p*after+q]
 				}
@@ -171,37 +176,46 @@ func (in *inst) axisBack() {
 	}
 }
 
-func (in *inst) dotBack() {
+func (in *inst) dotBack(bk *blk, part []float64) {
 	a, b, o := in.in[0], in.in[1], in.out
+	av, bv, og := bk.view(a, a.val), bk.view(b, b.val), bk.view(o, o.adj)
+	aa, ba := adjOf(bk, a, part), adjOf(bk, b, part)
 	switch in.mode {
 	case dotRowwise:
 		d := b.esize
-		for t := 0; t < o.batch(); t++ {
-			g := o.adj[t]
-			if !a.konst {
-				blas64.Axpy(g, vec(b.val[t*d:(t+1)*d]), vec(a.adj[t*d:(t+1)*d]))
+		for t := 0; t < bk.batch(o); t++ {
+			g := og[t]
+			if aa != nil {
+				blas64.Axpy(g, vec(bv[t*d:(t+1)*d]), vec(aa[t*d:(t+1)*d]))
 			}
-			if !b.konst {
-				blas64.Axpy(g, vec(a.val[t*d:(t+1)*d]), vec(b.adj[t*d:(t+1)*d]))
+			if ba != nil {
+				blas64.Axpy(g, vec(av[t*d:(t+1)*d]), vec(ba[t*d:(t+1)*d]))
 			}
 		}
 	case dotAB:
-		mulNTBack(o.adj, a.val, b.val, adjOf(a), adjOf(b), a.batch(), b.batch(), a.esize)
+		mulNTBack(og, av, bv, aa, ba, bk.batch(a), bk.batch(b), a.esize)
 	case dotBA:
-		mulNTBack(o.adj, b.val, a.val, adjOf(b), adjOf(a), b.batch(), a.batch(), a.esize)
+		mulNTBack(og, bv, av, ba, aa, bk.batch(b), bk.batch(a), a.esize)
 	case dotMat:
-		mulNTBack(o.adj, b.val, a.val, adjOf(b), adjOf(a), b.batch(), a.elem[0], a.elem[1])
+		mulNTBack(og, bv, av, ba, aa, bk.batch(b), a.elem[0], a.elem[1])
 	default:
 		in.dotGeneral(true)
 	}
 }
 
-// adjOf returns r's adjoint, or nil for a constant.
-func adjOf(r *reg) []float64 {
+// adjOf returns the adjoint of r within block bk, or nil for a constant.
+// When part is not nil and r does not vary along bk's axis, the block's
+// contribution goes to part, cleared first.
+func adjOf(bk *blk, r *reg, part []float64) []float64 {
 	if r.konst {
 		return nil
 	}
-	return r.adj
+	if part != nil && (len(r.axes) == 0 || r.axes[0] != bk.ax) {
+		p := part[:r.size()]
+		clear(p)
+		return p
+	}
+	return bk.view(r, r.adj)
 }
 
 // mulNT sets C (n×k) = A (n×d) B^T (k×d), all row-major, with one BLAS

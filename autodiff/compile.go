@@ -11,6 +11,7 @@ import (
 	"github.com/qrc-lang/qrc/ast"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/diag"
+	"github.com/qrc-lang/qrc/internal/vmath"
 	"github.com/qrc-lang/qrc/stdlib"
 )
 
@@ -102,7 +103,7 @@ func (c *compiler) emit(in *inst) *reg {
 		return nil
 	}
 	var key strings.Builder
-	fmt.Fprintf(&key, "%d|%s|%v|%s|%s|%d|%d", in.op, in.out.elem, in.params, in.cmp, in.axOp, in.off, in.mode)
+	fmt.Fprintf(&key, "%d|%s|%v|%s|%s|%d|%d|%v", in.op, in.out.elem, in.params, in.cmp, in.axOp, in.off, in.mode, in.neg)
 	if in.fn != nil {
 		key.WriteString("|" + in.fn.Name)
 	}
@@ -140,7 +141,7 @@ func (c *compiler) emit(in *inst) *reg {
 		if in.op == opReduce {
 			in.scratch = make([]float64, in.in[0].esize)
 		}
-		in.forward(nil)
+		in.forward(nil, nil, nil)
 		o.konst = true
 		o.aux = nil
 	} else {
@@ -324,16 +325,24 @@ func (c *compiler) arith(e *check.Arith, sc *scope) *reg {
 	case "/":
 		// 1/(1+exp(z)) is sigmoid(-z), computed without overflow.
 		if z := onePlusExp(e.Y); z != nil && isConst(e.X, 1) {
-			var x *reg
-			if n, ok := z.(*check.Neg); ok {
-				x = c.expr(n.X, sc)
-			} else if zr := c.expr(z, sc); zr != nil {
-				x = c.emit(&inst{op: opNeg, out: c.newReg(zr.axes, zr.elem, z.Src()), in: []*reg{zr}, src: z.Src()})
+			// strip negations: sigmoid(-(-u)) is sigmoid(u)
+			neg := true
+			for {
+				n, ok := z.(*check.Neg)
+				if !ok {
+					break
+				}
+				z, neg = n.X, !neg
 			}
+			x := c.expr(z, sc)
 			if x == nil {
 				return nil
 			}
-			return c.unary(stdlib.Lookup("sigmoid"), nil, x, src)
+			if !neg {
+				return c.unary(stdlib.Lookup("sigmoid"), nil, x, src)
+			}
+			// sigmoid(-z) in one pass: opUnary with neg set
+			return c.emit(&inst{op: opUnary, fn: stdlib.Lookup("sigmoid"), neg: true, kern: vmath.SigmoidNegDeriv, out: c.newReg(x.axes, x.elem, src), in: []*reg{x}, src: src})
 		}
 		return c.binary(opDiv, "", e.X, e.Y, sc, src)
 	case "+":
@@ -348,7 +357,7 @@ func (c *compiler) arith(e *check.Arith, sc *scope) *reg {
 }
 
 func (c *compiler) unary(f *stdlib.Func, params []float64, x *reg, src ast.Node) *reg {
-	return c.emit(&inst{op: opUnary, fn: f, params: params, out: c.newReg(x.axes, x.elem, src), in: []*reg{x}, src: src})
+	return c.emit(&inst{op: opUnary, fn: f, params: params, kern: kernels[f.Name], out: c.newReg(x.axes, x.elem, src), in: []*reg{x}, src: src})
 }
 
 func (c *compiler) call(e *check.Call, sc *scope) *reg {
@@ -576,6 +585,11 @@ func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
 			return nil
 		}
 	}
+	if e.Op == "sum" && mask == nil && len(own) == 1 {
+		if r := c.sumDot(e, own[0], inner); r != nil {
+			return r
+		}
+	}
 	body := c.expr(e.Body, inner)
 	if body == nil {
 		return nil
@@ -633,6 +647,37 @@ func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
 		a.means = append(a.means, src.Pos())
 	}
 	return r
+}
+
+// sumDot compiles sum(j in ...) a * b, where both factors vary with j as
+// their innermost axis, as dot(a, b): each factor's last axis read as its
+// element (a view, no copy), so the product over rows is a BLAS product
+// and no rows x j intermediate is formed. It returns nil for any other sum.
+func (c *compiler) sumDot(e *check.Compr, j *axis, sc *scope) *reg {
+	ar, ok := e.Body.(*check.Arith)
+	if !ok || ar.Op != "*" || !ar.X.Shape().IsScalar() || !ar.Y.Shape().IsScalar() {
+		return nil
+	}
+	x, y := c.expr(ar.X, sc), c.expr(ar.Y, sc)
+	inner := func(r *reg) bool {
+		return r != nil && len(r.elem) == 0 && len(r.axes) > 0 && r.axes[len(r.axes)-1] == j
+	}
+	if !inner(x) || !inner(y) {
+		return nil
+	}
+	src := e.Src()
+	return c.dot(c.view(x, src), c.view(y, src), src)
+}
+
+// view returns r, whose last axis is the innermost, with that axis read as
+// its element: the same numbers in the same order.
+func (c *compiler) view(r *reg, src ast.Node) *reg {
+	axes := slices.Clone(r.axes[:len(r.axes)-1])
+	elem := check.Shape{r.axes[len(r.axes)-1].n}
+	if r.konst {
+		return c.konst(axes, elem, r.val, src)
+	}
+	return c.emit(&inst{op: opView, out: c.newReg(axes, elem, src), in: []*reg{r}, src: src})
 }
 
 // expand broadcasts a constant register to the given axes.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/qrc-lang/qrc/ast"
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/internal/vmath"
 	"github.com/qrc-lang/qrc/stdlib"
 )
 
@@ -34,9 +35,10 @@ const (
 	opGather               // out = a[idx1, idx2] with index registers
 	opAxis                 // out = sum/mean/max/min of a over axis ax (optionally masked)
 	opExpand               // out = a broadcast to out's axes
+	opView                 // out = a with its last axis read as its element (shares a's storage)
 )
 
-var opNames = [...]string{"var", "-", "+", "-", "*", "/", "max", "min", "call", "^", "compare", "and", "or", "not", "reduce", "dot", "index", "comprehension", "expand"}
+var opNames = [...]string{"var", "-", "+", "-", "*", "/", "max", "min", "call", "^", "compare", "and", "or", "not", "reduce", "dot", "index", "comprehension", "expand", "view"}
 
 // dot modes, fixed at compile time from the operands' axes.
 const (
@@ -62,20 +64,33 @@ type inst struct {
 	mode    int    // opDot
 	scratch []float64
 	src     ast.Node
+	kern    func(z, v, d []float64) // opUnary: the fused loop of fn, or nil
+	neg     bool                    // opUnary: fn of -a (kern computes it; derivatives are with respect to a)
+
+	// how the instruction runs in blocks of rows (set by Program.link)
+	k        int       // its index in Program.insts
+	fwdAx    *axis     // the axis the forward pass runs in blocks along, or nil
+	bwdAx    *axis     // the axis the reverse pass runs in blocks along, or nil
+	fwdPart  bool      // the forward pass sums over fwdAx: partial sums per block
+	bwdPart  bool      // the reverse pass adds to an operand without bwdAx: partial adjoints per block
+	part     []float64 // the partial results, partSize per block
+	partSize int
 }
 
-// forward computes the instruction's output from its inputs.
-func (in *inst) forward(x []float64) {
+// forward computes the instruction's output from its inputs, within block
+// bk (nil: all of it). part, when not nil, is where a sum over bk's axis
+// stores the block's partial sum (see Program.combineForward).
+func (in *inst) forward(x []float64, bk *blk, part []float64) {
 	o := in.out
 	switch in.op {
 	case opVar:
 		copy(o.val[:o.size()], x[in.off:in.off+o.size()])
 	case opNeg, opAdd, opSub, opMul, opDiv, opMax2, opMin2, opCmp, opAnd, opOr:
-		in.binary()
+		in.binary(bk)
 	case opNot, opExpand:
 		a := in.in[0]
-		s := newSpace(o, a, o)
-		ov, av := o.val, a.val
+		s := newSpace(bk, o, a, o)
+		ov, av := bk.view(o, o.val), bk.view(a, a.val)
 		not := in.op == opNot
 		s.run(2, func(off [3]int, n int, st [3]int) {
 			ia, io := off[0], off[1]
@@ -91,16 +106,20 @@ func (in *inst) forward(x []float64) {
 		})
 	case opUnary:
 		a := in.in[0]
-		n := o.size()
-		av, ov, dv := a.val[:n], o.val[:n], o.aux[:n]
+		n := bk.size(o)
+		av, ov, dv := bk.view(a, a.val)[:n], bk.view(o, o.val)[:n], bk.view(o, o.aux)[:n]
+		if in.kern != nil {
+			in.kern(av, ov, dv)
+			return
+		}
 		vd, p := in.fn.ValueDeriv, in.params
 		for k, z := range av {
 			ov[k], dv[k] = vd(z, p)
 		}
 	case opPow:
 		a := in.in[0]
-		n := o.size()
-		av, ov, dv := a.val[:n], o.val[:n], o.aux[:n]
+		n := bk.size(o)
+		av, ov, dv := bk.view(a, a.val)[:n], bk.view(o, o.val)[:n], bk.view(o, o.aux)[:n]
 		p := in.params[0]
 		for k, z := range av {
 			ov[k] = stdlib.Pow(z, p)
@@ -109,16 +128,25 @@ func (in *inst) forward(x []float64) {
 	case opReduce:
 		a := in.in[0]
 		es := a.esize
-		for t := 0; t < o.batch(); t++ {
-			o.val[t] = in.fn.Reduce(a.val[t*es : (t+1)*es])
+		av, ov := bk.view(a, a.val), bk.view(o, o.val)
+		for t := 0; t < bk.batch(o); t++ {
+			ov[t] = in.fn.Reduce(av[t*es : (t+1)*es])
 		}
 	case opDot:
-		in.dotForward()
+		in.dotForward(bk)
 	case opGather:
 		in.gather(false)
 	case opAxis:
-		in.axisForward()
+		in.axisForward(bk, part)
 	}
+}
+
+// kernels are the fused loops (value and derivative from one exponential,
+// package vmath) of the elementwise functions that have one.
+var kernels = map[string]func(z, v, d []float64){
+	"exp":      vmath.ExpDeriv,
+	"sigmoid":  vmath.SigmoidDeriv,
+	"logistic": vmath.LogisticDeriv,
 }
 
 func b2f(b bool) float64 {
@@ -129,19 +157,19 @@ func b2f(b bool) float64 {
 }
 
 // binary computes an elementwise binary operation with broadcasting.
-func (in *inst) binary() {
+func (in *inst) binary(bk *blk) {
 	o := in.out
 	a := in.in[0]
 	b := a
 	if len(in.in) > 1 {
 		b = in.in[1]
 	}
-	s := newSpace(o, a, b, o)
-	av, bv, ov := a.val, b.val, o.val
+	s := newSpace(bk, o, a, b, o)
+	av, bv, ov := bk.view(a, a.val), bk.view(b, b.val), bk.view(o, o.val)
 	var aux []float64
 	if in.op == opMax2 || in.op == opMin2 {
 		// aux is laid out like out
-		aux = o.aux
+		aux = bk.view(o, o.aux)
 	}
 	op, cmp := in.op, in.cmp
 	s.run(3, func(off [3]int, n int, st [3]int) {
@@ -211,8 +239,9 @@ func (in *inst) binary() {
 }
 
 // axisSplit returns the sizes of the batch before ax, of ax, and of the
-// batch after ax times the element size, for a register with axis ax.
-func axisSplit(r *reg, ax *axis) (before, n, after int) {
+// batch after ax times the element size, for a register with axis ax,
+// within block bk.
+func axisSplit(bk *blk, r *reg, ax *axis) (before, n, after int) {
 	before, after = 1, r.esize
 	seen := false
 	for _, a := range r.axes {
@@ -220,36 +249,40 @@ func axisSplit(r *reg, ax *axis) (before, n, after int) {
 		case a == ax:
 			seen = true
 		case seen:
-			after *= a.n
+			after *= bk.n(a)
 		default:
-			before *= a.n
+			before *= bk.n(a)
 		}
 	}
-	return before, ax.n, after
+	return before, bk.n(ax), after
 }
 
-func (in *inst) axisForward() {
+// axisForward reduces over the instruction's axis. With part not nil, the
+// axis is bk's and the block's plain sum goes to part (scaled for a mean
+// when the blocks are combined).
+func (in *inst) axisForward(bk *blk, part []float64) {
 	a, o := in.in[0], in.out
-	before, n, after := axisSplit(a, in.ax)
-	av, ov := a.val, o.val
+	before, n, after := axisSplit(bk, a, in.ax)
+	av, ov := bk.view(a, a.val), bk.view(o, o.val)
+	if part != nil {
+		ov = part[:after]
+	}
 	var mv []float64
 	es := a.esize
 	if in.mask != nil {
-		mv = in.mask.val
+		mv = bk.view(in.mask, in.mask.val)
 	}
+	scale := in.axOp == "mean" && part == nil
+	inv := 1 / float64(in.ax.n)
 	switch in.axOp {
 	case "sum", "mean":
 		if mv == nil && after == 1 { // the innermost axis: one sum per run
-			inv := 1.0
-			if in.axOp == "mean" {
-				inv = 1 / float64(n)
-			}
 			for p := 0; p < before; p++ {
 				t := 0.0
 				for _, v := range av[p*n : (p+1)*n] {
 					t += v
 				}
-				if in.axOp == "mean" {
+				if scale {
 					t *= inv
 				}
 				ov[p] = t
@@ -274,8 +307,7 @@ func (in *inst) axisForward() {
 					}
 				}
 			}
-			if in.axOp == "mean" {
-				inv := 1 / float64(n)
+			if scale {
 				for q := range out {
 					out[q] *= inv
 				}
@@ -286,7 +318,7 @@ func (in *inst) axisForward() {
 		if in.axOp == "min" {
 			sign = -1
 		}
-		aux := o.aux
+		aux := bk.view(o, o.aux)
 		for p := 0; p < before; p++ {
 			for q := 0; q < after; q++ {
 				best, arg := math.Inf(-1), -1.0
@@ -316,9 +348,9 @@ func (in *inst) gather(back bool) {
 		s.dims[s.nd] = ax.n
 		s.nd++
 	}
-	s.st[0] = strides(o, a)
+	s.st[0] = strides(nil, o, a)
 	for k, r := range idx {
-		s.st[k+1] = strides(o, r)
+		s.st[k+1] = strides(nil, o, r)
 	}
 	// element strides of a's leading element dims
 	var estep [2]int
@@ -386,20 +418,21 @@ func general(rows, cols int, data []float64) blas64.General {
 	return blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: data}
 }
 
-func (in *inst) dotForward() {
+func (in *inst) dotForward(bk *blk) {
 	a, b, o := in.in[0], in.in[1], in.out
+	av, bv, ov := bk.view(a, a.val), bk.view(b, b.val), bk.view(o, o.val)
 	switch in.mode {
 	case dotRowwise:
 		d := b.esize
-		for t := 0; t < o.batch(); t++ {
-			o.val[t] = ddot(a.val[t*d:(t+1)*d], b.val[t*d:(t+1)*d])
+		for t := 0; t < bk.batch(o); t++ {
+			ov[t] = ddot(av[t*d:(t+1)*d], bv[t*d:(t+1)*d])
 		}
 	case dotAB:
-		mulNT(o.val, a.val, b.val, a.batch(), b.batch(), a.esize)
+		mulNT(ov, av, bv, bk.batch(a), bk.batch(b), a.esize)
 	case dotBA:
-		mulNT(o.val, b.val, a.val, b.batch(), a.batch(), a.esize)
+		mulNT(ov, bv, av, bk.batch(b), bk.batch(a), a.esize)
 	case dotMat:
-		mulNT(o.val, b.val, a.val, b.batch(), a.elem[0], a.elem[1])
+		mulNT(ov, bv, av, bk.batch(b), a.elem[0], a.elem[1])
 	default:
 		in.dotGeneral(false)
 	}
@@ -417,7 +450,7 @@ func (in *inst) dotGeneral(back bool) {
 	if s.nd == 0 {
 		s.nd, s.dims[0] = 1, 1
 	}
-	s.st[0], s.st[1] = strides(o, a), strides(o, b)
+	s.st[0], s.st[1] = strides(nil, o, a), strides(nil, o, b)
 	d := b.esize
 	m := 1
 	if len(a.elem) == 2 {

@@ -25,6 +25,12 @@ type Program struct {
 	samples []Sample
 	resamp  [][]*reg // per sampleable axis, the constant registers over it
 	evaled  bool
+
+	fwd, bwd []phase   // the passes' schedules (parallel.go)
+	items    []item    // the blocks of the phase being run
+	job      job       // the phase being run, for the workers
+	g        []float64 // Gradient's output while it runs
+	keep     bool      // keep the adjoints after the reverse pass (for a diagnosis)
 }
 
 // Compile compiles a checked model. The error, when not nil, is a diag.List
@@ -69,6 +75,8 @@ func (p *Program) finish(c *compiler) (*Program, error) {
 	}
 	p.insts = c.insts
 	p.link(c)
+	p.linkBlocks()
+	p.job.p = p
 	return p, nil
 }
 
@@ -142,6 +150,9 @@ func (p *Program) link(c *compiler) {
 	size := 0
 	for _, in := range p.insts {
 		n := in.out.fullBatch() * in.out.esize
+		if in.op == opView {
+			continue // it shares its operand's storage
+		}
 		size += 2 * n
 		if in.needsAux() {
 			size += n
@@ -168,6 +179,10 @@ func (p *Program) link(c *compiler) {
 	for _, in := range p.insts {
 		o := in.out
 		n := o.fullBatch() * o.esize
+		if in.op == opView {
+			o.val, o.adj = in.in[0].val, in.in[0].adj
+			continue
+		}
 		o.val, o.adj = take(n), take(n)
 		if in.needsAux() {
 			o.aux = take(n)
@@ -210,8 +225,8 @@ func (p *Program) Eval(x, values []float64) error {
 		return fmt.Errorf("autodiff: Eval with %d variables and %d values; the program has %d and %d", len(x), len(values), p.nvars, len(p.funcs))
 	}
 	p.evaled = false
-	for _, in := range p.insts {
-		in.forward(x)
+	for i := range p.fwd {
+		p.run(&p.fwd[i], true, x)
 	}
 	bad := -1
 	for i, r := range p.outs {
@@ -247,37 +262,39 @@ func (p *Program) Gradient(w, g []float64) error {
 			}
 		}
 	}
-	for k, in := range p.insts {
-		if p.mark[k] {
-			clear(in.out.adj[:in.out.size()])
+	p.reverse(w, g)
+	for _, v := range g {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			// run the pass again keeping the adjoints, to find the culprit
+			p.keep = true
+			p.reverse(w, g)
+			p.keep = false
+			err := p.diagnoseGrad()
+			for k, in := range p.insts {
+				if p.mark[k] {
+					clear(in.out.adj[:in.out.size()])
+				}
+			}
+			return err
 		}
 	}
+	return nil
+}
+
+// reverse runs the reverse pass for the weights w into g, over the marked
+// instructions. Every adjoint is zero before and (unless p.keep) after.
+func (p *Program) reverse(w, g []float64) {
+	clear(g)
+	p.g = g
 	for f, wf := range w {
 		if r := p.outs[f]; wf != 0 && !r.konst {
 			r.adj[0] += wf
 		}
 	}
-	for k := len(p.insts) - 1; k >= 0; k-- {
-		if p.mark[k] {
-			p.insts[k].backward()
-		}
+	for i := range p.bwd {
+		p.run(&p.bwd[i], false, nil)
 	}
-	clear(g)
-	for _, in := range p.vars {
-		if p.mark[in.out.prod] {
-			n := in.out.size()
-			dst := g[in.off : in.off+n]
-			for i, v := range in.out.adj[:n] {
-				dst[i] += v
-			}
-		}
-	}
-	for _, v := range g {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return p.diagnoseGrad()
-		}
-	}
-	return nil
+	p.g = nil
 }
 
 // Samples returns the row sets of the program's data means that can be
@@ -484,6 +501,9 @@ func (p *Program) Disasm(w io.Writer) {
 		fmt.Fprintf(w, "%4d r%-4d = %-13s", k, o.id, opNames[in.op])
 		if in.fn != nil {
 			fmt.Fprintf(w, " %s", in.fn.Name)
+			if in.neg {
+				fmt.Fprint(w, " of -")
+			}
 		}
 		if in.axOp != "" {
 			fmt.Fprintf(w, " %s", in.axOp)

@@ -24,6 +24,9 @@ type axis struct {
 	pos   []int          // the sample positions into vals, or nil
 	op    string         // the comprehension op that owns the axis
 	means []ast.Pos      // the means over it
+
+	maxBlocks int // the most blocks its rows are split into (Program.link)
+	nb, rows  int // the current number of blocks and rows per block
 }
 
 // A reg is a register: a value with a batch of axes and an element shape,
@@ -105,6 +108,47 @@ func sameAxes(a, b []*axis) bool {
 	return true
 }
 
+// A blk restricts an instruction to the positions lo..hi-1 of the data
+// axis ax, which is the outermost axis of every register that has it. A nil
+// *blk means the whole of every axis.
+type blk struct {
+	ax     *axis
+	lo, hi int
+}
+
+// n returns the length of axis a within the block.
+func (b *blk) n(a *axis) int {
+	if b != nil && a == b.ax {
+		return b.hi - b.lo
+	}
+	return a.n
+}
+
+// batch returns the number of batch entries of r within the block.
+func (b *blk) batch(r *reg) int {
+	n := 1
+	for _, a := range r.axes {
+		n *= b.n(a)
+	}
+	return n
+}
+
+// size returns the number of elements of r within the block.
+func (b *blk) size(r *reg) int { return b.batch(r) * r.esize }
+
+// view returns the part of v (r's value, adjoint or aux) within the block:
+// all of v when r does not vary along the block's axis.
+func (b *blk) view(r *reg, v []float64) []float64 {
+	if b == nil || v == nil || len(r.axes) == 0 || r.axes[0] != b.ax {
+		return v
+	}
+	inner := r.esize
+	for _, a := range r.axes[1:] {
+		inner *= a.n
+	}
+	return v[b.lo*inner : b.hi*inner]
+}
+
 // shape is the dims of an iteration space with the strides of up to three
 // operands in it.
 type space struct {
@@ -116,10 +160,10 @@ type space struct {
 // newSpace lays out the dims of out (its axes, then its element) with the
 // strides of the operands ops within it; an operand lacking an axis, or with
 // a scalar element where out has a vector, has stride 0 there.
-func newSpace(out *reg, ops ...*reg) space {
+func newSpace(b *blk, out *reg, ops ...*reg) space {
 	var s space
 	for _, a := range out.axes {
-		s.dims[s.nd] = a.n
+		s.dims[s.nd] = b.n(a)
 		s.nd++
 	}
 	for _, d := range out.elem {
@@ -127,13 +171,13 @@ func newSpace(out *reg, ops ...*reg) space {
 		s.nd++
 	}
 	for k, r := range ops {
-		s.st[k] = strides(out, r)
+		s.st[k] = strides(b, out, r)
 	}
 	return s
 }
 
-// strides returns the strides of r laid out in out's dims.
-func strides(out, r *reg) [maxDims]int {
+// strides returns the strides of r laid out in out's dims (within block b).
+func strides(b *blk, out, r *reg) [maxDims]int {
 	var st [maxDims]int
 	k := len(out.axes)
 	if len(r.elem) == len(out.elem) {
@@ -150,7 +194,7 @@ func strides(out, r *reg) [maxDims]int {
 				st[i] = step
 			}
 		}
-		step *= r.axes[j].n
+		step *= b.n(r.axes[j])
 	}
 	return st
 }

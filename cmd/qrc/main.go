@@ -8,6 +8,7 @@
 //	qrc plot TRACE.csv... -o FILE    redraw Figure 1 from saved traces
 //	qrc eval [flags] MODEL.qrc       evaluate the objective and constraints at a point
 //	qrc gradcheck [flags] MODEL.qrc  compare subgradients with finite differences
+//	qrc bench [flags] MODEL.qrc      time full evaluations of a model
 //	qrc fmt [-w] [-l] MODEL.qrc...   print models in canonical layout
 //	qrc repl [flags] [MODEL.qrc]     an interactive session on a model
 //	qrc help [COMMAND]               show help
@@ -49,7 +50,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{checkCommand, solveCommand, compareCommand, plotCommand, evalCommand, gradcheckCommand, fmtCommand, replCommand}
+	commands = []*command{checkCommand, solveCommand, compareCommand, plotCommand, evalCommand, gradcheckCommand, benchCommand, fmtCommand, replCommand}
 }
 
 func lookup(name string) *command {

@@ -1,27 +1,47 @@
-// Package npcref is a hand-written gonum computation of examples/npc.qrc,
-// the reference that the compiled program is tested and benchmarked
-// against: for every class k, loss(k) = mean over the rows i of class k of
-// sum_{l != k} phi((W[k] - W[l]) . X[i]) with phi(z) = 1/(1+e^z), and its
-// gradient with respect to W.
+// Package npcref holds hand-written kernels that the compiled programs are
+// tested and benchmarked against, written as a performance engineer would
+// write them for one model each:
+//
+//   - Kernel computes examples/npc.qrc: for every class k, loss(k) = mean
+//     over the rows i of class k of sum_{l != k} phi((W[k] - W[l]) . X[i])
+//     with phi(z) = 1/(1+e^z), and its gradient with respect to W;
+//   - Fair computes the logistic-regression-with-fairness model of
+//     examples/fairness.qrc (fair.go).
+//
+// Both keep the data feature-major (X transposed, d x n) with the rows
+// sorted so that every mean runs over one contiguous block of columns,
+// compute scores with serial gonum GEMMs on tiles of at most 192 rows (so
+// gonum starts no goroutines), apply the table-and-polynomial exponential of
+// package vmath fused with the sigmoid and its derivative, form every
+// gradient as one GEMM, and spread their work over GOMAXPROCS goroutines.
 package npcref
 
 import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/qrc-lang/qrc/data"
-	"github.com/qrc-lang/qrc/stdlib"
+	"github.com/qrc-lang/qrc/internal/vmath"
 )
 
-// Kernel holds the rows of each class and the buffers of one evaluation.
+// tile is the most rows whose scores one GEMM computes.
+const tile = 192
+
+// Kernel holds the class blocks of examples/npc.qrc's data and the buffers
+// of one evaluation.
 type Kernel struct {
-	K, D   int
-	Blocks []*mat.Dense // the rows of each class, gathered
-	Vals   []float64    // loss(k), k = 1..K, after Eval
-	Grads  [][]float64  // d loss(k) / d W, K×D row-major, after Eval
-	scores []*mat.Dense // X_k W^T, m_k × K
-	adj    []*mat.Dense // d loss(k) / d scores
+	K, D  int
+	Off   []int       // class k's rows are columns Off[k] .. Off[k+1]-1 of Xt
+	Xt    []float64   // D x N, row-major (feature-major data)
+	Vals  []float64   // loss(k), k = 1..K, after Eval
+	Grads [][]float64 // d loss(k) / d W, K x D row-major, after Eval
+	adj   []float64   // K x N: column i holds d loss(k) / d scores of row i
+	s     [][]float64 // per worker: the scores of one tile, K x tile, and two tiles of scratch
+	next  atomic.Int64
 }
 
 // ClassRows returns, for each class k = 1..K, the rows of set labelled k.
@@ -52,12 +72,16 @@ func New(set *data.Set, K int) *Kernel {
 // NewSized returns a kernel whose class k has sizes[k] rows, to be filled
 // by Gather.
 func NewSized(K, d int, sizes []int) *Kernel {
-	h := &Kernel{K: K, D: d, Vals: make([]float64, K)}
-	for k := 0; k < K; k++ {
-		h.Blocks = append(h.Blocks, mat.NewDense(sizes[k], d, nil))
-		h.scores = append(h.scores, mat.NewDense(sizes[k], K, nil))
-		h.adj = append(h.adj, mat.NewDense(sizes[k], K, nil))
+	h := &Kernel{K: K, D: d, Off: make([]int, K+1), Vals: make([]float64, K)}
+	for k, m := range sizes {
+		h.Off[k+1] = h.Off[k] + m
 		h.Grads = append(h.Grads, make([]float64, K*d))
+	}
+	n := h.Off[K]
+	h.Xt = make([]float64, d*n)
+	h.adj = make([]float64, K*n)
+	for range runtime.GOMAXPROCS(0) {
+		h.s = append(h.s, make([]float64, (K+2)*tile))
 	}
 	return h
 }
@@ -65,40 +89,101 @@ func NewSized(K, d int, sizes []int) *Kernel {
 // Gather copies the given rows of set into class k's block (0-based class
 // index; len(rows) is the block's size).
 func (h *Kernel) Gather(set *data.Set, k int, rows []int) {
-	b := h.Blocks[k]
+	n := h.Off[h.K]
+	raw := set.X.RawMatrix()
 	for r, i := range rows {
-		b.SetRow(r, set.X.RawRowView(i))
+		c := h.Off[k] + r
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+h.D] {
+			h.Xt[j*n+c] = v
+		}
 	}
 }
 
-// Eval computes every loss(k) and its gradient at W (K×D row-major).
+// Eval computes every loss(k) and its gradient at W (K x D row-major),
+// the classes spread over GOMAXPROCS goroutines.
 func (h *Kernel) Eval(w []float64) {
-	W := blas64.General{Rows: h.K, Cols: h.D, Stride: h.D, Data: w}
-	for k := 0; k < h.K; k++ {
-		B := h.Blocks[k].RawMatrix()
-		S := h.scores[k].RawMatrix()
-		A := h.adj[k].RawMatrix()
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, B, W, 0, S)
-		m := float64(B.Rows)
-		sum := 0.0
-		for i := 0; i < B.Rows; i++ {
-			s := S.Data[i*S.Stride : i*S.Stride+h.K]
-			a := A.Data[i*A.Stride : i*A.Stride+h.K]
-			a[k] = 0
-			for l := 0; l < h.K; l++ {
-				if l == k {
-					continue
-				}
-				// phi((W[k]-W[l]).x) = sigmoid(s_l - s_k)
-				v := stdlib.Sigmoid(s[l] - s[k])
-				sum += v
-				dv := v * (1 - v) / m
-				a[l] = dv
-				a[k] -= dv
+	h.next.Store(0)
+	workers := min(runtime.GOMAXPROCS(0), h.K, len(h.s))
+	if workers <= 1 {
+		h.work(w, 0)
+		return
+	}
+	var wg sync.WaitGroup
+	for g := 1; g < workers; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h.work(w, g)
+		}()
+	}
+	h.work(w, 0)
+	wg.Wait()
+}
+
+func (h *Kernel) work(w []float64, g int) {
+	for {
+		k := int(h.next.Add(1) - 1)
+		if k >= h.K {
+			return
+		}
+		h.class(w, k, h.s[g])
+	}
+}
+
+// class computes loss(k) and its gradient.
+func (h *Kernel) class(w []float64, k int, s []float64) {
+	K, d, n := h.K, h.D, h.Off[h.K]
+	W := blas64.General{Rows: K, Cols: d, Stride: d, Data: w}
+	lo, hi := h.Off[k], h.Off[k+1]
+	m := float64(hi - lo)
+	inv := 1 / m
+	buf := s[K*tile:]
+	sum := 0.0
+	for t := lo; t < hi; t += tile {
+		c := min(tile, hi-t)
+		// S (K x c) = W Xt[:, t:t+c]
+		X := blas64.General{Rows: d, Cols: c, Stride: n, Data: h.Xt[t:]}
+		S := blas64.General{Rows: K, Cols: c, Stride: c, Data: s[:K*c]}
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, W, X, 0, S)
+		sk := s[k*c : (k+1)*c]
+		ak := h.adj[k*n+t : k*n+t+c]
+		clear(ak)
+		for l := 0; l < K; l++ {
+			if l == k {
+				continue
+			}
+			sl := s[l*c : (l+1)*c]
+			al := h.adj[l*n+t : l*n+t+c]
+			// phi((W[k]-W[l]).x) = sigmoid(s_l - s_k), with its derivative
+			// from one exponential
+			z, v := buf[:c], buf[tile:tile+c]
+			for i := range z {
+				z[i] = sl[i] - sk[i]
+			}
+			vmath.SigmoidDeriv(z, v, al)
+			for i, dv := range al {
+				sum += v[i]
+				dv *= inv
+				al[i] = dv
+				ak[i] -= dv
 			}
 		}
-		h.Vals[k] = sum / m
-		G := blas64.General{Rows: h.K, Cols: h.D, Stride: h.D, Data: h.Grads[k]}
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, A, B, 0, G)
+	}
+	h.Vals[k] = sum / m
+	// the gradient as one GEMM, G^T (D x K) = Xt[:, lo:hi] A^T (A is K x m),
+	// which streams the class's data once; cut into tiles of features only
+	// to keep gonum serial
+	A := blas64.General{Rows: K, Cols: hi - lo, Stride: n, Data: h.adj[lo:]}
+	g := h.Grads[k]
+	for j := 0; j < d; j += tile {
+		e := min(j+tile, d)
+		X := blas64.General{Rows: e - j, Cols: hi - lo, Stride: n, Data: h.Xt[j*n+lo:]}
+		GT := blas64.General{Rows: e - j, Cols: K, Stride: K, Data: s[:(e-j)*K]}
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1, X, A, 0, GT)
+		for jj := j; jj < e; jj++ {
+			for l, v := range s[(jj-j)*K : (jj-j+1)*K] {
+				g[l*d+jj] = v
+			}
+		}
 	}
 }

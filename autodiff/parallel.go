@@ -1,0 +1,524 @@
+package autodiff
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Evaluation on every core. The instructions that run along the rows of a
+// data set (whose registers have the rows' axis outermost) run in blocks
+// of rows: a phase is a list of instructions run one after the other on the
+// calling goroutine, then segments, one per axis, of such instructions that
+// run block by block, every block through the whole segment (so a chain of
+// elementwise steps stays in cache), the blocks spread over a worker pool.
+// Sums over the rows, and a reverse pass adding into something that does
+// not vary with the rows, write one partial result per block; they are
+// added up in block order after the blocks. The blocks depend only on the
+// number of rows, never on the number of workers, so the results are
+// bitwise the same on any number of cores.
+
+const (
+	// blockRows is the fewest rows of a block, when there are enough.
+	blockRows = 128
+	// maxBlocks is the most blocks the rows of an axis are split into.
+	maxBlocks = 256
+	// maxPartial bounds the float64s of partial results of one instruction.
+	maxPartial = 1 << 22
+)
+
+// A seg is the instructions of a phase that run in blocks along one axis,
+// in the order they run within a block.
+type seg struct {
+	ax    *axis
+	insts []*inst
+}
+
+// A phase is instructions run in order on the calling goroutine, then
+// segments run in blocks.
+type phase struct {
+	serial []*inst
+	segs   []seg
+}
+
+// rowAxis returns r's outermost axis when it runs over data rows, else nil.
+func rowAxis(r *reg) *axis {
+	if len(r.axes) > 0 && r.axes[0].data != nil {
+		return r.axes[0]
+	}
+	return nil
+}
+
+// blocked sets where the instruction can run in blocks of rows.
+func (in *inst) blocked() {
+	o := in.out
+	switch in.op {
+	case opVar, opGather:
+	case opView:
+		in.fwdAx, in.bwdAx = rowAxis(o), rowAxis(o)
+	case opAxis:
+		ra := rowAxis(in.in[0])
+		if ra == nil {
+			return
+		}
+		minmax := in.axOp == "max" || in.axOp == "min"
+		if in.ax != ra || !minmax {
+			in.fwdAx, in.fwdPart = ra, in.ax == ra
+		}
+		if in.ax != ra || !minmax {
+			in.bwdAx = ra
+		}
+	case opDot:
+		ra := rowAxis(o)
+		if in.mode == dotGeneral || ra == nil {
+			return
+		}
+		in.fwdAx, in.bwdAx = ra, ra
+		for _, r := range in.in {
+			if !r.konst && rowAxis(r) != ra {
+				in.bwdPart = true
+			}
+		}
+	default:
+		ra := rowAxis(o)
+		if ra == nil {
+			return
+		}
+		in.fwdAx = ra
+		for _, r := range in.in {
+			if !r.konst && rowAxis(r) != ra {
+				return
+			}
+		}
+		in.bwdAx = ra
+	}
+}
+
+// partialSize returns the size of one block's partial result, or 0.
+func (in *inst) partialSize() int {
+	if in.fwdPart {
+		return in.out.fullBatch() * in.out.esize
+	}
+	if in.bwdPart {
+		n := 0
+		for _, r := range in.in {
+			if !r.konst && rowAxis(r) != in.bwdAx {
+				n = max(n, r.fullBatch()*r.esize)
+			}
+		}
+		return n
+	}
+	return 0
+}
+
+// schedule sets out the phases of the forward pass (fwd) or reverse pass.
+func (p *Program) schedule(fwd bool) []phase {
+	n := len(p.insts)
+	const (
+		pending = iota
+		current
+		done
+	)
+	state := make([]int, n)
+	// the instructions each one's reverse pass waits for: its consumers
+	cons := make([][]int, n)
+	for k, in := range p.insts {
+		for _, r := range in.in {
+			if r.prod >= 0 {
+				cons[r.prod] = append(cons[r.prod], k)
+			}
+		}
+	}
+	axOf := func(in *inst) *axis {
+		if fwd {
+			return in.fwdAx
+		}
+		return in.bwdAx
+	}
+	order := make([]int, n)
+	for k := range order {
+		order[k] = k
+		if !fwd {
+			order[k] = n - 1 - k
+		}
+	}
+	// waits lists what k waits for; joinable says whether a wait on j in
+	// the current phase is met within a block.
+	waits := func(k int) []int {
+		if fwd {
+			var w []int
+			for _, r := range p.insts[k].in {
+				if r.prod >= 0 {
+					w = append(w, r.prod)
+				}
+			}
+			return w
+		}
+		return cons[k]
+	}
+	joinable := func(k, j int) bool {
+		a, b := p.insts[k], p.insts[j]
+		if axOf(a) != axOf(b) {
+			return false
+		}
+		if fwd {
+			return !b.fwdPart
+		}
+		return rowAxis(a.out) == a.bwdAx
+	}
+	var phases []phase
+	left := n
+	for left > 0 {
+		var ph phase
+		for _, k := range order {
+			if state[k] != pending || axOf(p.insts[k]) != nil {
+				continue
+			}
+			ok := true
+			for _, j := range waits(k) {
+				ok = ok && state[j] == done
+			}
+			if ok {
+				state[k] = done
+				ph.serial = append(ph.serial, p.insts[k])
+				left--
+			}
+		}
+		var members []int
+		for _, k := range order {
+			in := p.insts[k]
+			if state[k] != pending || axOf(in) == nil {
+				continue
+			}
+			ok := true
+			for _, j := range waits(k) {
+				ok = ok && (state[j] == done || state[j] == current && joinable(k, j))
+			}
+			if !ok {
+				continue
+			}
+			state[k] = current
+			members = append(members, k)
+			s := 0
+			for s < len(ph.segs) && ph.segs[s].ax != axOf(in) {
+				s++
+			}
+			if s == len(ph.segs) {
+				ph.segs = append(ph.segs, seg{ax: axOf(in)})
+			}
+			ph.segs[s].insts = append(ph.segs[s].insts, in)
+		}
+		for _, k := range members {
+			state[k] = done
+			left--
+		}
+		if len(ph.serial) == 0 && len(members) == 0 {
+			panic("autodiff: internal error: the instructions cannot be scheduled")
+		}
+		phases = append(phases, ph)
+	}
+	return phases
+}
+
+// linkBlocks decides which instructions run in blocks, bounds the blocks
+// of every axis, allocates the partial results and schedules both passes.
+func (p *Program) linkBlocks() {
+	for k, in := range p.insts {
+		in.k = k
+		in.blocked()
+	}
+	for _, in := range p.insts {
+		for _, a := range []*axis{in.fwdAx, in.bwdAx} {
+			if a != nil && a.maxBlocks == 0 {
+				a.maxBlocks = min(maxBlocks, max(1, (len(a.vals)+blockRows-1)/blockRows))
+			}
+		}
+	}
+	for _, in := range p.insts {
+		if ps := in.partialSize(); ps > 0 {
+			a := in.fwdAx
+			if !in.fwdPart {
+				a = in.bwdAx
+			}
+			a.maxBlocks = max(1, min(a.maxBlocks, maxPartial/ps))
+		}
+	}
+	items := 0
+	for _, in := range p.insts {
+		if ps := in.partialSize(); ps > 0 {
+			a := in.fwdAx
+			if !in.fwdPart {
+				a = in.bwdAx
+			}
+			in.partSize = ps
+			in.part = make([]float64, a.maxBlocks*ps)
+		}
+	}
+	p.fwd, p.bwd = p.schedule(true), p.schedule(false)
+	for _, phs := range [][]phase{p.fwd, p.bwd} {
+		for _, ph := range phs {
+			n := 0
+			for _, s := range ph.segs {
+				n += s.ax.maxBlocks
+			}
+			items = max(items, n)
+		}
+	}
+	p.items = make([]item, items)
+}
+
+// An item is one block of one segment of a phase.
+type item struct{ seg, block int }
+
+// split sets a's current blocks from its current rows.
+func (a *axis) split() {
+	nb := min(a.maxBlocks, max(1, (a.n+blockRows-1)/blockRows))
+	a.rows = (a.n + nb - 1) / nb
+	a.nb = (a.n + a.rows - 1) / a.rows
+}
+
+// slot returns block b's partial result, or nil.
+func (in *inst) slot(b int) []float64 {
+	if in.part == nil {
+		return nil
+	}
+	return in.part[b*in.partSize : (b+1)*in.partSize]
+}
+
+// run runs phase ph of the forward pass (fwd) or of the reverse pass.
+func (p *Program) run(ph *phase, fwd bool, x []float64) {
+	for _, in := range ph.serial {
+		if fwd {
+			in.forward(x, nil, nil)
+		} else if p.mark[in.k] {
+			p.back(in, nil, -1)
+		}
+	}
+	n := 0
+	for s := range ph.segs {
+		sg := &ph.segs[s]
+		active := fwd
+		for _, in := range sg.insts {
+			active = active || p.mark[in.k]
+		}
+		if !active {
+			continue
+		}
+		sg.ax.split()
+		for b := 0; b < sg.ax.nb; b++ {
+			p.items[n] = item{s, b}
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	j := &p.job
+	j.ph, j.fwd, j.x, j.n = ph, fwd, x, int64(n)
+	j.next.Store(0)
+	dispatch(j, n)
+	j.ph, j.x = nil, nil
+	// add up the partial results in block order
+	for s := range ph.segs {
+		sg := &ph.segs[s]
+		for _, in := range sg.insts {
+			if fwd && in.fwdPart {
+				in.combineForward()
+			}
+			if !fwd && p.mark[in.k] {
+				if in.bwdPart {
+					in.combineBackward()
+				}
+				if o := in.out; !p.keep && in.op != opView && rowAxis(o) != sg.ax {
+					clear(o.adj[:o.size()])
+				}
+			}
+		}
+	}
+}
+
+// block runs item i of the job's phase.
+func (p *Program) block(ph *phase, fwd bool, x []float64, i int) {
+	it := p.items[i]
+	sg := &ph.segs[it.seg]
+	a := sg.ax
+	lo := it.block * a.rows
+	bk := blk{ax: a, lo: lo, hi: min(lo+a.rows, a.n)}
+	if fwd {
+		for _, in := range sg.insts {
+			in.forward(x, &bk, in.slot(it.block))
+		}
+		return
+	}
+	for _, in := range sg.insts {
+		if p.mark[in.k] {
+			p.back(in, &bk, it.block)
+		}
+	}
+}
+
+// back runs an instruction's reverse pass within bk and then clears the
+// adjoint it used (Gradient relies on every adjoint being zero between
+// calls), unless the program keeps adjoints for a diagnosis. opVar adds
+// its adjoint to the gradient.
+func (p *Program) back(in *inst, bk *blk, b int) {
+	o := in.out
+	if in.op == opVar {
+		n := o.size()
+		dst := p.g[in.off : in.off+n]
+		for i, v := range o.adj[:n] {
+			dst[i] += v
+		}
+	} else {
+		var part []float64
+		if b >= 0 {
+			part = in.slot(b)
+		}
+		in.backward(bk, part)
+	}
+	// an output without the block's axis is cleared after every block; a
+	// view's adjoint is its operand's, cleared with it
+	if !p.keep && in.op != opView && (bk == nil || rowAxis(o) == bk.ax) {
+		clear(bk.view(o, o.adj)[:bk.size(o)])
+	}
+}
+
+// combineForward sets a sum's output to the sum of its blocks' partial
+// sums, in block order (divided by the rows for a mean).
+func (in *inst) combineForward() {
+	o := in.out
+	n := o.size()
+	out := o.val[:n]
+	copy(out, in.part[:n])
+	for b := 1; b < in.ax.nb; b++ {
+		for q, v := range in.slot(b)[:n] {
+			out[q] += v
+		}
+	}
+	if in.axOp == "mean" {
+		inv := 1 / float64(in.ax.n)
+		for q := range out {
+			out[q] *= inv
+		}
+	}
+}
+
+// combineBackward adds the blocks' partial adjoints, in block order, to the
+// operand that does not vary with the rows.
+func (in *inst) combineBackward() {
+	for _, r := range in.in {
+		if r.konst || rowAxis(r) == in.bwdAx {
+			continue
+		}
+		n := r.size()
+		adj := r.adj[:n]
+		for b := 0; b < in.bwdAx.nb; b++ {
+			for q, v := range in.slot(b)[:n] {
+				adj[q] += v
+			}
+		}
+	}
+}
+
+// A job is a phase's blocks, taken one at a time by the caller and the
+// pool's workers.
+type job struct {
+	p    *Program
+	ph   *phase
+	fwd  bool
+	x    []float64
+	n    int64
+	next atomic.Int64
+	// state is the dispatch's generation (high 32 bits), whether the caller
+	// has closed it to helpers that have not yet joined, and the helpers
+	// working on it (the low bits)
+	state atomic.Uint64
+	gen   uint32
+}
+
+const closed = 1 << 31
+
+func (j *job) work() {
+	for {
+		i := j.next.Add(1) - 1
+		if i >= j.n {
+			return
+		}
+		j.p.block(j.ph, j.fwd, j.x, int(i))
+	}
+}
+
+// A ticket asks a worker to help with dispatch gen of job j.
+type ticket struct {
+	j   *job
+	gen uint32
+}
+
+// The worker pool, shared by every program, grows to GOMAXPROCS-1 workers
+// the first time that many are wanted; they live as long as the process.
+var pool struct {
+	mu      sync.Mutex
+	started int
+	tickets chan ticket
+}
+
+// maxHelpers bounds the pool.
+const maxHelpers = 63
+
+// dispatch runs the job's n items on the caller and up to GOMAXPROCS-1
+// workers and returns when all are done. Workers that have not joined by
+// the time the caller has run out of items are not waited for (on a busy
+// machine they may not get a core for a while): they find the dispatch
+// closed and skip it.
+func dispatch(j *job, n int) {
+	helpers := min(runtime.GOMAXPROCS(0), n, maxHelpers+1) - 1
+	if helpers <= 0 {
+		j.work()
+		return
+	}
+	pool.mu.Lock()
+	if pool.tickets == nil {
+		pool.tickets = make(chan ticket, maxHelpers)
+	}
+	for pool.started < helpers {
+		pool.started++
+		go worker(pool.tickets)
+	}
+	pool.mu.Unlock()
+	j.gen++
+	j.state.Store(uint64(j.gen) << 32)
+	for range helpers {
+		select {
+		case pool.tickets <- ticket{j, j.gen}:
+		default: // the workers are behind; do with fewer
+		}
+	}
+	j.work()
+	for {
+		s := j.state.Load()
+		if j.state.CompareAndSwap(s, s|closed) {
+			break
+		}
+	}
+	// the helpers that joined are finishing their last block
+	for j.state.Load()&(closed-1) != 0 {
+		runtime.Gosched()
+	}
+}
+
+func worker(tickets <-chan ticket) {
+	for t := range tickets {
+		j := t.j
+		for {
+			s := j.state.Load()
+			if uint32(s>>32) != t.gen || s&closed != 0 {
+				break
+			}
+			if j.state.CompareAndSwap(s, s+1) {
+				j.work()
+				j.state.Add(^uint64(0)) // leave
+				break
+			}
+		}
+	}
+}

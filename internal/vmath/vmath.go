@@ -1,0 +1,143 @@
+// Package vmath has the fast elementwise kernels evaluation runs over
+// blocks of rows: an exponential from a table of 2^(j/256) and a degree-5
+// polynomial, within 2 ulp of math.Exp (tested), and the sigmoid, the
+// logistic loss and their derivatives fused over slices, each element's
+// value and derivative from one exponential.
+package vmath
+
+import "math"
+
+const (
+	tabBits = 8
+	tabN    = 1 << tabBits
+	// ln2Hi + ln2Lo = ln 2 / tabN; kf * ln2Hi is exact for |kf| < 2^20
+	ln2Hi  = 6.93147180369123816490e-01 / tabN
+	ln2Lo  = 1.90821492927058770002e-10 / tabN
+	invLn2 = tabN / math.Ln2
+	// shifter rounds a float64 below 2^51 in magnitude to an integer in
+	// its low mantissa bits
+	shifter = 0x1.8p52
+	// the fast path's range: 2^k stays a normal number
+	expLo = -700.0
+	expHi = 700.0
+)
+
+// tab[j] = 2^(j/256), correctly rounded by math.Exp2.
+var tab [tabN]float64
+
+func init() {
+	for j := range tab {
+		tab[j] = math.Exp2(float64(j) / tabN)
+	}
+}
+
+// Exp returns e^x within 2 ulp of math.Exp (math.Exp itself outside
+// [-700, 700], for NaN and for infinities).
+func Exp(x float64) float64 {
+	if !(x > expLo && x < expHi) {
+		return math.Exp(x)
+	}
+	kf := x*invLn2 + shifter
+	k := int64(math.Float64bits(kf))
+	kf -= shifter
+	r := x - kf*ln2Hi - kf*ln2Lo // |r| <= ln 2 / 512
+	p := r * (1 + r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
+	t := tab[k&(tabN-1)]
+	v := t + t*p
+	return math.Float64frombits(math.Float64bits(v) + uint64(k>>tabBits)<<52)
+}
+
+// SigmoidDeriv sets s[i] = 1/(1+e^-z[i]) and d[i] = s[i](1-s[i]), each
+// from one exponential e^-|z|, without overflow or cancellation in either
+// tail (len(s), len(d) >= len(z)).
+func SigmoidDeriv(z, s, d []float64) { sigmoid(z, s, d, false) }
+
+// SigmoidNegDeriv sets s[i] = 1/(1+e^z[i]), the sigmoid at -z[i], and
+// d[i] = -s[i](1-s[i]), its derivative with respect to z[i], as
+// SigmoidDeriv does (the loss phi(z) = 1/(1+e^z) in one pass).
+func SigmoidNegDeriv(z, s, d []float64) { sigmoid(z, s, d, true) }
+
+func sigmoid(z, s, d []float64, neg bool) {
+	s, d = s[:len(z)], d[:len(z)]
+	for i, v := range z {
+		// Exp(-|v|), written out here: the compiler does not inline Exp
+		x := -math.Abs(v)
+		var e float64
+		if x > expLo {
+			kf := x*invLn2 + shifter
+			k := int64(math.Float64bits(kf))
+			kf -= shifter
+			r := x - kf*ln2Hi - kf*ln2Lo
+			p := r * (1 + r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
+			t := tab[k&(tabN-1)]
+			e = math.Float64frombits(math.Float64bits(t+t*p) + uint64(k>>tabBits)<<52)
+		} else {
+			e = math.Exp(x)
+		}
+		q := 1 / (1 + e)
+		dv := e * q * q
+		if neg {
+			dv = -dv
+		}
+		d[i] = dv
+		if (v < 0) != neg {
+			q *= e
+		}
+		s[i] = q
+	}
+}
+
+// SigmoidTerms sets sp[i] = 1/(1+e^-z[i]), sm[i] = 1/(1+e^z[i]) and
+// d[i] = sp[i] sm[i], the sigmoid at z and at -z and its derivative, from
+// one exponential e^-|z| (len(sp), len(sm), len(d) >= len(z)).
+func SigmoidTerms(z, sp, sm, d []float64) {
+	sp, sm, d = sp[:len(z)], sm[:len(z)], d[:len(z)]
+	for i, v := range z {
+		x := -math.Abs(v) // Exp(x), written out as in SigmoidDeriv
+		var e float64
+		if x > expLo {
+			kf := x*invLn2 + shifter
+			k := int64(math.Float64bits(kf))
+			kf -= shifter
+			r := x - kf*ln2Hi - kf*ln2Lo
+			p := r * (1 + r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
+			t := tab[k&(tabN-1)]
+			e = math.Float64frombits(math.Float64bits(t+t*p) + uint64(k>>tabBits)<<52)
+		} else {
+			e = math.Exp(x)
+		}
+		q := 1 / (1 + e)
+		d[i] = e * q * q
+		if v < 0 {
+			sp[i], sm[i] = q*e, q
+		} else {
+			sp[i], sm[i] = q, q*e
+		}
+	}
+}
+
+// LogisticDeriv sets v[i] = log(1+e^z[i]) and d[i] = 1/(1+e^-z[i]), from
+// one exponential e^-|z| (len(v), len(d) >= len(z)).
+func LogisticDeriv(z, v, d []float64) {
+	v, d = v[:len(z)], d[:len(z)]
+	for i, x := range z {
+		e := Exp(-math.Abs(x))
+		q := 1 / (1 + e)
+		l := math.Log1p(e)
+		if x > 0 {
+			l += x
+		} else {
+			q *= e
+		}
+		v[i], d[i] = l, q
+	}
+}
+
+// ExpDeriv sets v[i] = d[i] = e^z[i] (len(v), len(d) >= len(z)).
+func ExpDeriv(z, v, d []float64) {
+	v, d = v[:len(z)], d[:len(z)]
+	for i, x := range z {
+		e := Exp(x)
+		v[i], d[i] = e, e
+	}
+}

@@ -1,0 +1,169 @@
+package vmath
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// ulps returns the distance between a and b in units in the last place of
+// b.
+func ulps(a, b float64) float64 {
+	if a == b {
+		return 0
+	}
+	_, e := math.Frexp(b)
+	ulp := math.Ldexp(1, e-53)
+	if b == 0 || ulp == 0 {
+		ulp = math.SmallestNonzeroFloat64
+	}
+	return math.Abs(a-b) / ulp
+}
+
+// TestExpUlps compares Exp with math.Exp at a million random points of the
+// fast path's range, near 0, at the table's nodes, and at the edges.
+func TestExpUlps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	worst, at := 0.0, 0.0
+	check := func(x float64) {
+		if u := ulps(Exp(x), math.Exp(x)); u > worst {
+			worst, at = u, x
+		}
+	}
+	for range 1_000_000 {
+		check(-700 + 1400*rng.Float64())
+		check(-1 + 2*rng.Float64())
+		check(1e-3 * rng.NormFloat64())
+	}
+	for j := -2000; j <= 2000; j++ {
+		check(float64(j) * math.Ln2 / tabN)
+	}
+	for _, x := range []float64{0, -0.0, 1, -1, 699.99, -699.99, 1e-300, -1e-300} {
+		check(x)
+	}
+	t.Logf("worst %.3g ulp at %g", worst, at)
+	if worst > 2 {
+		t.Errorf("Exp is %.3g ulp from math.Exp at %g; want at most 2", worst, at)
+	}
+}
+
+func TestExpSpecial(t *testing.T) {
+	for _, x := range []float64{math.Inf(1), math.Inf(-1), 710, -750, 1000, -1000} {
+		if got, want := Exp(x), math.Exp(x); got != want {
+			t.Errorf("Exp(%g) = %g, want %g", x, got, want)
+		}
+	}
+	if !math.IsNaN(Exp(math.NaN())) {
+		t.Error("Exp(NaN) is not NaN")
+	}
+	if Exp(0) != 1 {
+		t.Errorf("Exp(0) = %g", Exp(0))
+	}
+}
+
+// TestSigmoidLogistic checks the fused kernels against the closed forms
+// with math.Exp, in relative error, including both tails.
+func TestSigmoidLogistic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := 100_000
+	z := make([]float64, n)
+	for i := range z {
+		z[i] = 40 * rng.NormFloat64()
+	}
+	z = append(z, 0, 800, -800, 36, -36, 1e-20)
+	s, d := make([]float64, len(z)), make([]float64, len(z))
+	SigmoidDeriv(z, s, d)
+	v, q := make([]float64, len(z)), make([]float64, len(z))
+	LogisticDeriv(z, v, q)
+	rel := func(a, b float64) float64 {
+		if a == b {
+			return 0
+		}
+		return math.Abs(a-b) / math.Abs(b)
+	}
+	for i, x := range z {
+		e := math.Exp(-math.Abs(x))
+		ws := 1 / (1 + e)
+		if x < 0 {
+			ws = e / (1 + e)
+		}
+		wd := e / ((1 + e) * (1 + e))
+		wl := math.Log1p(e) + math.Max(x, 0)
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{{"sigmoid", s[i], ws}, {"sigmoid'", d[i], wd}, {"logistic", v[i], wl}, {"logistic'", q[i], ws}} {
+			if r := rel(c.got, c.want); r > 8e-16 {
+				t.Fatalf("%s(%g) = %g, want %g (relative error %.3g)", c.name, x, c.got, c.want, r)
+			}
+		}
+	}
+}
+
+// TestSigmoidMatchesExp requires the written-out exponentials of
+// SigmoidDeriv, SigmoidNegDeriv and SigmoidTerms to be Exp bit for bit.
+func TestSigmoidMatchesExp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	z := make([]float64, 10000)
+	for i := range z {
+		z[i] = 200 * rng.NormFloat64()
+	}
+	z = append(z, -750, 750, 0)
+	s, d := make([]float64, len(z)), make([]float64, len(z))
+	SigmoidDeriv(z, s, d)
+	sp, sm, dd := make([]float64, len(z)), make([]float64, len(z)), make([]float64, len(z))
+	SigmoidTerms(z, sp, sm, dd)
+	ns, nd := make([]float64, len(z)), make([]float64, len(z))
+	SigmoidNegDeriv(z, ns, nd)
+	for i, v := range z {
+		e := Exp(-math.Abs(v))
+		q := 1 / (1 + e)
+		ws, wd := q, e*q*q
+		if v < 0 {
+			ws = q * e
+		}
+		if s[i] != ws || d[i] != wd {
+			t.Fatalf("SigmoidDeriv(%g) = %g, %g; from Exp %g, %g", v, s[i], d[i], ws, wd)
+		}
+		wm := q * e
+		if v < 0 {
+			wm = q
+		}
+		if ns[i] != wm || nd[i] != -wd {
+			t.Fatalf("SigmoidNegDeriv(%g) = %g, %g; from Exp %g, %g", v, ns[i], nd[i], wm, -wd)
+		}
+		if sp[i] != ws || sm[i] != wm || dd[i] != wd {
+			t.Fatalf("SigmoidTerms(%g) = %g, %g, %g; from Exp %g, %g, %g", v, sp[i], sm[i], dd[i], ws, wm, wd)
+		}
+	}
+}
+
+func BenchmarkSigmoidDeriv(b *testing.B) {
+	z := make([]float64, 1000)
+	for i := range z {
+		z[i] = float64(i-500) / 50
+	}
+	s, d := make([]float64, len(z)), make([]float64, len(z))
+	for b.Loop() {
+		SigmoidDeriv(z, s, d)
+	}
+}
+
+func BenchmarkMathSigmoid(b *testing.B) {
+	z := make([]float64, 1000)
+	for i := range z {
+		z[i] = float64(i-500) / 50
+	}
+	s, d := make([]float64, len(z)), make([]float64, len(z))
+	for b.Loop() {
+		for i, v := range z {
+			e := math.Exp(-math.Abs(v))
+			q := 1 / (1 + e)
+			d[i] = e * q * q
+			if v < 0 {
+				q *= e
+			}
+			s[i] = q
+		}
+	}
+}
