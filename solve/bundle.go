@@ -158,7 +158,7 @@ func (s *solver) bundleSolve(xt []float64, acc accuracy) (res subResult, halt ha
 		if h := s.halted(); h != running {
 			return res, h, nil
 		}
-		s.bundleModel(xt, mu, bs.y, &res)
+		s.bundleModel(xt, mu, bs.y, &res, stalled > 0)
 		if done() {
 			break
 		}
@@ -231,7 +231,7 @@ func (s *solver) addCut(c cut) {
 // multipliers: per constraint, the sum of its cuts' weights) with the best
 // value of D, and leaves in y the model's minimiser at the best dual
 // point: the next trial point.
-func (s *solver) bundleModel(xt []float64, mu float64, y []float64, res *subResult) {
+func (s *solver) bundleModel(xt []float64, mu float64, y []float64, res *subResult, tight bool) {
 	bs := s.bundle
 	K := len(bs.cuts)
 	w := bs.w
@@ -314,7 +314,12 @@ func (s *solver) bundleModel(xt []float64, mu float64, y []float64, res *subResu
 	step := 1.0 / mu
 	theta := 1.0
 	lastD := bestD
-	for it := 0; it < bundleDualIter; it++ {
+	iters, rel := bundleDualIter, 1e-3
+	if tight {
+		// the bound stalled: solve the dual more accurately
+		iters, rel = 10*bundleDualIter, 1e-7
+	}
+	for it := 0; it < iters; it++ {
 		ok := false
 		for range 40 {
 			copy(trial, v)
@@ -365,7 +370,7 @@ func (s *solver) bundleModel(xt []float64, mu float64, y []float64, res *subResu
 			// stop when the last ten steps raised the bound by less than
 			// a thousandth of the oracle's current gap
 			gap := res.F - math.Max(res.Lower, bestD)
-			if !math.IsInf(gap, 0) && bestD-lastD <= 1e-3*gap {
+			if !math.IsInf(gap, 0) && bestD-lastD <= rel*gap {
 				break
 			}
 			lastD = bestD
