@@ -88,8 +88,9 @@ func (s *solver) rhoDown(doubled bool) {
 // the smaller RhoHat is relative to the curvature there; when a step is
 // more than slowContraction times the previous one and its subproblem
 // showed no sign of nonconvexity (no doubling), RhoHat and Rho halve, down
-// to MinRhoHatFactor times their starting values, and never below a value
-// that a doubling reached (the evidence of nonconvexity holds on). The oracle keeps
+// to MinRhoHatFactor times their starting values, never below a value that
+// a doubling reached (the evidence of nonconvexity holds on), and never
+// below twice a known modulus Problem.WeakConvexity (Rho not below it). The oracle keeps
 // checking the curvature its bound assumes and doubles RhoHat again on
 // evidence against it.
 func (s *solver) rhoFollow(doubled bool, step float64) {
@@ -98,9 +99,12 @@ func (s *solver) rhoFollow(doubled bool, step float64) {
 	if doubled || s.set.NoSafeguard || prev == 0 || step <= slowContraction*prev {
 		return
 	}
-	if s.rhoHat/2 >= max(MinRhoHatFactor*s.set.RhoHat, s.rhoFloor) {
+	// a known modulus (Problem.WeakConvexity, e.g. derived by qrc's
+	// analysis) is a floor: RhoHat stays at twice it at least, Rho at it
+	floor := max(MinRhoHatFactor*s.set.RhoHat, s.rhoFloor, 2*s.p.WeakConvexity)
+	if s.rhoHat/2 >= floor {
 		s.rhoHat /= 2
-		s.rho /= 2
+		s.rho = max(s.rho/2, s.p.WeakConvexity)
 	}
 }
 
