@@ -1,0 +1,145 @@
+package data
+
+import (
+	"bytes"
+	"io"
+	"runtime"
+	"sync"
+)
+
+// chunkSize is the size of the blocks a file is read and parsed in. A file
+// of at most one block is parsed on one goroutine; a larger one is parsed a
+// block per worker on up to GOMAXPROCS goroutines.
+const chunkSize = 4 << 20
+
+// chunk is a run of whole lines of a file.
+type chunk struct {
+	seq  int    // 0-based position in the file
+	buf  []byte // whole records; the last ends with '\n' unless it ends the file
+	line int    // 1-based line number of buf's first line
+	off  int64  // byte offset of buf in the file
+}
+
+// cutFunc returns the length of the longest prefix of buf made of whole
+// records (ending just after a '\n'), or 0 when buf holds no complete record.
+type cutFunc func(buf []byte) int
+
+// cutLines cuts after the last newline.
+func cutLines(buf []byte) int { return bytes.LastIndexByte(buf, '\n') + 1 }
+
+// tooLongError is returned by readChunks for a record longer than MaxLine.
+type tooLongError struct{ line int }
+
+func (tooLongError) Error() string { return "line too long" }
+
+// readChunks reads r in blocks of whole records and calls emit for each in
+// file order. When more than MaxLine bytes hold no complete record, the
+// reading stops with a tooLongError carrying the record's line number (the
+// parsers check the length of every record they see); a read error is
+// returned as is.
+// emit returning false stops the reading early.
+func readChunks(r io.Reader, cut cutFunc, emit func(chunk) bool) error {
+	var (
+		pending []byte // bytes read but not yet emitted
+		line    = 1
+		off     int64
+		seq     int
+	)
+	size := chunkSize
+	for eof := false; !eof; {
+		buf := make([]byte, max(size, len(pending)+chunkSize/4))
+		n := copy(buf, pending)
+		for n < len(buf) && !eof {
+			m, err := r.Read(buf[n:])
+			n += m
+			if err == io.EOF {
+				eof = true
+			} else if err != nil {
+				return err
+			}
+		}
+		buf = buf[:n]
+		k := len(buf)
+		if !eof {
+			k = cut(buf)
+		}
+		if k == 0 {
+			if len(buf) > MaxLine {
+				return tooLongError{line}
+			}
+			pending = buf
+			size = 2 * len(buf)
+			continue
+		}
+		size = chunkSize
+		c := chunk{seq: seq, buf: buf[:k], line: line, off: off}
+		pending = buf[k:]
+		line += bytes.Count(c.buf, []byte{'\n'})
+		off += int64(k)
+		seq++
+		if len(c.buf) > 0 && !emit(c) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// parallel reads r in chunks and calls parse on each, on up to GOMAXPROCS
+// goroutines when the file spans several chunks. The first chunk is parsed
+// before any other is read, so that parse can use what it learns from it
+// (a CSV header) and a load that will not fit can stop early (stop returns
+// true after a chunk's result is recorded). It returns the results in file
+// order; the slice stops at the first chunk whose result reports failure.
+func parallel[R any](r io.Reader, cut cutFunc, parse func(chunk) R, failed func(R) bool, stop func(R) bool) ([]R, error) {
+	var (
+		mu      sync.Mutex
+		results []R
+		bad     = -1 // lowest seq with a failed result
+		halt    bool
+	)
+	record := func(seq int, res R) {
+		mu.Lock()
+		defer mu.Unlock()
+		for len(results) <= seq {
+			var zero R
+			results = append(results, zero)
+		}
+		results[seq] = res
+		if failed(res) && (bad < 0 || seq < bad) {
+			bad = seq
+		}
+		if stop != nil && stop(res) {
+			halt = true
+		}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	jobs := make(chan chunk, workers)
+	var wg sync.WaitGroup
+	started := 0
+	err := readChunks(r, cut, func(c chunk) bool {
+		if c.seq == 0 {
+			record(0, parse(c))
+		} else {
+			if started < workers {
+				started++
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for c := range jobs {
+						record(c.seq, parse(c))
+					}
+				}()
+			}
+			jobs <- c
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return bad < 0 && !halt
+	})
+	close(jobs)
+	wg.Wait()
+	if bad >= 0 {
+		results = results[:bad+1]
+	}
+	return results, err
+}

@@ -1,0 +1,115 @@
+package data
+
+import (
+	"math"
+	"strconv"
+)
+
+// pow10 holds the powers of ten that float64 represents exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// parseFloat parses b as a decimal number in the form CSV and LIBSVM files
+// write: an optional sign, digits with an optional decimal point (at least
+// one digit before or after it), and an optional exponent "e" or "E" with an
+// optional sign and at least one digit. Anything else — hexadecimal, digit
+// separators "_", "inf", "nan", surrounding spaces — is refused, as is a
+// number too large for float64. The result is correctly rounded.
+//
+// The common case (at most 19 significant digits whose value is below 2^53
+// and a decimal exponent within ±22) is computed exactly with one
+// multiplication or division of exact float64 values (Clinger's fast path);
+// every other well-formed number goes to strconv.ParseFloat, so the result is
+// always the one strconv gives.
+func parseFloat(b []byte) (float64, bool) {
+	i, n := 0, len(b)
+	neg := false
+	if i < n && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	var mant uint64
+	sig := 0         // significant digits taken into mant
+	dropped := false // a nonzero digit did not fit in mant
+	exp := 0         // decimal exponent correction from the point and dropped digits
+	digits := 0      // digits seen in the mantissa
+	for ; i < n && b[i]-'0' < 10; i++ {
+		digits++
+		d := uint64(b[i] - '0')
+		if sig < 19 {
+			if mant != 0 || d != 0 {
+				mant = mant*10 + d
+				sig++
+			}
+		} else {
+			exp++
+			dropped = dropped || d != 0
+		}
+	}
+	if i < n && b[i] == '.' {
+		i++
+		for ; i < n && b[i]-'0' < 10; i++ {
+			digits++
+			d := uint64(b[i] - '0')
+			if sig < 19 {
+				if mant != 0 || d != 0 {
+					mant = mant*10 + d
+					sig++
+				}
+				exp--
+			} else {
+				dropped = dropped || d != 0
+			}
+		}
+	}
+	if digits == 0 {
+		return 0, false
+	}
+	if i < n && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		eneg := false
+		if i < n && (b[i] == '+' || b[i] == '-') {
+			eneg = b[i] == '-'
+			i++
+		}
+		if i == n {
+			return 0, false
+		}
+		e := 0
+		for ; i < n && b[i]-'0' < 10; i++ {
+			if e < 100000 {
+				e = e*10 + int(b[i]-'0')
+			}
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	if i != n {
+		return 0, false
+	}
+	if mant == 0 && !dropped {
+		if neg {
+			return math.Copysign(0, -1), true
+		}
+		return 0, true
+	}
+	if !dropped && mant <= 1<<53 && exp >= -22 && exp <= 22 {
+		f := float64(mant)
+		if exp < 0 {
+			f /= pow10[-exp]
+		} else {
+			f *= pow10[exp]
+		}
+		if neg {
+			f = -f
+		}
+		return f, true
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
