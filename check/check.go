@@ -351,7 +351,7 @@ func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 	var path *ast.String
 	libsvmOpt := data.LibSVMOptions{}
 	csvOpt := data.CSVOptions{}
-	argNodes := map[string]ast.Node{}   // option name → its value
+	argNodes := map[string]ast.Node{}  // option name → its value
 	dropNodes := map[string]ast.Node{} // dropped column → its string
 	for i, a := range call.Args {
 		if a.Name == nil {

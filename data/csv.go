@@ -99,19 +99,6 @@ type csvPart struct {
 	endLine int
 }
 
-func (p *csvPart) bytes() int64 {
-	var b int64
-	for _, c := range p.cols {
-		b += 8 * int64(len(c))
-	}
-	for _, t := range p.text {
-		if t != nil {
-			b += 4 * int64(len(t.codes))
-		}
-	}
-	return b
-}
-
 func readCSV(r io.Reader, size int64, path string, opt CSVOptions) (*Set, error) {
 	lay := &csvLayout{sep: ','}
 	if opt.Sep != 0 {
@@ -136,12 +123,15 @@ func readCSV(r io.Reader, size int64, path string, opt CSVOptions) (*Set, error)
 		if p.err != nil || over != nil {
 			return false
 		}
-		held += p.bytes()
 		total += int64(p.size)
-		// X and Columns each hold the numeric cells.
-		need, what := 2*held, "the rows read so far"
-		if size > 0 && total < size {
-			need = int64(2 * float64(held) * float64(size) / float64(total))
+		if size > 0 && total >= size {
+			return false // the whole file: the final check says more
+		}
+		// X, Columns and Y each hold their cells.
+		held += 8 * int64(p.rows) * int64(len(lay.features)+len(lay.names)+1)
+		need, what := held, "the rows read so far"
+		if size > 0 {
+			need = int64(float64(held) * float64(size) / float64(total))
 			what = fmt.Sprintf("the set (estimated from the first %s of %s)", FormatBytes(total), FormatBytes(size))
 		}
 		if msg := b.exceeded(need, what); msg != "" {
@@ -528,7 +518,10 @@ func buildCSV(parts []csvPart, path string, lay *csvLayout, b budget, opt CSVOpt
 			numeric++
 		}
 	}
-	need := denseBytes(n, d) + denseBytes(n, numeric) + 8*int64(n)
+	need := denseBytes(n, d) + denseBytes(n, numeric) // X and Columns
+	if lay.label >= 0 {
+		need += 8 * int64(n) // Y
+	}
 	if msg := b.exceeded(need, fmt.Sprintf("a dense %d × %d matrix and its %d numeric columns", n, d, numeric)); msg != "" {
 		return nil, errorf(path, 0, 0, "%s", msg)
 	}

@@ -191,4 +191,3 @@ func ioError(path, what string, err error) *Error {
 	}
 	return &Error{Path: path, Msg: "cannot " + what + " file: " + msg, Err: err}
 }
-

@@ -64,26 +64,31 @@ type svmPart struct {
 	endLine int // the line after the part's last
 }
 
-func (p *svmPart) bytes() int64 { return csrBytes(len(p.labels), len(p.vals)) + 8*int64(len(p.labels)) }
-
 func readLibSVM(r io.Reader, size int64, path string, opt LibSVMOptions) (*Set, error) {
 	if opt.Features < 0 {
 		return nil, &Error{Path: path, Option: "features", Msg: fmt.Sprintf("invalid option: %d features", opt.Features)}
 	}
 	b := newBudget(opt.MaxMemory)
 	var (
-		held  int64 // bytes the parts parsed so far take
-		over  *Error
-		total int64
+		sRows, sNNZ, sMax int64 // in the parts parsed so far
+		over              *Error
+		total             int64
 	)
 	stop := func(p svmPart) bool {
 		if p.err != nil || over != nil {
 			return false
 		}
-		held += p.bytes()
+		sRows += int64(len(p.labels))
+		sNNZ += int64(len(p.vals))
+		sMax = max(sMax, int64(p.maxIdx))
 		total += int64(p.size)
+		if size > 0 && total >= size {
+			return false // the whole file: the final check says more
+		}
+		// The least the set will take: dense or CSR, and the labels.
+		held := 8*sRows + min(8*sRows*sMax, 12*sNNZ+8*sRows)
 		need, what := held, "the rows read so far"
-		if size > 0 && total < size {
+		if size > 0 {
 			need = int64(float64(held) * float64(size) / float64(total))
 			what = fmt.Sprintf("the set (estimated from the first %s of %s)", FormatBytes(total), FormatBytes(size))
 		}
@@ -129,10 +134,17 @@ func readLibSVM(r io.Reader, size int64, path string, opt LibSVMOptions) (*Set, 
 	}
 	s.n, s.d = n, d
 
-	dense := denseBytes(n, d)
-	sparse := csrBytes(n, nnz)
-	denseMsg := b.exceeded(dense+8*int64(n), fmt.Sprintf("a dense %d × %d matrix", n, d))
-	if !preferSparse(n, d, nnz) && denseMsg == "" {
+	dense := denseBytes(n, d) + 8*int64(n) // with the labels
+	sparse := csrBytes(n, nnz) + 8*int64(n)
+	if min(dense, sparse) > b.limit {
+		what := fmt.Sprintf("a dense %d × %d matrix and %d labels", n, d, n)
+		need := dense
+		if sparse < dense {
+			what, need = fmt.Sprintf("a sparse %d × %d matrix with %d nonzeros and %d labels", n, d, nnz, n), sparse
+		}
+		return nil, errorf(path, 0, 0, "%s", b.exceeded(need, what))
+	}
+	if !preferSparse(n, d, nnz) && dense <= b.limit {
 		x := make([]float64, n*d)
 		y := make([]float64, 0, n)
 		i := 0
@@ -154,9 +166,6 @@ func readLibSVM(r io.Reader, size int64, path string, opt LibSVMOptions) (*Set, 
 			s.Features[j] = "f" + strconv.Itoa(j+1)
 		}
 		return s, nil
-	}
-	if msg := b.exceeded(sparse+8*int64(n), fmt.Sprintf("a sparse %d × %d matrix with %d nonzeros", n, d, nnz)); msg != "" {
-		return nil, errorf(path, 0, 0, "%s", msg)
 	}
 	m := &CSR{Rows: n, Cols: d, RowPtr: make([]int, 1, n+1), ColIdx: make([]int32, 0, nnz), Val: make([]float64, 0, nnz)}
 	y := make([]float64, 0, n)
