@@ -143,3 +143,22 @@ func parallel[R any](r io.Reader, cut cutFunc, parse func(chunk) R, failed func(
 	}
 	return results, err
 }
+
+// parallelFor calls f on consecutive ranges [lo, hi) covering 0..n, on up
+// to GOMAXPROCS goroutines, and returns when all are done.
+func parallelFor(n int, f func(lo, hi int)) {
+	w := min(runtime.GOMAXPROCS(0), n)
+	if w <= 1 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for k := range w {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(k*n/w, (k+1)*n/w)
+		}()
+	}
+	wg.Wait()
+}

@@ -548,10 +548,15 @@ func buildCSV(parts []csvPart, path string, lay *csvLayout, b budget, opt CSVOpt
 	x := make([]float64, n*d)
 	for k, j := range lay.features {
 		s.Features[k] = lay.names[j]
-		for i, v := range cols[j] {
-			x[i*d+k] = v
-		}
 	}
+	parallelFor(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := x[i*d : (i+1)*d]
+			for k, j := range lay.features {
+				row[k] = cols[j][i]
+			}
+		}
+	})
 	s.X = mat.NewDense(n, d, x)
 	s.n, s.d = n, d
 	if lay.label >= 0 {

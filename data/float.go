@@ -28,41 +28,35 @@ func parseFloat(b []byte) (float64, bool) {
 		neg = b[i] == '-'
 		i++
 	}
+	// Up to 19 digits fit in mant; a longer mantissa goes to strconv.
 	var mant uint64
-	sig := 0         // significant digits taken into mant
-	dropped := false // a nonzero digit did not fit in mant
-	exp := 0         // decimal exponent correction from the point and dropped digits
-	digits := 0      // digits seen in the mantissa
-	for ; i < n && b[i]-'0' < 10; i++ {
-		digits++
-		d := uint64(b[i] - '0')
-		if sig < 19 {
-			if mant != 0 || d != 0 {
-				mant = mant*10 + d
-				sig++
-			}
-		} else {
-			exp++
-			dropped = dropped || d != 0
+	exp := 0
+	start := i
+	for i < n {
+		d := b[i] - '0'
+		if d > 9 {
+			break
 		}
+		mant = mant*10 + uint64(d)
+		i++
 	}
+	intDigits := i - start
+	fracDigits := 0
 	if i < n && b[i] == '.' {
 		i++
-		for ; i < n && b[i]-'0' < 10; i++ {
-			digits++
-			d := uint64(b[i] - '0')
-			if sig < 19 {
-				if mant != 0 || d != 0 {
-					mant = mant*10 + d
-					sig++
-				}
-				exp--
-			} else {
-				dropped = dropped || d != 0
+		fs := i
+		for i < n {
+			d := b[i] - '0'
+			if d > 9 {
+				break
 			}
+			mant = mant*10 + uint64(d)
+			i++
 		}
+		fracDigits = i - fs
+		exp = -fracDigits
 	}
-	if digits == 0 {
+	if intDigits+fracDigits == 0 {
 		return 0, false
 	}
 	if i < n && (b[i] == 'e' || b[i] == 'E') {
@@ -72,14 +66,20 @@ func parseFloat(b []byte) (float64, bool) {
 			eneg = b[i] == '-'
 			i++
 		}
-		if i == n {
-			return 0, false
-		}
+		es := i
 		e := 0
-		for ; i < n && b[i]-'0' < 10; i++ {
-			if e < 100000 {
-				e = e*10 + int(b[i]-'0')
+		for i < n {
+			d := b[i] - '0'
+			if d > 9 {
+				break
 			}
+			if e < 100000 {
+				e = e*10 + int(d)
+			}
+			i++
+		}
+		if i == es {
+			return 0, false
 		}
 		if eneg {
 			e = -e
@@ -89,13 +89,9 @@ func parseFloat(b []byte) (float64, bool) {
 	if i != n {
 		return 0, false
 	}
-	if mant == 0 && !dropped {
-		if neg {
-			return math.Copysign(0, -1), true
-		}
-		return 0, true
-	}
-	if !dropped && mant <= 1<<53 && exp >= -22 && exp <= 22 {
+	if intDigits+fracDigits <= 19 && mant <= 1<<53 && exp >= -22 && exp <= 22 {
+		// Clinger's fast path: mant and 10^|exp| are exact, so one
+		// correctly rounded operation gives the correctly rounded result.
 		f := float64(mant)
 		if exp < 0 {
 			f /= pow10[-exp]

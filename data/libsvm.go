@@ -147,19 +147,24 @@ func readLibSVM(r io.Reader, size int64, path string, opt LibSVMOptions) (*Set, 
 	if !preferSparse(n, d, nnz) && dense <= b.limit {
 		x := make([]float64, n*d)
 		y := make([]float64, 0, n)
-		i := 0
-		for _, p := range parts {
+		first := make([]int, len(parts)) // first row of each part
+		for k, p := range parts {
+			first[k] = len(y)
 			y = append(y, p.labels...)
-			start := 0
-			for _, end := range p.rowEnd {
-				row := x[i*d : (i+1)*d]
-				for k := start; k < end; k++ {
-					row[p.cols[k]] = p.vals[k]
-				}
-				start = end
-				i++
-			}
 		}
+		parallelFor(len(parts), func(lo, hi int) {
+			for k := lo; k < hi; k++ {
+				p, i, start := &parts[k], first[k], 0
+				for _, end := range p.rowEnd {
+					row := x[i*d : (i+1)*d]
+					for k := start; k < end; k++ {
+						row[p.cols[k]] = p.vals[k]
+					}
+					start = end
+					i++
+				}
+			}
+		})
 		s.X, s.Y = mat.NewDense(n, d, x), y
 		s.Features = make([]string, d)
 		for j := range s.Features {
@@ -193,45 +198,61 @@ func isSpace(c byte) bool {
 // bom is the UTF-8 byte order mark.
 var bom = []byte("\uFEFF")
 
+// Byte classes of the LIBSVM scanner.
+const (
+	clSpace = 1 << iota // separates fields
+	clEOL               // ends a line: '\n'
+	clHash              // starts a comment
+)
+
+var svmClass = func() (t [256]uint8) {
+	for _, c := range []byte(" \t\r\v\f") {
+		t[c] = clSpace
+	}
+	t['\n'], t['#'] = clEOL, clHash
+	return
+}()
+
 // parseSVM parses the lines of one chunk.
 func parseSVM(c chunk, path string, features int) svmPart {
 	buf := c.buf
 	est := len(buf) / 12
 	p := svmPart{size: len(buf), cols: make([]int32, 0, est), vals: make([]float64, 0, est),
-		labels: make([]float64, 0, len(buf)/256+1), rowEnd: make([]int, 0, len(buf)/256+1)}
+		labels: make([]float64, 0, len(buf)/64+1), rowEnd: make([]int, 0, len(buf)/64+1)}
 	fail := func(line, col int, format string, args ...any) svmPart {
 		return svmPart{err: errorf(path, line, col, format, args...)}
 	}
 	line := c.line
 	pos := 0
-	for pos < len(buf) {
+	n := len(buf)
+	for pos < n {
 		ls := pos // start of the line, for columns
 		if c.off == 0 && pos == 0 && bytes.HasPrefix(buf, bom) {
 			pos = len(bom)
 		}
-		end := len(buf)
-		if k := bytes.IndexByte(buf[pos:], '\n'); k >= 0 {
-			end = pos + k
+		for pos < n && svmClass[buf[pos]] == clSpace {
+			pos++
 		}
-		next := end + 1
-		if end-ls > MaxLine {
-			return fail(line, 0, "line longer than %d bytes", MaxLine)
-		}
-		if k := bytes.IndexByte(buf[pos:end], '#'); k >= 0 {
-			end = pos + k
+		if pos == n || svmClass[buf[pos]] != 0 { // blank or comment-only line
+			k := bytes.IndexByte(buf[pos:], '\n')
+			if k < 0 {
+				pos = n
+			} else {
+				pos += k + 1
+			}
+			if pos-ls > MaxLine+1 {
+				return fail(line, 0, "line longer than %d bytes", MaxLine)
+			}
+			line++
+			continue
 		}
 		// The label.
-		for pos < end && isSpace(buf[pos]) {
-			pos++
-		}
-		if pos == end {
-			line++
-			pos = next
-			continue // blank or comment-only line
-		}
 		start := pos
-		for pos < end && !isSpace(buf[pos]) {
+		for pos < n && svmClass[buf[pos]] == 0 {
 			pos++
+		}
+		if pos-ls > MaxLine {
+			return fail(line, 0, "line longer than %d bytes", MaxLine)
 		}
 		y, ok := parseFloat(buf[start:pos])
 		if !ok {
@@ -239,25 +260,38 @@ func parseSVM(c chunk, path string, features int) svmPart {
 		}
 		prev, prevCol := 0, 0
 		for {
-			for pos < end && isSpace(buf[pos]) {
+			for pos < n && svmClass[buf[pos]] == clSpace {
 				pos++
 			}
-			if pos == end {
+			if pos == n || buf[pos] == '\n' {
+				break
+			}
+			if buf[pos] == '#' {
+				k := bytes.IndexByte(buf[pos:], '\n')
+				if k < 0 {
+					pos = n
+				} else {
+					pos += k
+				}
 				break
 			}
 			start := pos
 			j := 0
-			for pos < end && buf[pos]-'0' < 10 {
+			for pos < n {
+				d := buf[pos] - '0'
+				if d > 9 {
+					break
+				}
 				if j <= maxIndex {
-					j = j*10 + int(buf[pos]-'0')
+					j = j*10 + int(d)
 				}
 				pos++
 			}
 			col := start - ls + 1
-			if pos == end || buf[pos] != ':' {
+			if pos == n || buf[pos] != ':' {
 				// Not digits then ':' — find out which message fits.
 				tokEnd := pos
-				for tokEnd < end && !isSpace(buf[tokEnd]) {
+				for tokEnd < n && svmClass[buf[tokEnd]] == 0 {
 					tokEnd++
 				}
 				tok := buf[start:tokEnd]
@@ -279,8 +313,11 @@ func parseSVM(c chunk, path string, features int) svmPart {
 			}
 			pos++ // the ':'
 			vs := pos
-			for pos < end && !isSpace(buf[pos]) {
+			for pos < n && svmClass[buf[pos]] == 0 {
 				pos++
+			}
+			if pos-ls > MaxLine {
+				return fail(line, 0, "line longer than %d bytes", MaxLine)
 			}
 			v, ok := parseFloat(buf[vs:pos])
 			if !ok {
@@ -292,13 +329,16 @@ func parseSVM(c chunk, path string, features int) svmPart {
 				p.vals = append(p.vals, v)
 			}
 		}
+		if pos-ls > MaxLine {
+			return fail(line, 0, "line longer than %d bytes", MaxLine)
+		}
 		if prev > p.maxIdx {
 			p.maxIdx, p.maxLine, p.maxCol = prev, line, prevCol
 		}
 		p.labels = append(p.labels, y)
 		p.rowEnd = append(p.rowEnd, len(p.vals))
 		line++
-		pos = next
+		pos++ // the '\n'
 	}
 	p.endLine = line
 	return p
