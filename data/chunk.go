@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"runtime"
+	"runtime/debug"
 	"sync"
 )
 
@@ -84,13 +85,72 @@ func readChunks(r io.Reader, cut cutFunc, emit func(chunk) bool) error {
 	return nil
 }
 
-// parallel reads r in chunks and calls parse on each, on up to GOMAXPROCS
+// splitChunks cuts data into chunks of about chunkSize bytes of whole
+// records and calls emit for each in order, like readChunks.
+func splitChunks(data []byte, cut cutFunc, emit func(chunk) bool) error {
+	line, off, seq := 1, 0, 0
+	for off < len(data) {
+		end := min(off+chunkSize, len(data))
+		k := end - off
+		for end < len(data) {
+			if k = cut(data[off:end]); k > 0 {
+				break
+			}
+			if end-off > MaxLine {
+				return tooLongError{line}
+			}
+			end = min(off+2*(end-off), len(data))
+			k = end - off
+		}
+		c := chunk{seq: seq, buf: data[off : off+k : off+k], line: line, off: int64(off)}
+		line += bytes.Count(c.buf, []byte{'\n'})
+		off += k
+		seq++
+		if !emit(c) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// source is where the chunks come from: a mapped file or a reader.
+type source struct {
+	data []byte // the whole file, when mapped
+	r    io.Reader
+}
+
+func (s source) chunks(cut cutFunc, emit func(chunk) bool) error {
+	if s.data != nil {
+		return splitChunks(s.data, cut, emit)
+	}
+	return readChunks(s.r, cut, emit)
+}
+
+// faultError is a fault reading a mapped file (it was truncated while read).
+type faultError struct{ v any }
+
+func (e faultError) Error() string { return "the file changed while it was read" }
+
+// guard runs parse on c, turning a memory fault (a mapped file truncated
+// under the parser) into failed(err) instead of a crash.
+func guard[R any](parse func(chunk) R, fault func(error) R, c chunk) (res R) {
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if v := recover(); v != nil {
+			res = fault(faultError{v})
+		}
+	}()
+	return parse(c)
+}
+
+// parallel reads src in chunks and calls parse on each, on up to GOMAXPROCS
 // goroutines when the file spans several chunks. The first chunk is parsed
 // before any other is read, so that parse can use what it learns from it
 // (a CSV header) and a load that will not fit can stop early (stop returns
 // true after a chunk's result is recorded). It returns the results in file
 // order; the slice stops at the first chunk whose result reports failure.
-func parallel[R any](r io.Reader, cut cutFunc, parse func(chunk) R, failed func(R) bool, stop func(R) bool) ([]R, error) {
+func parallel[R any](src source, cut cutFunc, parse func(chunk) R, fault func(error) R, failed func(R) bool, stop func(R) bool) ([]R, error) {
 	var (
 		mu      sync.Mutex
 		results []R
@@ -116,9 +176,9 @@ func parallel[R any](r io.Reader, cut cutFunc, parse func(chunk) R, failed func(
 	jobs := make(chan chunk, workers)
 	var wg sync.WaitGroup
 	started := 0
-	err := readChunks(r, cut, func(c chunk) bool {
+	err := src.chunks(cut, func(c chunk) bool {
 		if c.seq == 0 {
-			record(0, parse(c))
+			record(0, guard(parse, fault, c))
 		} else {
 			if started < workers {
 				started++
@@ -126,7 +186,7 @@ func parallel[R any](r io.Reader, cut cutFunc, parse func(chunk) R, failed func(
 				go func() {
 					defer wg.Done()
 					for c := range jobs {
-						record(c.seq, parse(c))
+						record(c.seq, guard(parse, fault, c))
 					}
 				}()
 			}

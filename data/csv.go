@@ -54,13 +54,18 @@ func LoadCSV(path string, opt CSVOptions) (*Set, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readCSV(f, size, path, opt)
+	src := source{r: f}
+	if data, unmap, ok := mapFile(f, size); ok {
+		defer unmap()
+		src = source{data: data}
+	}
+	return readCSV(src, size, path, opt)
 }
 
 // ReadCSV is like [LoadCSV] but reads from r; path names the data in errors
 // and in the returned set.
 func ReadCSV(r io.Reader, path string, opt CSVOptions) (*Set, error) {
-	return readCSV(r, 0, path, opt)
+	return readCSV(source{r: r}, 0, path, opt)
 }
 
 // Column roles.
@@ -99,7 +104,7 @@ type csvPart struct {
 	endLine int
 }
 
-func readCSV(r io.Reader, size int64, path string, opt CSVOptions) (*Set, error) {
+func readCSV(src source, size int64, path string, opt CSVOptions) (*Set, error) {
 	lay := &csvLayout{sep: ','}
 	if opt.Sep != 0 {
 		if opt.Sep == '"' || opt.Sep == '\n' || opt.Sep == '\r' {
@@ -150,7 +155,8 @@ func readCSV(r io.Reader, size int64, path string, opt CSVOptions) (*Set, error)
 		}
 		return parseCSV(c, pos, path, lay)
 	}
-	parts, err := parallel(r, cutCSV, parse, func(p csvPart) bool { return p.err != nil }, stop)
+	parts, err := parallel(src, cutCSV, parse, func(err error) csvPart { return csvPart{err: ioError(path, "read", err)} },
+		func(p csvPart) bool { return p.err != nil }, stop)
 	if len(parts) > 0 && parts[len(parts)-1].err != nil {
 		return nil, parts[len(parts)-1].err
 	}

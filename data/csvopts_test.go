@@ -167,3 +167,30 @@ func TestLargeFilesParseInBlocks(t *testing.T) {
 	_, err = LoadLibSVM(writeFile(t, "bad.svm", badSVM), LibSVMOptions{})
 	assert.ErrorContains(t, err, `bad.svm:350001:14: invalid feature value "x"`)
 }
+
+// TestReadersMatchLoaders checks that the io.Reader path (blocks read, not
+// mapped) gives what the file path gives, over several blocks.
+func TestReadersMatchLoaders(t *testing.T) {
+	var csv, svm bytes.Buffer
+	csv.WriteString("a,b\n")
+	for i := range 700000 {
+		fmt.Fprintf(&csv, "%d,\"%d.5\"\n", i, i%13)
+		fmt.Fprintf(&svm, "%d 2:%d\n", i%3, i)
+	}
+	c1, err := LoadCSV(writeFile(t, "r.csv", csv.String()), CSVOptions{Label: "b"})
+	require.NoError(t, err)
+	c2, err := ReadCSV(bytes.NewReader(csv.Bytes()), "r.csv", CSVOptions{Label: "b"})
+	require.NoError(t, err)
+	assert.Equal(t, c1.X.RawMatrix().Data, c2.X.RawMatrix().Data)
+	assert.Equal(t, c1.Y, c2.Y)
+	assert.Equal(t, float64(699999%13)+0.5, c2.Y[699999])
+
+	s1, err := LoadLibSVM(writeFile(t, "r.svm", svm.String()), LibSVMOptions{})
+	require.NoError(t, err)
+	s2, err := ReadLibSVM(bytes.NewReader(svm.Bytes()), "r.svm", LibSVMOptions{})
+	require.NoError(t, err)
+	require.False(t, s2.IsSparse())
+	assert.Equal(t, s1.X.RawMatrix().Data, s2.X.RawMatrix().Data)
+	assert.Equal(t, s1.Y, s2.Y)
+	assert.Equal(t, 699999.0, s2.X.At(699999, 1))
+}

@@ -41,13 +41,18 @@ func LoadLibSVM(path string, opt LibSVMOptions) (*Set, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readLibSVM(f, size, path, opt)
+	src := source{r: f}
+	if data, unmap, ok := mapFile(f, size); ok {
+		defer unmap()
+		src = source{data: data}
+	}
+	return readLibSVM(src, size, path, opt)
 }
 
 // ReadLibSVM is like [LoadLibSVM] but reads from r; path names the data in
 // errors and in the returned set.
 func ReadLibSVM(r io.Reader, path string, opt LibSVMOptions) (*Set, error) {
-	return readLibSVM(r, 0, path, opt)
+	return readLibSVM(source{r: r}, 0, path, opt)
 }
 
 // svmPart is what parsing one chunk of a LIBSVM file gives.
@@ -64,7 +69,7 @@ type svmPart struct {
 	endLine int // the line after the part's last
 }
 
-func readLibSVM(r io.Reader, size int64, path string, opt LibSVMOptions) (*Set, error) {
+func readLibSVM(src source, size int64, path string, opt LibSVMOptions) (*Set, error) {
 	if opt.Features < 0 {
 		return nil, &Error{Path: path, Option: "features", Msg: fmt.Sprintf("invalid option: %d features", opt.Features)}
 	}
@@ -98,7 +103,8 @@ func readLibSVM(r io.Reader, size int64, path string, opt LibSVMOptions) (*Set, 
 		}
 		return false
 	}
-	parts, err := parallel(r, cutLines, func(c chunk) svmPart { return parseSVM(c, path, opt.Features) },
+	parts, err := parallel(src, cutLines, func(c chunk) svmPart { return parseSVM(c, path, opt.Features) },
+		func(err error) svmPart { return svmPart{err: ioError(path, "read", err)} },
 		func(p svmPart) bool { return p.err != nil }, stop)
 	if len(parts) > 0 && parts[len(parts)-1].err != nil {
 		return nil, parts[len(parts)-1].err

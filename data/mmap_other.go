@@ -1,0 +1,10 @@
+//go:build !linux
+
+package data
+
+import "os"
+
+// mapFile is not used on this system: files are read.
+func mapFile(f *os.File, size int64) (data []byte, unmap func(), ok bool) {
+	return nil, nil, false
+}
