@@ -61,6 +61,7 @@ func Check(f *ast.File, opts Options) (m *Model, diags diag.List) {
 		globals:  map[string]*global{},
 		seen:     map[string]bool{},
 		rejected: map[string]bool{},
+		dense:    map[*data.Set]ast.Node{},
 		dir:      opts.Dir,
 	}
 	if c.dir == "" {
@@ -73,6 +74,13 @@ func Check(f *ast.File, opts Options) (m *Model, diags diag.List) {
 		}
 	}()
 	c.run()
+	if !c.errs.HasErrors() {
+		for s, at := range c.dense {
+			if _, err := s.Dense(); err != nil {
+				c.errorf(at, "cannot convert %s to a dense matrix: %v", s.Path, err)
+			}
+		}
+	}
 	c.errs.Sort()
 	if c.errs.HasErrors() {
 		return nil, c.errs
@@ -117,6 +125,11 @@ type checker struct {
 	textOK   bool
 	textCol  *data.TextColumn
 	textName string
+
+	// dense holds the sparse sets whose X the model reads, with a place
+	// that reads it: today's evaluator reads rows dense, so a valid model
+	// gets them converted (see data.Set.Dense).
+	dense map[*data.Set]ast.Node
 }
 
 // frame is an enclosing comprehension while its body is checked.

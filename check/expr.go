@@ -399,10 +399,11 @@ func (c *checker) member(m *ast.Member) Expr {
 		return &Const{node: node{src: m}, Value: Scalar(float64(s.D()))}
 	case "X":
 		if s.X == nil { // a sparse set: the evaluator reads rows dense
-			if _, err := s.Dense(); err != nil {
+			if err := s.CheckDense(); err != nil {
 				c.errorf(m, "cannot use %s.X: %v", ds.Name, err)
 				return nil
 			}
+			c.dense[s] = m // converted when the model is valid
 		}
 		return &DataField{node: node{shape: Shape{s.N(), s.D()}, dep: DepData, src: m}, Set: ds, Field: "X"}
 	case "y":
@@ -567,7 +568,7 @@ func (c *checker) interval(e Expr) (lo, hi float64, ok bool) {
 		}
 	case *Index:
 		if df, ok := e.X.(*DataField); ok && df.Field != "X" {
-			t := dataTensor(df)
+			t, _ := dataTensor(df) // not X: no error
 			lo, hi = math.Inf(1), math.Inf(-1)
 			for _, v := range t.Data {
 				lo, hi = math.Min(lo, v), math.Max(hi, v)

@@ -38,6 +38,23 @@ func (m *CSR) Density() float64 {
 	return float64(len(m.Val)) / (float64(m.Rows) * float64(m.Cols))
 }
 
+// CheckDense reports, without converting anything, the error [Set.Dense]
+// would return: nil for a dense set or a sparse one whose dense matrix fits
+// in the memory a data set may take.
+func (s *Set) CheckDense() error {
+	m := s.Sparse
+	if m == nil {
+		return nil
+	}
+	need := denseBytes(m.Rows, m.Cols)
+	b := newBudget(s.maxMemory)
+	if msg := b.exceeded(need, fmt.Sprintf("a dense %d × %d matrix of this sparse set (%d nonzeros, density %.2g)",
+		m.Rows, m.Cols, m.NNZ(), m.Density())); msg != "" {
+		return &Error{Path: s.Path, Line: s.maxIdxLine, Col: s.maxIdxCol, Msg: msg + "; the largest feature index is here"}
+	}
+	return nil
+}
+
 func csrBytes(n, nnz int) int64 { return 12*int64(nnz) + 8*int64(n+1) }
 
 // denseBytes returns the memory of an n×d float64 matrix, saturating
@@ -72,13 +89,10 @@ func (s *Set) Dense() (*mat.Dense, error) {
 	if s.X != nil || s.Sparse == nil {
 		return s.X, nil
 	}
-	m := s.Sparse
-	need := denseBytes(m.Rows, m.Cols)
-	b := newBudget(s.maxMemory)
-	if msg := b.exceeded(need, fmt.Sprintf("a dense %d × %d matrix of this sparse set (%d nonzeros, density %.2g)",
-		m.Rows, m.Cols, m.NNZ(), m.Density())); msg != "" {
-		return nil, &Error{Path: s.Path, Line: s.maxIdxLine, Col: s.maxIdxCol, Msg: msg + "; the largest feature index is here"}
+	if err := s.CheckDense(); err != nil {
+		return nil, err
 	}
+	m := s.Sparse
 	x := make([]float64, m.Rows*m.Cols)
 	for i := range m.Rows {
 		row := x[i*m.Cols : (i+1)*m.Cols]
