@@ -2,6 +2,7 @@ package data
 
 import (
 	"bufio"
+	"bytes"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -114,3 +115,69 @@ func BenchmarkLoadLibSVM1e6(b *testing.B) { benchLoad(b, false) }
 
 // BenchmarkLoadCSV1e6 loads a generated 10^6-row, ~150 MB CSV file.
 func BenchmarkLoadCSV1e6(b *testing.B) { benchLoad(b, true) }
+
+// benchParse times the parser alone on one goroutine: the file's blocks,
+// already in memory, parsed one after another (no file reading, no
+// assembly of the set).
+func benchParse(b *testing.B, csv bool) {
+	svm, csvPath := genBenchFiles(b, b.TempDir())
+	path := svm
+	if csv {
+		path = csvPath
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cut := cutLines
+	if csv {
+		cut = cutCSV
+	}
+	var chunks []chunk
+	if err := splitChunks(data, cut, func(c chunk) bool { chunks = append(chunks, c); return true }); err != nil {
+		b.Fatal(err)
+	}
+	lay := &csvLayout{sep: ','}
+	if csv {
+		if _, err := csvHeader(chunks[0], path, CSVOptions{Label: "y"}, lay); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		rows := 0
+		for _, c := range chunks {
+			if csv {
+				pos := 0
+				if c.seq == 0 {
+					pos = bytes.IndexByte(c.buf, '\n') + 1
+				}
+				p := parseCSV(c, pos, path, lay)
+				if p.err != nil {
+					b.Fatal(p.err)
+				}
+				rows += p.rows
+			} else {
+				p := parseSVM(c, path, 0)
+				if p.err != nil {
+					b.Fatal(p.err)
+				}
+				rows += len(p.labels)
+			}
+		}
+		if rows != benchRows {
+			b.Fatal(rows)
+		}
+	}
+	cpu := (cpuSeconds() - cpu0) / float64(b.N)
+	b.ReportMetric(cpu, "cpu-s/op")
+	b.ReportMetric(float64(len(data))/1e6/cpu, "MB/cpu-s")
+}
+
+// BenchmarkParseLibSVM1e6 is the LIBSVM parser alone on one core.
+func BenchmarkParseLibSVM1e6(b *testing.B) { benchParse(b, false) }
+
+// BenchmarkParseCSV1e6 is the CSV parser alone on one core.
+func BenchmarkParseCSV1e6(b *testing.B) { benchParse(b, true) }

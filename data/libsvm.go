@@ -222,7 +222,7 @@ var svmClass = func() (t [256]uint8) {
 // parseSVM parses the lines of one chunk.
 func parseSVM(c chunk, path string, features int) svmPart {
 	buf := c.buf
-	est := len(buf) / 12
+	est := len(buf)/8 + 1 // "j:v " takes at least 4 bytes; data files take about 10
 	p := svmPart{size: len(buf), cols: make([]int32, 0, est), vals: make([]float64, 0, est),
 		labels: make([]float64, 0, len(buf)/64+1), rowEnd: make([]int, 0, len(buf)/64+1)}
 	fail := func(line, col int, format string, args ...any) svmPart {
