@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -211,8 +212,13 @@ func TestSparseSet(t *testing.T) {
 	// CSR; a dense matrix would take 8 GB.
 	const n, d = 10000, 100000
 	path, y, cols, vals := genSparse(t, t.TempDir(), n, d, 0.001, 3)
+	before := heapInUse()
 	s, err := LoadLibSVM(path, LibSVMOptions{MaxMemory: 1 << 30})
 	require.NoError(t, err)
+	// The heap the set keeps is its CSR arrays and labels, within 1 MiB
+	// of slack: memory ∝ nonzeros, not n·d.
+	retained := heapInUse() - before
+	assert.Less(t, retained, int64(12*n*100+8*(n+1)+8*n+1<<20), "retained %d bytes", retained)
 	require.True(t, s.IsSparse())
 	assert.Nil(t, s.X)
 	assert.Equal(t, n, s.N())
@@ -285,6 +291,14 @@ func TestLoadA9a(t *testing.T) {
 	x, err := s.Dense()
 	require.NoError(t, err)
 	assert.Equal(t, float64(nnz), sumAll(x.RawMatrix().Data))
+}
+
+// heapInUse returns the live heap after a collection.
+func heapInUse() int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
 }
 
 func sumAll(v []float64) float64 {
