@@ -10,8 +10,9 @@ import (
 
 // chunkSize is the size of the blocks a file is read and parsed in. A file
 // of at most one block is parsed on one goroutine; a larger one is parsed a
-// block per worker on up to GOMAXPROCS goroutines.
-const chunkSize = 4 << 20
+// block per worker on up to GOMAXPROCS goroutines. Tests make it tiny to
+// cross block boundaries with small inputs.
+var chunkSize = 4 << 20
 
 // chunk is a run of whole lines of a file.
 type chunk struct {
@@ -48,7 +49,7 @@ func readChunks(r io.Reader, cut cutFunc, emit func(chunk) bool) error {
 	)
 	size := chunkSize
 	for eof := false; !eof; {
-		buf := make([]byte, max(size, len(pending)+chunkSize/4))
+		buf := make([]byte, max(size, len(pending)+chunkSize/4, 1))
 		n := copy(buf, pending)
 		for n < len(buf) && !eof {
 			m, err := r.Read(buf[n:])

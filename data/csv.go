@@ -175,8 +175,17 @@ func readCSV(src source, size int64, path string, opt CSVOptions) (*Set, error) 
 }
 
 // cutCSV cuts buf after the last newline that ends a record: one outside
-// quotes.
+// quotes. A prefix of nothing but empty lines is not cut, so that the first
+// block holds the header.
 func cutCSV(buf []byte) int {
+	k := cutRecords(buf)
+	if len(bytes.Trim(buf[:k], "\r\n\uFEFF")) == 0 {
+		return 0
+	}
+	return k
+}
+
+func cutRecords(buf []byte) int {
 	if bytes.IndexByte(buf, '"') < 0 {
 		return cutLines(buf)
 	}
