@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"unsafe"
 )
 
 // chunkSize is the size of the blocks a file is read and parsed in. A file
@@ -222,4 +223,23 @@ func parallelFor(n int, f func(lo, hi int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// makeFloats returns a zeroed slice of length n and capacity c, asking for
+// huge pages when it is large (see adviseHuge).
+func makeFloats(n, c int) []float64 {
+	s := make([]float64, n, c)
+	if c > 0 {
+		adviseHuge(unsafe.Pointer(unsafe.SliceData(s)), 8*c)
+	}
+	return s
+}
+
+// makeInt32s is makeFloats for int32.
+func makeInt32s(n, c int) []int32 {
+	s := make([]int32, n, c)
+	if c > 0 {
+		adviseHuge(unsafe.Pointer(unsafe.SliceData(s)), 4*c)
+	}
+	return s
 }

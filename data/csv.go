@@ -553,14 +553,14 @@ func buildCSV(parts []csvPart, path string, lay *csvLayout, b budget, opt CSVOpt
 		if notNum[j] {
 			continue
 		}
-		c := make([]float64, 0, n)
+		c := makeFloats(0, n)
 		for _, p := range parts {
 			c = append(c, p.cols[j]...)
 		}
 		cols[j] = c
 		s.Columns[lay.names[j]] = c
 	}
-	x := make([]float64, n*d)
+	x := makeFloats(n*d, n*d)
 	for k, j := range lay.features {
 		s.Features[k] = lay.names[j]
 	}

@@ -151,7 +151,7 @@ func readLibSVM(src source, size int64, path string, opt LibSVMOptions) (*Set, e
 		return nil, errorf(path, 0, 0, "%s", b.exceeded(need, what))
 	}
 	if !preferSparse(n, d, nnz) && dense <= b.limit {
-		x := make([]float64, n*d)
+		x := makeFloats(n*d, n*d)
 		y := make([]float64, 0, n)
 		first := make([]int, len(parts)) // first row of each part
 		for k, p := range parts {
@@ -178,7 +178,7 @@ func readLibSVM(src source, size int64, path string, opt LibSVMOptions) (*Set, e
 		}
 		return s, nil
 	}
-	m := &CSR{Rows: n, Cols: d, RowPtr: make([]int, 1, n+1), ColIdx: make([]int32, 0, nnz), Val: make([]float64, 0, nnz)}
+	m := &CSR{Rows: n, Cols: d, RowPtr: make([]int, 1, n+1), ColIdx: makeInt32s(0, nnz), Val: makeFloats(0, nnz)}
 	y := make([]float64, 0, n)
 	for k := range parts {
 		p := &parts[k]
@@ -223,7 +223,7 @@ var svmClass = func() (t [256]uint8) {
 func parseSVM(c chunk, path string, features int) svmPart {
 	buf := c.buf
 	est := len(buf)/8 + 1 // "j:v " takes at least 4 bytes; data files take about 10
-	p := svmPart{size: len(buf), cols: make([]int32, 0, est), vals: make([]float64, 0, est),
+	p := svmPart{size: len(buf), cols: makeInt32s(0, est), vals: makeFloats(0, est),
 		labels: make([]float64, 0, len(buf)/64+1), rowEnd: make([]int, 0, len(buf)/64+1)}
 	fail := func(line, col int, format string, args ...any) svmPart {
 		return svmPart{err: errorf(path, line, col, format, args...)}

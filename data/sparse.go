@@ -93,7 +93,7 @@ func (s *Set) Dense() (*mat.Dense, error) {
 		return nil, err
 	}
 	m := s.Sparse
-	x := make([]float64, m.Rows*m.Cols)
+	x := makeFloats(m.Rows*m.Cols, m.Rows*m.Cols)
 	for i := range m.Rows {
 		row := x[i*m.Cols : (i+1)*m.Cols]
 		cols, vals := m.Row(i)
