@@ -16,11 +16,11 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // separators "_", "inf", "nan", surrounding spaces — is refused, as is a
 // number too large for float64. The result is correctly rounded.
 //
-// The common case (at most 19 significant digits whose value is below 2^53
-// and a decimal exponent within ±22) is computed exactly with one
-// multiplication or division of exact float64 values (Clinger's fast path);
-// every other well-formed number goes to strconv.ParseFloat, so the result is
-// always the one strconv gives.
+// The common case (at most 19 digits whose value is at most 2^53, and a
+// decimal exponent within ±22) is computed with one correctly rounded
+// multiplication or division of two exact float64 values (Clinger's fast
+// path); every other well-formed number goes to strconv.ParseFloat, so the
+// result is always the one strconv gives.
 func parseFloat(b []byte) (float64, bool) {
 	i, n := 0, len(b)
 	neg := false

@@ -39,7 +39,7 @@ func openRegular(path string) (*os.File, int64, error) {
 // notRegular describes why a file of mode m cannot be read as data, or
 // returns "" for a regular file.
 func notRegular(m fs.FileMode) string {
-	kind := ""
+	var kind string
 	switch {
 	case m.IsRegular():
 		return ""
@@ -54,8 +54,7 @@ func notRegular(m fs.FileMode) string {
 	case m&fs.ModeDevice != 0:
 		kind = "a device"
 	default:
-		kind = "not a regular file"
-		return fmt.Sprintf("cannot read %s: a data set must be a regular file", kind)
+		kind = "a special file"
 	}
 	return fmt.Sprintf("cannot read %s: a data set must be a regular file", kind)
 }
