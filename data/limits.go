@@ -36,17 +36,22 @@ const fallbackMemory = 4 << 30
 // with a byte count such as "800MB", "2GiB" or "1e9" (suffixes K, M, G, T
 // with or without B are powers of 1024 when written KiB, MiB, ... and of 1000
 // otherwise), or "off" for no limit.
+//
+// An invalid QRC_DATA_MEMORY is ignored, and the description says so.
 func MemoryLimit() (int64, string) {
+	ignored := ""
 	if v, ok := os.LookupEnv(MemoryEnv); ok {
-		if n, err := ParseBytes(v); err == nil {
+		n, err := ParseBytes(v)
+		if err == nil {
 			return n, MemoryEnv + "=" + v
 		}
+		ignored = fmt.Sprintf("; %s=%s is not a byte count such as 800MB, 2GiB or off, and was ignored", MemoryEnv, quoteString(v))
 	}
 	memOnce.Do(func() { machineMem = readMachineMemory() })
 	if machineMem <= 0 {
-		return fallbackMemory, "the default when the machine's memory is unknown; set " + MemoryEnv + " to change it"
+		return fallbackMemory, "the default when the machine's memory is unknown; set " + MemoryEnv + " to change it" + ignored
 	}
-	return int64(float64(machineMem) * MemoryFraction), fmt.Sprintf("half of the machine's %s; set %s to change it", FormatBytes(machineMem), MemoryEnv)
+	return int64(float64(machineMem) * MemoryFraction), fmt.Sprintf("half of the machine's %s; set %s to change it%s", FormatBytes(machineMem), MemoryEnv, ignored)
 }
 
 var (

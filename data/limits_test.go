@@ -105,6 +105,9 @@ func TestMemoryBudget(t *testing.T) {
 	t.Setenv(MemoryEnv, "off")
 	_, err = LoadCSV(csvPath, CSVOptions{})
 	assert.NoError(t, err)
+	t.Setenv(MemoryEnv, "lots")
+	_, why = MemoryLimit()
+	assert.Contains(t, why, `; QRC_DATA_MEMORY="lots" is not a byte count such as 800MB, 2GiB or off, and was ignored`)
 }
 
 func TestMemoryEstimatedEarly(t *testing.T) {
