@@ -19,7 +19,7 @@ var chunkSize = 4 << 20
 type chunk struct {
 	seq  int    // 0-based position in the file
 	buf  []byte // whole records; the last ends with '\n' unless it ends the file
-	line int    // 1-based line number of buf's first line
+	line int    // 1-based line number of buf's first line, relative to the chunk: always 1 (see lineBases)
 	off  int64  // byte offset of buf in the file
 }
 
@@ -31,7 +31,9 @@ type cutFunc func(buf []byte) int
 func cutLines(buf []byte) int { return bytes.LastIndexByte(buf, '\n') + 1 }
 
 // tooLongError is returned by readChunks for a record longer than MaxLine.
-type tooLongError struct{ line int }
+// seq is the number of chunks emitted before it, and extra the number of
+// empty lines between them and the record.
+type tooLongError struct{ seq, extra int }
 
 func (tooLongError) Error() string { return "line too long" }
 
@@ -44,7 +46,6 @@ func (tooLongError) Error() string { return "line too long" }
 func readChunks(r io.Reader, cut cutFunc, emit func(chunk) bool) error {
 	var (
 		pending []byte // bytes read but not yet emitted
-		line    = 1
 		off     int64
 		seq     int
 	)
@@ -68,16 +69,15 @@ func readChunks(r io.Reader, cut cutFunc, emit func(chunk) bool) error {
 		}
 		if k == 0 {
 			if len(buf) > MaxLine {
-				return tooLongError{line}
+				return tooLongError{seq, blankLines(buf)}
 			}
 			pending = buf
 			size = 2 * len(buf)
 			continue
 		}
 		size = chunkSize
-		c := chunk{seq: seq, buf: buf[:k], line: line, off: off}
+		c := chunk{seq: seq, buf: buf[:k], line: 1, off: off}
 		pending = buf[k:]
-		line += bytes.Count(c.buf, []byte{'\n'})
 		off += int64(k)
 		seq++
 		if len(c.buf) > 0 && !emit(c) {
@@ -90,7 +90,7 @@ func readChunks(r io.Reader, cut cutFunc, emit func(chunk) bool) error {
 // splitChunks cuts data into chunks of about chunkSize bytes of whole
 // records and calls emit for each in order, like readChunks.
 func splitChunks(data []byte, cut cutFunc, emit func(chunk) bool) error {
-	line, off, seq := 1, 0, 0
+	off, seq := 0, 0
 	for off < len(data) {
 		end := min(off+chunkSize, len(data))
 		k := end - off
@@ -99,13 +99,12 @@ func splitChunks(data []byte, cut cutFunc, emit func(chunk) bool) error {
 				break
 			}
 			if end-off > MaxLine {
-				return tooLongError{line}
+				return tooLongError{seq, blankLines(data[off:end])}
 			}
 			end = min(off+2*(end-off), len(data))
 			k = end - off
 		}
-		c := chunk{seq: seq, buf: data[off : off+k : off+k], line: line, off: int64(off)}
-		line += bytes.Count(c.buf, []byte{'\n'})
+		c := chunk{seq: seq, buf: data[off : off+k : off+k], line: 1, off: int64(off)}
 		off += k
 		seq++
 		if !emit(c) {
@@ -113,6 +112,35 @@ func splitChunks(data []byte, cut cutFunc, emit func(chunk) bool) error {
 		}
 	}
 	return nil
+}
+
+// blankLines counts the line breaks in buf before its first byte that is
+// not part of an empty line (or a byte order mark).
+func blankLines(buf []byte) int {
+	rest := bytes.TrimLeft(buf, "\r\n\uFEFF")
+	return bytes.Count(buf[:len(buf)-len(rest)], []byte{'\n'})
+}
+
+// lineBases returns the 1-based file line of the first line of each chunk,
+// from the number of line breaks in each (chunks are parsed with line
+// numbers relative to their start, so that no serial pass counts lines
+// before the parallel parse), and one more entry: the line after them.
+func lineBases(breaks []int) []int {
+	base := make([]int, len(breaks)+1)
+	base[0] = 1
+	for k, n := range breaks {
+		base[k+1] = base[k] + n
+	}
+	return base
+}
+
+// shiftLine moves an error found in a chunk whose first line is file line
+// base from the chunk's line numbers to the file's.
+func shiftLine(e *Error, base int) *Error {
+	if e.Line > 0 {
+		e.Line += base - 1
+	}
+	return e
 }
 
 // source is where the chunks come from: a mapped file or a reader.

@@ -101,7 +101,8 @@ type csvPart struct {
 	rows    int
 	dropped int
 	size    int
-	endLine int
+	endLine int // the line after the part's last, counted from 1 at the part's start
+	seq     int
 }
 
 func readCSV(src source, size int64, path string, opt CSVOptions) (*Set, error) {
@@ -123,6 +124,7 @@ func readCSV(src source, size int64, path string, opt CSVOptions) (*Set, error) 
 	var (
 		held, total int64
 		over        *Error
+		overSeq     int
 	)
 	stop := func(p csvPart) bool {
 		if p.err != nil || over != nil {
@@ -140,7 +142,7 @@ func readCSV(src source, size int64, path string, opt CSVOptions) (*Set, error) 
 			what = fmt.Sprintf("the set (estimated from the first %s of %s)", FormatBytes(total), FormatBytes(size))
 		}
 		if msg := b.exceeded(need, what); msg != "" {
-			over = &Error{Path: path, Line: p.endLine - 1, Msg: msg}
+			over, overSeq = &Error{Path: path, Line: p.endLine - 1, Msg: msg}, p.seq
 			return true
 		}
 		return false
@@ -157,15 +159,20 @@ func readCSV(src source, size int64, path string, opt CSVOptions) (*Set, error) 
 	}
 	parts, err := parallel(src, cutCSV, parse, func(err error) csvPart { return csvPart{err: ioError(path, "read", err)} },
 		func(p csvPart) bool { return p.err != nil }, stop)
-	if len(parts) > 0 && parts[len(parts)-1].err != nil {
-		return nil, parts[len(parts)-1].err
+	breaks := make([]int, len(parts))
+	for k, p := range parts {
+		breaks[k] = p.endLine - 1
+	}
+	base := lineBases(breaks)
+	if k := len(parts) - 1; k >= 0 && parts[k].err != nil {
+		return nil, shiftLine(parts[k].err, base[k])
 	}
 	var tl tooLongError
 	switch {
 	case over != nil:
-		return nil, over
+		return nil, shiftLine(over, base[overSeq])
 	case errors.As(err, &tl):
-		return nil, errorf(path, tl.line, 0, "record longer than %d bytes", MaxLine)
+		return nil, errorf(path, base[tl.seq]+tl.extra, 0, "record longer than %d bytes", MaxLine)
 	case err != nil:
 		return nil, ioError(path, "read", err)
 	case lay.names == nil:
@@ -504,7 +511,7 @@ records:
 			p.cols[j] = nil
 		}
 	}
-	p.endLine = r.line
+	p.endLine, p.seq = r.line, c.seq
 	return p
 }
 

@@ -66,7 +66,8 @@ type svmPart struct {
 	maxLine int
 	maxCol  int
 	size    int // bytes parsed
-	endLine int // the line after the part's last
+	endLine int // the line after the part's last, counted from 1 at the part's start
+	seq     int
 }
 
 func readLibSVM(src source, size int64, path string, opt LibSVMOptions) (*Set, error) {
@@ -77,6 +78,7 @@ func readLibSVM(src source, size int64, path string, opt LibSVMOptions) (*Set, e
 	var (
 		sRows, sNNZ, sMax int64 // in the parts parsed so far
 		over              *Error
+		overSeq           int
 		total             int64
 	)
 	stop := func(p svmPart) bool {
@@ -98,7 +100,7 @@ func readLibSVM(src source, size int64, path string, opt LibSVMOptions) (*Set, e
 			what = fmt.Sprintf("the set (estimated from the first %s of %s)", FormatBytes(total), FormatBytes(size))
 		}
 		if msg := b.exceeded(need, what); msg != "" {
-			over = &Error{Path: path, Line: p.endLine - 1, Msg: msg}
+			over, overSeq = &Error{Path: path, Line: p.endLine - 1, Msg: msg}, p.seq
 			return true
 		}
 		return false
@@ -106,26 +108,32 @@ func readLibSVM(src source, size int64, path string, opt LibSVMOptions) (*Set, e
 	parts, err := parallel(src, cutLines, func(c chunk) svmPart { return parseSVM(c, path, opt.Features) },
 		func(err error) svmPart { return svmPart{err: ioError(path, "read", err)} },
 		func(p svmPart) bool { return p.err != nil }, stop)
-	if len(parts) > 0 && parts[len(parts)-1].err != nil {
-		return nil, parts[len(parts)-1].err
+	breaks := make([]int, len(parts))
+	for k, p := range parts {
+		breaks[k] = p.endLine - 1
+	}
+	base := lineBases(breaks)
+	if k := len(parts) - 1; k >= 0 && parts[k].err != nil {
+		return nil, shiftLine(parts[k].err, base[k])
 	}
 	var tl tooLongError
 	switch {
 	case over != nil:
-		return nil, over
+		return nil, shiftLine(over, base[overSeq])
 	case errors.As(err, &tl):
-		return nil, errorf(path, tl.line, 0, "line longer than %d bytes", MaxLine)
+		return nil, errorf(path, base[tl.seq]+tl.extra, 0, "line longer than %d bytes", MaxLine)
 	case err != nil:
 		return nil, ioError(path, "read", err)
 	}
 
 	n, nnz := 0, 0
 	s := &Set{Path: path, Format: "libsvm", maxMemory: opt.MaxMemory}
-	for _, p := range parts {
+	for k, p := range parts {
 		n += len(p.labels)
 		nnz += len(p.vals)
 		if p.maxIdx > s.d {
 			s.d, s.maxIdxLine, s.maxIdxCol = p.maxIdx, p.maxLine, p.maxCol
+			s.maxIdxLine += base[k] - 1
 		}
 	}
 	d := s.d
@@ -346,6 +354,6 @@ func parseSVM(c chunk, path string, features int) svmPart {
 		line++
 		pos++ // the '\n'
 	}
-	p.endLine = line
+	p.endLine, p.seq = line, c.seq
 	return p
 }
