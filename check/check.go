@@ -1,6 +1,7 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -60,6 +61,7 @@ func Check(f *ast.File, opts Options) (m *Model, diags diag.List) {
 		globals:  map[string]*global{},
 		seen:     map[string]bool{},
 		rejected: map[string]bool{},
+		dense:    map[*data.Set]ast.Node{},
 		dir:      opts.Dir,
 	}
 	if c.dir == "" {
@@ -72,6 +74,13 @@ func Check(f *ast.File, opts Options) (m *Model, diags diag.List) {
 		}
 	}()
 	c.run()
+	if !c.errs.HasErrors() {
+		for s, at := range c.dense {
+			if _, err := s.Dense(); err != nil {
+				c.errorf(at, "cannot convert %s to a dense matrix: %v", s.Path, err)
+			}
+		}
+	}
 	c.errs.Sort()
 	if c.errs.HasErrors() {
 		return nil, c.errs
@@ -109,6 +118,18 @@ type checker struct {
 	stack    []*global       // functions being inlined (recursion check)
 	frames   []*frame        // enclosing comprehensions
 	resolve  []*global       // globals being resolved (cycle check)
+
+	// textOK allows a text column while the other side of a comparison
+	// with a string in a where filter is checked; textCol is the text
+	// column found there.
+	textOK   bool
+	textCol  *data.TextColumn
+	textName string
+
+	// dense holds the sparse sets whose X the model reads, with a place
+	// that reads it: today's evaluator reads rows dense, so a valid model
+	// gets them converted (see data.Set.Dense).
+	dense map[*data.Set]ast.Node
 }
 
 // frame is an enclosing comprehension while its body is checked.
@@ -343,7 +364,8 @@ func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 	var path *ast.String
 	libsvmOpt := data.LibSVMOptions{}
 	csvOpt := data.CSVOptions{}
-	argNodes := map[string]ast.Node{}
+	argNodes := map[string]ast.Node{}  // option name → its value
+	dropNodes := map[string]ast.Node{} // dropped column → its string
 	for i, a := range call.Args {
 		if a.Name == nil {
 			if i > 0 {
@@ -381,6 +403,7 @@ func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 			v, ok := a.Value.(*ast.Vector)
 			if s, isStr := a.Value.(*ast.String); isStr {
 				csvOpt.Drop = append(csvOpt.Drop, s.Value)
+				dropNodes[s.Value] = s
 				break
 			}
 			if !ok {
@@ -394,10 +417,44 @@ func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 					return nil
 				}
 				csvOpt.Drop = append(csvOpt.Drop, s.Value)
-				argNodes[s.Value] = s
+				dropNodes[s.Value] = s
 			}
+		case "csv.sep":
+			s, ok := a.Value.(*ast.String)
+			v := ""
+			if ok {
+				v = s.Value
+				if v == "tab" {
+					v = "\t"
+				}
+			}
+			if !ok || len(v) != 1 || v == "\"" || v == "\n" || v == "\r" {
+				c.errorf(a.Value, "sep must be one character in quotes other than a quote or a line break, e.g. sep = \";\" or sep = \"\\t\"")
+				return nil
+			}
+			csvOpt.Sep = v[0]
+		case "csv.header":
+			switch v := a.Value.(type) {
+			case *ast.Ident:
+				if v.Name == "true" || v.Name == "false" {
+					csvOpt.NoHeader = v.Name == "false"
+					break
+				}
+				c.errorf(a.Value, "header must be true or false")
+				return nil
+			default:
+				c.errorf(a.Value, "header must be true or false")
+				return nil
+			}
+		case "csv.missing":
+			s, ok := a.Value.(*ast.String)
+			if !ok || s.Value != "error" && s.Value != "drop" {
+				c.errorf(a.Value, "missing must be \"error\" (the default: an empty cell is an error) or \"drop\" (rows with an empty cell are left out)")
+				return nil
+			}
+			csvOpt.Missing = s.Value
 		default:
-			valid := map[string][]string{"libsvm": {"features"}, "csv": {"label", "drop"}}[call.Fun.Name]
+			valid := map[string][]string{"libsvm": {"features"}, "csv": {"label", "drop", "sep", "header", "missing"}}[call.Fun.Name]
 			c.errorf(a.Name, "%s has no option %q; its options are %s%s", call.Fun.Name, a.Name.Name,
 				strings.Join(valid, ", "), DidYouMean(a.Name.Name, valid))
 			return nil
@@ -433,14 +490,16 @@ func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 		if ds.Override {
 			at = d.Name
 		}
-		for name, n := range argNodes { // point at the option an unknown-column error is about
-			if strings.Contains(err.Error(), fmt.Sprintf("unknown column %q", name)) ||
-				strings.Contains(err.Error(), fmt.Sprintf("column %q", name)) && name == csvOpt.Label {
+		var de *data.Error
+		if errors.As(err, &de) { // point at the option the error is about
+			switch n, ok := dropNodes[de.Column]; {
+			case ok && de.Option == "drop":
 				at = n
+			case de.Option != "" && argNodes[de.Option] != nil:
+				at = argNodes[de.Option]
+			case de.Column != "" && de.Column == csvOpt.Label && argNodes["label"] != nil:
+				at = argNodes["label"]
 			}
-		}
-		if l, ok := argNodes["label"].(*ast.String); ok && strings.Contains(err.Error(), fmt.Sprintf("unknown column %q", l.Value)) {
-			at = l
 		}
 		src := ""
 		if ds.Override {

@@ -25,7 +25,7 @@ func eval(e Expr, ix env) (Tensor, error) {
 	case *Const:
 		return e.Value, nil
 	case *DataField:
-		return dataTensor(e), nil
+		return dataTensor(e)
 	case *IndexVal:
 		v, ok := ix[e.Binder]
 		if !ok {
@@ -106,24 +106,28 @@ func evalPair(a, b Expr, ix env) (Tensor, Tensor, error) {
 	return x, y, err
 }
 
-func dataTensor(e *DataField) Tensor {
+func dataTensor(e *DataField) (Tensor, error) {
 	s := e.Set.Set
 	if e.Field == "X" {
-		raw := s.X.RawMatrix()
+		x, err := s.Dense() // converts a sparse set (checked to fit)
+		if err != nil {
+			return Tensor{}, err
+		}
+		raw := x.RawMatrix()
 		if raw.Stride == raw.Cols {
-			return Tensor{Shape: Shape{raw.Rows, raw.Cols}, Data: raw.Data[:raw.Rows*raw.Cols]}
+			return Tensor{Shape: Shape{raw.Rows, raw.Cols}, Data: raw.Data[:raw.Rows*raw.Cols]}, nil
 		}
 		out := make([]float64, 0, raw.Rows*raw.Cols)
 		for r := 0; r < raw.Rows; r++ {
 			out = append(out, raw.Data[r*raw.Stride:r*raw.Stride+raw.Cols]...)
 		}
-		return Tensor{Shape: Shape{raw.Rows, raw.Cols}, Data: out}
+		return Tensor{Shape: Shape{raw.Rows, raw.Cols}, Data: out}, nil
 	}
 	col := s.Y
 	if e.Field != "y" {
 		col = s.Columns[e.Field]
 	}
-	return Tensor{Shape: Shape{len(col)}, Data: col}
+	return Tensor{Shape: Shape{len(col)}, Data: col}, nil
 }
 
 // evalInt evaluates a scalar integer expression.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/qrc-lang/qrc/ast"
+	"github.com/qrc-lang/qrc/data"
 	"github.com/qrc-lang/qrc/stdlib"
 )
 
@@ -397,6 +398,13 @@ func (c *checker) member(m *ast.Member) Expr {
 	case "d":
 		return &Const{node: node{src: m}, Value: Scalar(float64(s.D()))}
 	case "X":
+		if s.X == nil { // a sparse set: the evaluator reads rows dense
+			if err := s.CheckDense(); err != nil {
+				c.errorf(m, "cannot use %s.X: %v", ds.Name, err)
+				return nil
+			}
+			c.dense[s] = m // converted when the model is valid
+		}
 		return &DataField{node: node{shape: Shape{s.N(), s.D()}, dep: DepData, src: m}, Set: ds, Field: "X"}
 	case "y":
 		if s.Y == nil {
@@ -405,6 +413,15 @@ func (c *checker) member(m *ast.Member) Expr {
 		}
 		return &DataField{node: node{shape: Shape{s.N()}, dep: DepData, src: m}, Set: ds, Field: "y"}
 	default:
+		if t, ok := s.Text[field]; ok {
+			if !c.textOK {
+				c.errorf(m.Name, "column %q of %s holds text; compare it with a string in a where filter, e.g. where %s.%s[i] == %q",
+					field, ds.Name, ds.Name, field, firstLevel(t))
+				return nil
+			}
+			c.textCol, c.textName = t, ds.Name+"."+field
+			return &DataField{node: node{shape: Shape{s.N()}, dep: DepData, src: m}, Set: ds, Field: field}
+		}
 		if _, ok := s.Columns[field]; ok {
 			return &DataField{node: node{shape: Shape{s.N()}, dep: DepData, src: m}, Set: ds, Field: field}
 		}
@@ -551,7 +568,7 @@ func (c *checker) interval(e Expr) (lo, hi float64, ok bool) {
 		}
 	case *Index:
 		if df, ok := e.X.(*DataField); ok && df.Field != "X" {
-			t := dataTensor(df)
+			t, _ := dataTensor(df) // not X: no error
 			lo, hi = math.Inf(1), math.Inf(-1)
 			for _, v := range t.Data {
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
@@ -848,6 +865,9 @@ func (c *checker) cond(e ast.Expr, sc *scope) Expr {
 			}
 			return &Logic{node: node{dep: x.Deps() | y.Deps(), src: e}, Op: e.Op, X: x, Y: y}
 		case "==", "!=", "<", "<=", ">", ">=":
+			if isStringCompare(e) {
+				return c.textCompare(e, sc)
+			}
 			x, y := c.expr(e.X, sc), c.expr(e.Y, sc)
 			if x == nil || y == nil {
 				return nil
@@ -870,4 +890,92 @@ func (c *checker) cond(e ast.Expr, sc *scope) Expr {
 	}
 	c.errorf(e, "a where filter is a comparison such as l != k or train.y[i] == 1, combined with and, or, not")
 	return nil
+}
+
+// isStringCompare reports whether one side of comparison e is a string.
+func isStringCompare(e *ast.Binary) bool {
+	_, l := unparen(e.X).(*ast.String)
+	_, r := unparen(e.Y).(*ast.String)
+	return l || r
+}
+
+func unparen(e ast.Expr) ast.Expr {
+	for {
+		p, ok := e.(*ast.Paren)
+		if !ok {
+			return e
+		}
+		e = p.X
+	}
+}
+
+// textCompare checks a comparison of a text column's element with a string
+// in a where filter, such as D.group[i] == "female", and turns the string
+// into the category code the column holds for it (see data.Set.Text), so
+// that the filter runs like a numeric one. One side must be a string; it
+// returns nil after reporting an error.
+func (c *checker) textCompare(e *ast.Binary, sc *scope) Expr {
+	str, ok := unparen(e.Y).(*ast.String)
+	other := e.X
+	if !ok {
+		str, other = unparen(e.X).(*ast.String), e.Y
+	}
+	if _, both := unparen(other).(*ast.String); both {
+		c.errorf(e, "a filter compares a data value with a string, not two strings")
+		return nil
+	}
+	if e.Op != "==" && e.Op != "!=" {
+		c.errorf(opAt(e), "text can only be compared with == or !=, not %s", e.Op)
+		return nil
+	}
+	c.textOK, c.textCol = true, nil
+	x := c.expr(other, sc)
+	t, name := c.textCol, c.textName
+	c.textOK, c.textCol = false, nil
+	if x == nil {
+		return nil
+	}
+	if t == nil {
+		c.errorf(other, "%s is compared with a string, but it is not a text column of a data set (e.g. D.group[i] == \"female\")", ExprString(other))
+		return nil
+	}
+	if !x.Shape().IsScalar() {
+		c.errorf(other, "a comparison in a filter needs scalars, not a %s", x.Shape())
+		return nil
+	}
+	code := t.Level(str.Value)
+	if code == 0 {
+		c.errorf(str, "no row of %s has the value %q%s; its values are %s", name, str.Value,
+			DidYouMean(str.Value, t.Levels), levelList(t.Levels))
+		return nil
+	}
+	k := &Const{node: node{src: str}, Value: Scalar(float64(code))}
+	if other == e.X {
+		return &Compare{node: node{dep: x.Deps(), src: e}, Op: e.Op, X: x, Y: k}
+	}
+	return &Compare{node: node{dep: x.Deps(), src: e}, Op: e.Op, X: k, Y: x}
+}
+
+// firstLevel returns a text column's first value, for examples in messages.
+func firstLevel(t *data.TextColumn) string {
+	if len(t.Levels) == 0 {
+		return ""
+	}
+	return t.Levels[0]
+}
+
+// levelList lists up to 10 values of a text column for a message.
+func levelList(levels []string) string {
+	var q []string
+	for i, l := range levels {
+		if i == 10 {
+			q = append(q, fmt.Sprintf("... (%d in all)", len(levels)))
+			break
+		}
+		if len(l) > 24 {
+			l = l[:24] + "..."
+		}
+		q = append(q, fmt.Sprintf("%q", l))
+	}
+	return strings.Join(q, ", ")
 }

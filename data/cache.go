@@ -30,12 +30,12 @@ type cacheEntry struct {
 
 // LibSVM is [LoadLibSVM] through the cache.
 func (c *Cache) LibSVM(path string, opt LibSVMOptions) (*Set, error) {
-	return c.load(fmt.Sprintf("libsvm %d", opt.Features), path, func() (*Set, error) { return LoadLibSVM(path, opt) })
+	return c.load(fmt.Sprintf("libsvm %d %d", opt.Features, opt.MaxMemory), path, func() (*Set, error) { return LoadLibSVM(path, opt) })
 }
 
 // CSV is [LoadCSV] through the cache.
 func (c *Cache) CSV(path string, opt CSVOptions) (*Set, error) {
-	key := fmt.Sprintf("csv %q %q", opt.Label, strings.Join(opt.Drop, "\x00"))
+	key := fmt.Sprintf("csv %q %q %q %v %q %d", opt.Label, strings.Join(opt.Drop, "\x00"), opt.Sep, opt.NoHeader, opt.Missing, opt.MaxMemory)
 	return c.load(key, path, func() (*Set, error) { return LoadCSV(path, opt) })
 }
 

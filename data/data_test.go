@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -125,7 +126,12 @@ func TestLoadLibSVMErrors(t *testing.T) {
 		{"repeated index", "1 3:1 3:1\n", LibSVMOptions{}, `:1:7: feature index 3 after 3 (indices must be strictly increasing)`},
 		{"index beyond Features", "1 1:1\n2 2:1 5:1\n", LibSVMOptions{Features: 4}, `:2:7: feature index 5 exceeds the 4 features declared`},
 		{"negative Features", "1 1:1\n", LibSVMOptions{Features: -1}, `: invalid option: -1 features`},
-		{"matrix too large", "1 1:1\n2 1000000000:1\n", LibSVMOptions{}, `: 2 rows × 1000000000 features is too large for a dense matrix`},
+		{"index beyond int32", "1 1:1\n2 2147483648:1\n", LibSVMOptions{}, `:2:3: feature index "2147483648" is larger than 2147483647, the largest supported`},
+		{"byte order mark then bad label", "\uFEFFx 1:1\n", LibSVMOptions{}, `:1:4: invalid label "x"`},
+		{"hexadecimal value", "1 1:0x1p-2\n", LibSVMOptions{}, `:1:5: invalid feature value "0x1p-2"`},
+		{"digit separator", "1 1:1_000\n", LibSVMOptions{}, `:1:5: invalid feature value "1_000"`},
+		{"long token is cut", "1 1:" + strings.Repeat("root:x:0:0:", 10) + "\n", LibSVMOptions{}, `:1:5: invalid feature value "root:x:0:0:root:x:0:0:ro..."`},
+		{"control bytes are escaped", "\x1b[2J 1:1\n", LibSVMOptions{}, `:1:1: invalid label "\x1b[2J"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -182,10 +188,11 @@ func TestLoadCSV(t *testing.T) {
 			labels:   []float64{-1, 1},
 			features: []string{"a", "b"},
 			columns: map[string][]float64{
-				"a":   {1, 4, 7},
-				"b":   {2, 5.5, -0.8},
-				"grp": {3, 6, 0},
-				"y":   {1, -1, 1},
+				"a":    {1, 4, 7},
+				"b":    {2, 5.5, -0.8},
+				"grp":  {3, 6, 0},
+				"y":    {1, -1, 1},
+				"name": {1, 2, 3},
 			},
 		},
 		{
@@ -195,10 +202,11 @@ func TestLoadCSV(t *testing.T) {
 			x:        [][]float64{{1, 2, 3, 1}, {4, 5.5, 6, -1}, {7, -0.8, 0, 1}},
 			features: []string{"a", "b", "grp", "y"},
 			columns: map[string][]float64{
-				"a":   {1, 4, 7},
-				"b":   {2, 5.5, -0.8},
-				"grp": {3, 6, 0},
-				"y":   {1, -1, 1},
+				"a":    {1, 4, 7},
+				"b":    {2, 5.5, -0.8},
+				"grp":  {3, 6, 0},
+				"y":    {1, -1, 1},
+				"name": {1, 2, 3},
 			},
 		},
 		{
@@ -226,6 +234,11 @@ func TestLoadCSV(t *testing.T) {
 			assert.Equal(t, tt.labels, s.Labels())
 			assert.Equal(t, tt.features, s.Features)
 			assert.Equal(t, tt.columns, s.Columns)
+			if tt.columns["name"] != nil {
+				assert.Equal(t, map[string]*TextColumn{"name": {Levels: []string{"ann", "bob", "cy, d"}}}, s.Text)
+			} else {
+				assert.Nil(t, s.Text)
+			}
 			assert.Equal(t, tt.opt.Label, s.LabelName)
 		})
 	}
@@ -249,7 +262,19 @@ func TestLoadCSVErrors(t *testing.T) {
 		{"no feature columns", "a,b\n1,2\n", CSVOptions{Label: "a", Drop: []string{"b"}}, `:1: no feature columns: every column is the label or dropped`},
 		{"non-numeric cell", "a,b,c\n1,2,3\n4, abc ,6\n", CSVOptions{}, `:3:3: non-numeric cell "abc" in column "b"`},
 		{"non-numeric label", "a,y\n1,yes\n", CSVOptions{Label: "y"}, `:2:3: non-numeric cell "yes" in column "y"`},
-		{"empty cell", "a,b\n1,\n", CSVOptions{}, `:2:3: non-numeric cell "" in column "b"`},
+		{"empty cell", "a,b\n1,\n", CSVOptions{}, `:2:3: missing value (empty cell) in column "b"; csv(..., missing = "drop") leaves such rows out`},
+		{"blank cell", "a,b\n1,2\n  ,3\n", CSVOptions{}, `:3:1: missing value (empty cell) in column "a"; csv(..., missing = "drop") leaves such rows out`},
+		{"hexadecimal cell", "a,b\n1,0x1p-2\n", CSVOptions{}, `:2:3: non-numeric cell "0x1p-2" in column "b"`},
+		{"digit separator", "a,b\n1_000,2\n", CSVOptions{}, `:2:1: non-numeric cell "1_000" in column "a"`},
+		{"infinity", "a,b\n1,inf\n", CSVOptions{}, `:2:3: non-numeric cell "inf" in column "b"`},
+		{"overflow", "a,b\n1,1e999\n", CSVOptions{}, `:2:3: non-numeric cell "1e999" in column "b"`},
+		{"long cell is cut", "a,b\n1,root:*:20228:0:99999:7:::daemon\n", CSVOptions{}, `:2:3: non-numeric cell "root:*:20228:0:99999:7::..." in column "b"`},
+		{"bare quote", "a,b\n1,2\"\n", CSVOptions{}, `:2:4: bare " in non-quoted-field`},
+		{"unclosed quote", "a,b\n1,\"2\n", CSVOptions{}, `:2:3: extraneous or missing " in quoted-field`},
+		{"all rows dropped", "a,b\n1,\n,2\n", CSVOptions{Missing: "drop"}, `: no data rows: all 2 rows have a missing value (missing = "drop")`},
+		{"bad missing option", "a,b\n1,2\n", CSVOptions{Missing: "zero"}, `: invalid option missing = "zero" (want "error" or "drop")`},
+		{"bad separator", "a,b\n1,2\n", CSVOptions{Sep: '"'}, `: invalid separator '"'`},
+		{"header of a private file", "root:x:0:0:root:/root:/bin/bash\nx\n", CSVOptions{Label: "y"}, `:1: unknown column "y" (columns: "root:x:0:0:root:/root:/b...")`},
 		{"NaN cell", "a,b\nNaN,1\n", CSVOptions{}, `:2:1: non-numeric cell "NaN" in column "a"`},
 		{"too many fields", "a,b\n1,2\n1,2,3\n", CSVOptions{}, `:3: row has 3 fields, want 2 like the header`},
 		{"too few fields", "a,b\n1,2\n\n3\n", CSVOptions{}, `:4: row has 1 fields, want 2 like the header`},

@@ -1,0 +1,111 @@
+package data
+
+import (
+	"math"
+	"strconv"
+)
+
+// pow10 holds the powers of ten that float64 represents exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// parseFloat parses b as a decimal number in the form CSV and LIBSVM files
+// write: an optional sign, digits with an optional decimal point (at least
+// one digit before or after it), and an optional exponent "e" or "E" with an
+// optional sign and at least one digit. Anything else — hexadecimal, digit
+// separators "_", "inf", "nan", surrounding spaces — is refused, as is a
+// number too large for float64. The result is correctly rounded.
+//
+// The common case (at most 19 digits whose value is at most 2^53, and a
+// decimal exponent within ±22) is computed with one correctly rounded
+// multiplication or division of two exact float64 values (Clinger's fast
+// path); every other well-formed number goes to strconv.ParseFloat, so the
+// result is always the one strconv gives.
+func parseFloat(b []byte) (float64, bool) {
+	i, n := 0, len(b)
+	neg := false
+	if i < n && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	// Up to 19 digits fit in mant; a longer mantissa goes to strconv.
+	var mant uint64
+	exp := 0
+	start := i
+	for i < n {
+		d := b[i] - '0'
+		if d > 9 {
+			break
+		}
+		mant = mant*10 + uint64(d)
+		i++
+	}
+	intDigits := i - start
+	fracDigits := 0
+	if i < n && b[i] == '.' {
+		i++
+		fs := i
+		for i < n {
+			d := b[i] - '0'
+			if d > 9 {
+				break
+			}
+			mant = mant*10 + uint64(d)
+			i++
+		}
+		fracDigits = i - fs
+		exp = -fracDigits
+	}
+	if intDigits+fracDigits == 0 {
+		return 0, false
+	}
+	if i < n && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		eneg := false
+		if i < n && (b[i] == '+' || b[i] == '-') {
+			eneg = b[i] == '-'
+			i++
+		}
+		es := i
+		e := 0
+		for i < n {
+			d := b[i] - '0'
+			if d > 9 {
+				break
+			}
+			if e < 100000 {
+				e = e*10 + int(d)
+			}
+			i++
+		}
+		if i == es {
+			return 0, false
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	if i != n {
+		return 0, false
+	}
+	if intDigits+fracDigits <= 19 && mant <= 1<<53 && exp >= -22 && exp <= 22 {
+		// Clinger's fast path: mant and 10^|exp| are exact, so one
+		// correctly rounded operation gives the correctly rounded result.
+		f := float64(mant)
+		if exp < 0 {
+			f /= pow10[-exp]
+		} else {
+			f *= pow10[exp]
+		}
+		if neg {
+			f = -f
+		}
+		return f, true
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
