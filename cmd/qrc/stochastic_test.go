@@ -185,7 +185,7 @@ minimize log(1 + mean(i in d) abs(dot(d.X[i], x) - 0.1))
 `), 0o644))
 	s, r = jsonOut[stochJSON](t, false, "solve", biased, "--outer", "1", "--inner", "20")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stderr, "(auto: "+biased+":3:23: abs is not differentiable everywhere): the data means run over 50000 rows, but a minibatch estimate of objective is biased")
+	assert.Contains(t, r.stderr, "(auto: "+biased+":3:31: abs is not differentiable everywhere): the data means run over 50000 rows, but a minibatch estimate of objective is biased")
 	assert.Equal(t, "bundle", s.Settings.Oracle)
 }
 
