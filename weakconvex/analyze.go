@@ -378,22 +378,34 @@ func (a *analyzer) atom(at *Atom, c *fnv, p []float64, e check.Expr, name string
 	// The second: h' times c's curvature, h' in l.Der.
 	dpLo, dpHi := math.Max(0, l.Der.Lo), math.Max(0, l.Der.Hi)
 	dnLo, dnHi := math.Max(0, -l.Der.Hi), math.Max(0, -l.Der.Lo)
+	// h' is one number: either h' >= 0, and h' H_c >= h' lo_c, or h' <= 0,
+	// and h' H_c >= h' hi_c. When both signs are possible the lower bound
+	// is the smaller of the two (as numbers); with one sign it keeps lo_c's
+	// rank-one terms.
+	var pos, negl lower
 	if dpHi > 0 {
-		t := c.lo.times(dpHi)
-		t.s = math.Min(mulf(dpLo, c.lo.s), mulf(dpHi, c.lo.s))
-		out.lo = out.lo.plus(t)
+		pos = c.lo.times(dpHi)
+		pos.s = math.Min(mulf(dpLo, c.lo.s), mulf(dpHi, c.lo.s))
 		out.hi = up(out.hi + math.Max(mulf(dpLo, c.hi), mulf(dpHi, c.hi)))
 		if math.IsInf(c.lo.s, -1) {
 			out.why = c.why
 		}
 	}
 	if dnHi > 0 {
-		out.lo.s = down(out.lo.s + math.Min(-mulf(dnLo, c.hi), -mulf(dnHi, c.hi)))
+		negl.s = down(math.Min(-mulf(dnLo, c.hi), -mulf(dnHi, c.hi)))
 		rho := -c.lo.scalar(false)
 		out.hi = up(out.hi + math.Max(mulf(dnLo, rho), mulf(dnHi, rho)))
-		if math.IsInf(out.lo.s, -1) && out.why == nil {
+		if math.IsInf(negl.s, -1) && out.why == nil {
 			out.why = a.refuse(e, fmt.Sprintf("%s decreases on part of its argument's range %s and the argument has a convex kink or unbounded upward curvature, so the composition has a concave kink", name, c.val))
 		}
+	}
+	switch {
+	case dpHi > 0 && dnHi > 0:
+		out.lo = out.lo.plus(lower{s: math.Min(pos.scalar(false), negl.s)})
+	case dpHi > 0:
+		out.lo = out.lo.plus(pos)
+	case dnHi > 0:
+		out.lo = out.lo.plus(negl)
 	}
 	return out
 }

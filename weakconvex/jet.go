@@ -26,9 +26,9 @@ type jet struct{ v, d, c Interval }
 // between the operands of an interval operation (the two e^u of
 // 1/(1+e^u)) from widening its result much.
 const (
-	minPieces  = 48
+	minPieces  = 64
 	maxPieces  = 4096
-	pieceWidth = 0.05
+	pieceWidth = 0.01
 )
 
 type uniInfo struct {
@@ -132,20 +132,20 @@ type jetSum struct {
 	ok      bool
 }
 
-// quantize rounds U outward to a grid of 1/32 of its magnitude, so that
+// quantize rounds U outward to a grid of 1/1024 of its magnitude, so that
 // the ranges of many rows share one memoized result.
 func quantize(u Interval) Interval {
 	m := u.Mag()
 	if m == 0 {
 		return u
 	}
-	q := math.Ldexp(1, math.Ilogb(m)-5)
+	q := math.Ldexp(1, math.Ilogb(m)-10)
 	return Interval{math.Floor(u.Lo/q) * q, math.Ceil(u.Hi/q) * q}
 }
 
 // tryJet applies the one-variable rule to e if it fits.
 func (a *analyzer) tryJet(e check.Expr, ix env) (*fnv, bool) {
-	if !e.Shape().IsScalar() || a.structAffine(e) {
+	if !e.Shape().IsScalar() || a.structAffine(e) || a.atomOfAffine(e) {
 		return nil, false
 	}
 	info := a.univariate(e)
@@ -163,7 +163,9 @@ func (a *analyzer) tryJet(e check.Expr, ix env) (*fnv, bool) {
 	}
 	var js jetSum
 	if info.envFree {
-		U = quantize(U)
+		if overRows(ix) {
+			U = quantize(U)
+		}
 		key := memoKey{e, U.Lo, U.Hi}
 		var ok bool
 		if js, ok = a.memo[key]; !ok {
@@ -282,4 +284,27 @@ func compose(at *Atom, x jet, p []float64) (jet, bool) {
 		return jet{}, false
 	}
 	return jet{l.Val, mul(l.Der, x.d), add(mul(l.Curv, sqr(x.d)), mul(l.Der, x.c))}, true
+}
+
+// atomOfAffine reports whether e is one atom applied to an affine
+// argument, which the composition rule bounds exactly (no jets needed).
+func (a *analyzer) atomOfAffine(e check.Expr) bool {
+	switch e := e.(type) {
+	case *check.Call:
+		return len(e.Args) == 1 && a.structAffine(e.Args[0])
+	case *check.Arith:
+		return e.Op == "^" && a.structAffine(e.X)
+	}
+	return false
+}
+
+// overRows reports whether ix binds an index over data rows: the ranges
+// then differ from row to row and are quantized so that rows share jets.
+func overRows(ix env) bool {
+	for b := range ix {
+		if b.Data != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -291,6 +291,8 @@ func num(v float64) string {
 		return "+Inf"
 	case math.IsInf(v, -1):
 		return "-Inf"
+	case math.Abs(v) < 1e-200:
+		return "0"
 	}
 	return fmt.Sprintf("%.4g", v)
 }
