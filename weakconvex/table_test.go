@@ -90,12 +90,12 @@ var table = []tableCase{
 	{expr: "x[1]^3", rho: 6, m: 12, smooth: true}, // 6z >= -6, 3z^2 <= 12
 	{expr: "-x[1]^2", rho: 2, m: 4, smooth: true},
 	{expr: "-sq(x[1])", rho: 2, m: 4, slack: 1e-6, smooth: true},
-	{expr: "-square(x[1] - x[2])", rho: 4, m: 6 * math.Sqrt2, smooth: true}, // 2 ||a||^2
-	{expr: "-huber(x[1], 0.5)", rho: 2, m: 1, smooth: true},                 // 1/delta
-	{expr: "mcp(x[1], 1, 2)", rho: 0.5, m: 1},                               // 1/gamma, lambda
-	{expr: "scad(x[1], 1, 3)", rho: 0.5, m: 1},                              // 1/(a-1), lambda
-	{expr: "sum(j in 1..3) mcp(x[j], 1, 2)", rho: 0.5, m: 3},                // separable: rank-one terms on e_j
-	{expr: "mean(j in 1..3) -square(x[j])", rho: 2.0 / 3, m: 4, smooth: true},             // (2/3) sum e_j e_j^T; slope 4 per term
+	{expr: "-square(x[1] - x[2])", rho: 4, m: 6 * math.Sqrt2, smooth: true},   // 2 ||a||^2
+	{expr: "-huber(x[1], 0.5)", rho: 2, m: 1, smooth: true},                   // 1/delta
+	{expr: "mcp(x[1], 1, 2)", rho: 0.5, m: 1},                                 // 1/gamma, lambda
+	{expr: "scad(x[1], 1, 3)", rho: 0.5, m: 1},                                // 1/(a-1), lambda
+	{expr: "sum(j in 1..3) mcp(x[j], 1, 2)", rho: 0.5, m: 3},                  // separable: rank-one terms on e_j
+	{expr: "mean(j in 1..3) -square(x[j])", rho: 2.0 / 3, m: 4, smooth: true}, // (2/3) sum e_j e_j^T; slope 4 per term
 	// convex-composite and max
 	{expr: "abs(x[1]^2 - 1)", rho: 2, m: 4},                   // |h'| <= 1 times (z^2)'' = 2
 	{expr: "pos(1 - x[1]^2)", rho: 2, m: 4},                   // h' in [0, 1] times (1 - z^2)'' = -2
