@@ -139,8 +139,9 @@ func (a *analyzer) expr(e check.Expr, ix env) (value, error) {
 	var v value
 	var err error
 	rule := ""
-	if f, ok := a.tryJet(e, ix); ok {
-		v, rule = value{el: []*fnv{f}}, "one-variable"
+	var arg check.Expr
+	if f, u, ok := a.tryJet(e, ix); ok {
+		v, rule, arg = value{el: []*fnv{f}}, "one-variable", u
 	} else {
 		v, rule, err = a.compose(e, ix)
 		if err != nil {
@@ -153,6 +154,9 @@ func (a *analyzer) expr(e check.Expr, ix env) (value, error) {
 		return value{}, errTooLarge
 	}
 	a.record(e, v, rule)
+	if arg != nil {
+		a.stats[e].arg = arg
+	}
 	if fixed {
 		a.fixed[e] = v
 	}

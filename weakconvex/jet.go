@@ -144,22 +144,22 @@ func quantize(u Interval) Interval {
 }
 
 // tryJet applies the one-variable rule to e if it fits.
-func (a *analyzer) tryJet(e check.Expr, ix env) (*fnv, bool) {
+func (a *analyzer) tryJet(e check.Expr, ix env) (*fnv, check.Expr, bool) {
 	if !e.Shape().IsScalar() || a.structAffine(e) || a.atomOfAffine(e) {
-		return nil, false
+		return nil, nil, false
 	}
 	info := a.univariate(e)
 	if !info.ok || info.u == nil {
-		return nil, false
+		return nil, nil, false
 	}
 	uv, err := a.expr(info.u, ix)
 	if err != nil || uv.isConst() || uv.el[0].aff == nil {
-		return nil, false
+		return nil, nil, false
 	}
 	u := uv.el[0]
 	U := u.val
 	if !U.Finite() {
-		return nil, false
+		return nil, nil, false
 	}
 	var js jetSum
 	if info.envFree {
@@ -176,14 +176,14 @@ func (a *analyzer) tryJet(e check.Expr, ix env) (*fnv, bool) {
 		js = a.jets(e, info.u, U, ix)
 	}
 	if !js.ok {
-		return nil, false
+		return nil, nil, false
 	}
 	out := &fnv{val: js.v, g: up(mulf(js.d.Mag(), u.g)), smooth: true}
 	if js.c.Lo < 0 {
 		out.lo = lower{terms: []term{{-js.c.Lo, u.aff}}, nnz: len(u.aff.idx)}
 	}
 	out.hi = up(mulf(math.Max(0, js.c.Hi), u.aff.norm2()))
-	return out, true
+	return out, info.u, true
 }
 
 func (a *analyzer) jets(e, u check.Expr, U Interval, ix env) jetSum {

@@ -19,6 +19,7 @@ type NodeStat struct {
 	M      float64  // the largest subgradient-norm bound
 	Smooth bool     // smooth at every assignment
 	Why    *Refusal // the first refusal, if any
+	arg    check.Expr
 }
 
 func (a *analyzer) record(e check.Expr, v value, rule string) {
@@ -29,8 +30,8 @@ func (a *analyzer) record(e check.Expr, v value, rule string) {
 	}
 	c, isData := e.(*check.Compr)
 	exact := isData && c.Data != nil
+	st.Count++
 	for _, f := range v.el {
-		st.Count++
 		st.Val = union(st.Val, f.val)
 		rho := math.Max(0, -f.lo.scalar(exact))
 		st.Rho = math.Max(st.Rho, rho)
@@ -76,7 +77,9 @@ func weakText(rho, m float64, smooth bool) string {
 	return s + ", nonsmooth"
 }
 
-// bound formats an upper bound with 2 significant digits, rounded up.
+// bound formats an upper bound with 2 significant digits, rounded up
+// (a value within a relative 1e-9 above a round number shows as that
+// number, so that the rounding outward of the intervals does not show).
 func bound(v float64) string {
 	switch {
 	case math.IsInf(v, 1):
@@ -86,7 +89,7 @@ func bound(v float64) string {
 	}
 	e := math.Floor(math.Log10(math.Abs(v))) - 1
 	p := math.Pow(10, e)
-	r := math.Ceil(v/p) * p
+	r := math.Ceil(v*(1-1e-9)/p) * p // within 1e-9 of a round number: that number
 	return strings.TrimSuffix(fmt.Sprintf("%.*f", max(0, int(-e)), r), ".")
 }
 
@@ -220,6 +223,11 @@ func (r *Report) explain(w io.Writer, e check.Expr, depth int) {
 	if st.Why != nil && st.Why.Pos == e.Src().Pos() && st.Why.Text == text {
 		fmt.Fprintf(w, "%s  refused: %s\n", ind, st.Why.Reason)
 	}
+	if st.arg != nil {
+		fmt.Fprintf(w, "%s  one variable u = %s: bounds of phi' and phi'' over u's range by second-order interval arithmetic\n", ind, srcText(st.arg))
+		r.explain(w, st.arg, depth+1)
+		return
+	}
 	for _, c := range children(e) {
 		r.explain(w, c, depth+1)
 	}
@@ -250,4 +258,83 @@ func children(e check.Expr) []check.Expr {
 		return []check.Expr{e.Body}
 	}
 	return nil
+}
+
+// JSON is the analysis as qrc check --json reports it (docs/cli.md); an
+// unbounded number is null.
+type JSON struct {
+	Weak      bool           `json:"weak"`
+	Verdict   string         `json:"verdict"`
+	Rho       *float64       `json:"rho"`
+	M         *float64       `json:"m"`
+	Smooth    bool           `json:"smooth"`
+	Diameter  *float64       `json:"diameter"`
+	Error     string         `json:"error,omitempty"`
+	Functions []FunctionJSON `json:"functions"`
+}
+
+// FunctionJSON is one function's verdict in JSON.
+type FunctionJSON struct {
+	Name    string       `json:"name"`
+	Weak    bool         `json:"weak"`
+	Verdict string       `json:"verdict"`
+	Rho     *float64     `json:"rho"`
+	M       *float64     `json:"m"`
+	Smooth  bool         `json:"smooth"`
+	Range   [2]*float64  `json:"range"`
+	Refused *RefusalJSON `json:"refused,omitempty"`
+}
+
+// RefusalJSON is a refusal in JSON.
+type RefusalJSON struct {
+	Pos    string `json:"pos"`
+	Expr   string `json:"expr"`
+	Reason string `json:"reason"`
+}
+
+func finite(v float64) *float64 {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	return &v
+}
+
+// JSON returns the report in its JSON form.
+func (r *Report) JSON() *JSON {
+	out := &JSON{Weak: r.Weak, Verdict: r.Verdict(), Smooth: r.Smooth, Diameter: finite(r.D), Functions: []FunctionJSON{}}
+	if r.Err != nil {
+		out.Error = r.Err.Error()
+		return out
+	}
+	if r.Weak {
+		out.Rho, out.M = finite(r.Rho), finite(r.M)
+	}
+	for _, f := range r.Functions {
+		j := FunctionJSON{Name: f.Name, Weak: f.Weak, Verdict: f.Verdict(), Smooth: f.Smooth, Range: [2]*float64{finite(f.Range.Lo), finite(f.Range.Hi)}}
+		if f.Weak {
+			j.Rho, j.M = finite(f.Rho), finite(f.M)
+		}
+		if f.Why != nil {
+			j.Refused = &RefusalJSON{Pos: f.Why.Pos.String(), Expr: f.Why.Text, Reason: f.Why.Reason}
+		}
+		out.Functions = append(out.Functions, j)
+	}
+	return out
+}
+
+// Text writes the verdict per function and overall, one line each.
+func (r *Report) Text(w io.Writer) {
+	fmt.Fprintf(w, "\nweak convexity (docs/analysis.md)\n")
+	if r.Err != nil {
+		fmt.Fprintf(w, "  not analysed: %v\n", r.Err)
+		return
+	}
+	width := len("overall")
+	for _, f := range r.Functions {
+		width = max(width, len(f.Name))
+	}
+	for _, f := range r.Functions {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, f.Name, f.Verdict())
+	}
+	fmt.Fprintf(w, "  %-*s  %s; X has diameter D <= %s\n", width, "overall", r.Verdict(), bound(r.D))
 }
