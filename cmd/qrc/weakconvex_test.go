@@ -105,7 +105,7 @@ func TestCheckExplain(t *testing.T) {
 }
 
 // smoothModel: sigmoid(x[1]) + tanh(x[2]) on [-1, 2]^2 has Hessian
-// diag(sigmoid'', tanh''), most negative -1/(6 sqrt 3) and -4/(3 sqrt 3)
+// diag(sigmoid”, tanh”), most negative -1/(6 sqrt 3) and -4/(3 sqrt 3)
 // (at log(2+sqrt 3) = 1.32 and atanh(1/sqrt 3) = 0.66, both in [-1, 2]), so
 // rho = 4/(3 sqrt 3) on its own coordinate; the constraint is affine.
 const smoothModel = "var x[2] in box(-1, 2)\nminimize sigmoid(x[1]) + tanh(x[2])\nsubject to\n    c: x[1] + x[2] <= 1\n"
