@@ -20,7 +20,10 @@ import (
 // weakly convex still solves, with a warning. With --theory it sets
 // EpsHat, Inner (K) and Outer (T) from the paper's formulas.
 func applyAnalysis(prob *solve.Problem, m *check.Model, x0 []float64, flags *solveFlags, s *solve.Settings, quiet bool, stderr io.Writer) error {
-	if *flags.method == methodPenalty && !*flags.theory {
+	if *flags.method == methodPenalty {
+		if *flags.theory {
+			return errors.New("--theory sets IQRC's parameters; --method penalty does not use them")
+		}
 		return nil
 	}
 	r := weakconvex.Analyze(m)
