@@ -3,6 +3,7 @@ package weakconvex
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/qrc-lang/qrc/check"
 )
@@ -13,7 +14,7 @@ import (
 func (a *analyzer) compr(c *check.Compr, ix env) (value, string, error) {
 	var terms []value
 	count := 0
-	var acc []*fnv
+	var acc []*sumAcc
 	err := a.forEach(c, ix, func(local env) error {
 		v, err := a.expr(c.Body, local)
 		if err != nil {
@@ -23,14 +24,13 @@ func (a *analyzer) compr(c *check.Compr, ix env) (value, string, error) {
 		switch c.Op {
 		case "sum", "mean":
 			if acc == nil {
-				acc = make([]*fnv, size(v))
+				acc = make([]*sumAcc, size(v))
 				for i := range acc {
-					acc[i] = v.at(i)
+					acc[i] = &sumAcc{}
 				}
-				return nil
 			}
-			for i := range acc {
-				acc[i] = a.add(acc[i], v.at(i))
+			for i, s := range acc {
+				s.add(v.at(i))
 			}
 		default:
 			terms = append(terms, v)
@@ -51,14 +51,16 @@ func (a *analyzer) compr(c *check.Compr, ix env) (value, string, error) {
 		return value{}, "", fmt.Errorf("%s: %s over an empty set", c.Src().Pos(), c.Op)
 	}
 	switch c.Op {
-	case "sum":
-		return value{el: acc}, "sum", nil
-	case "mean":
-		w := 1 / float64(count)
-		for i := range acc {
-			acc[i] = a.scale(acc[i], w, c)
+	case "sum", "mean":
+		w := 1.0
+		if c.Op == "mean" {
+			w = 1 / float64(count)
 		}
-		return value{el: acc}, "mean", nil
+		out := make([]*fnv, len(acc))
+		for i, s := range acc {
+			out[i] = a.scale(s.result(a), w, c)
+		}
+		return value{el: out}, c.Op, nil
 	}
 	n := size(terms[0])
 	out := make([]*fnv, n)
@@ -140,4 +142,75 @@ func (a *analyzer) forEach(c *check.Compr, ix env, f func(env) error) error {
 	return rec(0)
 }
 
-var _ = math.Inf
+// sumAcc adds up the terms of a sum comprehension without copying the
+// accumulated curvature terms at every step (rule 2).
+type sumAcc struct {
+	n      int
+	aff    map[int32]float64 // while every term is affine: the coefficients
+	c0     float64
+	f      fnv // once a term is not affine
+	terms  []term
+	nnz    int
+	affine bool // every term so far is affine
+	rest   bool // f holds at least one term
+}
+
+func (s *sumAcc) add(f *fnv) {
+	if s.n == 0 {
+		s.affine = true
+		s.aff = map[int32]float64{}
+		s.f = fnv{smooth: true}
+	}
+	s.n++
+	if f.aff != nil {
+		s.c0 += f.aff.c0
+		for k, j := range f.aff.idx {
+			s.aff[j] += f.aff.coef[k]
+		}
+		return
+	}
+	s.affine = false
+	g := &s.f
+	if !s.rest {
+		s.rest = true
+		g.val = f.val
+	} else {
+		g.val = add(g.val, f.val)
+	}
+	g.g = up(g.g + f.g)
+	g.hi = up(g.hi + f.hi)
+	g.smooth = g.smooth && f.smooth
+	g.lo.s += f.lo.s
+	if math.IsInf(f.lo.s, -1) && g.why == nil {
+		g.why = f.why
+	}
+	s.terms = append(s.terms, f.lo.terms...)
+	s.nnz += f.lo.nnz
+	if s.nnz > maxTermNNZ {
+		g.lo.s = lower{s: g.lo.s, terms: s.terms}.scalar(true)
+		s.terms, s.nnz = nil, 0
+	}
+}
+
+// result is the sum: the affine part (if any) added to the rest.
+func (s *sumAcc) result(a *analyzer) *fnv {
+	af := &affine{c0: s.c0, idx: make([]int32, 0, len(s.aff))}
+	for j := range s.aff {
+		af.idx = append(af.idx, j)
+	}
+	slices.Sort(af.idx)
+	af.coef = make([]float64, len(af.idx))
+	for k, j := range af.idx {
+		af.coef[k] = s.aff[j]
+	}
+	affPart := a.affineFn(af)
+	if s.affine {
+		return affPart
+	}
+	rest := s.f
+	rest.lo = lower{s: rest.lo.s, terms: s.terms, nnz: s.nnz}
+	if math.IsInf(rest.lo.s, -1) {
+		rest.lo.terms, rest.lo.nnz = nil, 0
+	}
+	return a.add(affPart, &rest)
+}

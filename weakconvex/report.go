@@ -175,8 +175,13 @@ func (a *analyzer) function(f *Function) error {
 		return nil
 	}
 	f.Weak = true
-	f.Rho = math.Max(0, up(-el.lo.scalar(true)))
-	if st := a.stats[f.Expr]; st != nil {
+	st := a.stats[f.Expr]
+	if c, ok := f.Expr.(*check.Compr); ok && c.Data != nil && st != nil && st.Count == 1 {
+		f.Rho = st.Rho // record computed the exact bound already
+	} else {
+		f.Rho = math.Max(0, up(-el.lo.scalar(true)))
+	}
+	if st != nil {
 		st.Rho = f.Rho
 	}
 	return nil
