@@ -24,15 +24,15 @@ import (
 // its range, a bound on the norm of the subgradient autodiff computes,
 // and two-sided bounds on its curvature relative to that subgradient g:
 // lo/2 ||y-x||^2 <= f(y) - f(x) - <g(x), y-x> <= hi/2 ||y-x||^2 for x, y in X
-// (with lo a matrix bound, see lower). lo.s = -Inf means no lower bound
-// (not provably weakly convex; why says where and why), hi = +Inf no upper
-// bound (a convex kink, say).
+// (both matrix bounds, see quad). lo.s = -Inf means no lower bound
+// (not provably weakly convex; why says where and why), hi.s = +Inf no
+// upper bound (a convex kink, say).
 type fnv struct {
 	aff    *affine // non-nil when the element is affine (a constant has no coefficients)
 	val    Interval
 	g      float64
-	lo     lower
-	hi     float64
+	lo     quad // lower bound
+	hi     quad // upper bound
 	smooth bool
 	why    *Refusal
 }
@@ -117,7 +117,7 @@ func srcText(e check.Expr) string {
 }
 
 func refused(why *Refusal) *fnv {
-	return &fnv{val: whole, g: math.Inf(1), lo: lower{s: math.Inf(-1)}, hi: math.Inf(1), why: why}
+	return &fnv{val: whole, g: math.Inf(1), lo: quad{s: math.Inf(-1)}, hi: quad{s: math.Inf(1)}, why: why}
 }
 
 // expr analyses e with the indices bound in ix.
@@ -231,7 +231,7 @@ func (a *analyzer) add(f, g *fnv) *fnv {
 	if f.aff != nil && g.aff != nil {
 		return a.affineFn(combine(f.aff, 1, g.aff, 1))
 	}
-	out := &fnv{val: add(f.val, g.val), g: up(f.g + g.g), lo: f.lo.plus(g.lo), hi: up(f.hi + g.hi), smooth: f.smooth && g.smooth}
+	out := &fnv{val: add(f.val, g.val), g: up(f.g + g.g), lo: f.lo.plus(g.lo, false), hi: f.hi.plus(g.hi, true), smooth: f.smooth && g.smooth}
 	if math.IsInf(out.lo.s, -1) {
 		out.why = f.why
 		if out.why == nil {
@@ -255,11 +255,12 @@ func (a *analyzer) scale(f *fnv, w float64, e check.Expr) *fnv {
 	}
 	out := &fnv{val: scale(f.val, w), g: up(math.Abs(w) * f.g), smooth: f.smooth}
 	if w > 0 {
-		out.lo, out.hi, out.why = f.lo.times(w), up(mulf(w, f.hi)), f.why
+		out.lo, out.hi, out.why = f.lo.times(w), f.hi.times(w), f.why
 		return out
 	}
-	out.lo = lower{s: down(mulf(w, f.hi))}
-	out.hi = up(mulf(w, f.lo.scalar(false)))
+	// w H <= w (s_lo I - sum) = -|w| s_lo I + |w| sum, and the other way.
+	out.lo, out.hi = f.hi.times(-w), f.lo.times(-w)
+	out.lo.s, out.hi.s = -out.lo.s, -out.hi.s
 	if math.IsInf(out.lo.s, -1) {
 		out.why = a.refuse(e, "a negative multiple of a term with a convex kink or unbounded upward curvature has a concave kink (or unbounded downward curvature)")
 	}
@@ -360,58 +361,91 @@ func (a *analyzer) atom(at *Atom, c *fnv, p []float64, e check.Expr, name string
 	cl, ch := math.Min(0, l.Curv.Lo), math.Max(0, l.Curv.Hi)
 	g2 := c.g * c.g
 	if c.aff != nil {
-		if cl < 0 {
-			if math.IsInf(cl, -1) {
-				out.lo.s = cl
-			} else {
-				out.lo = lower{terms: []term{{-cl, c.aff}}, nnz: len(c.aff.idx)}
-			}
+		switch {
+		case math.IsInf(cl, -1):
+			out.lo.s = cl
+		case cl < 0:
+			out.lo = quad{terms: []term{{-cl, c.aff}}, nnz: len(c.aff.idx)}
 		}
-		out.hi = up(mulf(ch, c.aff.norm2()))
+		switch {
+		case math.IsInf(ch, 1):
+			out.hi.s = ch
+		case ch > 0:
+			out.hi = quad{terms: []term{{ch, c.aff}}, nnz: len(c.aff.idx)}
+		}
 		if math.IsInf(out.lo.s, -1) {
 			out.why = a.refuse(e, fmt.Sprintf("%s has unbounded downward curvature on its argument's range %s", name, c.val))
 		}
 		return out
 	}
 	out.lo.s = down(mulf(cl, g2))
-	out.hi = up(mulf(ch, g2))
+	out.hi.s = up(mulf(ch, g2))
 	if math.IsInf(out.lo.s, -1) {
 		out.why = a.refuse(e, fmt.Sprintf("%s has curvature down to %s on its argument's range %s and the argument's slope bound is %s", name, num(l.Curv.Lo), c.val, num(c.g)))
 		return out
 	}
-	// The second: h' times c's curvature, h' in l.Der.
+	// The second: h' times c's curvature, h' in l.Der. h' is one number:
+	// either h' >= 0, and lo_c h' <= h' H_c <= hi_c h', or h' <= 0, and
+	// the bounds swap. When both signs are possible the bounds are the
+	// extremes of the two (as numbers); with one sign they keep c's
+	// rank-one terms.
 	dpLo, dpHi := math.Max(0, l.Der.Lo), math.Max(0, l.Der.Hi)
 	dnLo, dnHi := math.Max(0, -l.Der.Hi), math.Max(0, -l.Der.Lo)
-	// h' is one number: either h' >= 0, and h' H_c >= h' lo_c, or h' <= 0,
-	// and h' H_c >= h' hi_c. When both signs are possible the lower bound
-	// is the smaller of the two (as numbers); with one sign it keeps lo_c's
-	// rank-one terms.
-	var pos, negl lower
+	var posLo, posHi, negLo, negHi quad
 	if dpHi > 0 {
-		pos = c.lo.times(dpHi)
-		pos.s = math.Min(mulf(dpLo, c.lo.s), mulf(dpHi, c.lo.s))
-		out.hi = up(out.hi + math.Max(mulf(dpLo, c.hi), mulf(dpHi, c.hi)))
+		posLo = c.lo.times(dpHi)
+		posLo.s = math.Min(mulf(dpLo, c.lo.s), mulf(dpHi, c.lo.s))
+		posHi = c.hi.times(dpHi)
+		posHi.s = math.Max(mulf(dpLo, c.hi.s), mulf(dpHi, c.hi.s))
 		if math.IsInf(c.lo.s, -1) {
 			out.why = c.why
 		}
 	}
 	if dnHi > 0 {
-		negl.s = down(math.Min(-mulf(dnLo, c.hi), -mulf(dnHi, c.hi)))
-		rho := -c.lo.scalar(false)
-		out.hi = up(out.hi + math.Max(mulf(dnLo, rho), mulf(dnHi, rho)))
-		if math.IsInf(negl.s, -1) && out.why == nil {
+		negLo = c.hi.times(dnHi)
+		negLo.s = math.Min(-mulf(dnLo, c.hi.s), -mulf(dnHi, c.hi.s))
+		negHi = c.lo.times(dnHi)
+		negHi.s = math.Max(-mulf(dnLo, c.lo.s), -mulf(dnHi, c.lo.s))
+		if math.IsInf(negLo.s, -1) && out.why == nil {
 			out.why = a.refuse(e, fmt.Sprintf("%s decreases on part of its argument's range %s and the argument has a convex kink or unbounded upward curvature, so the composition has a concave kink", name, c.val))
 		}
 	}
 	switch {
 	case dpHi > 0 && dnHi > 0:
-		out.lo = out.lo.plus(lower{s: math.Min(pos.scalar(false), negl.s)})
+		out.lo = out.lo.plus(eitherLower(posLo, negLo), false)
+		out.hi = out.hi.plus(eitherUpper(posHi, negHi), true)
 	case dpHi > 0:
-		out.lo = out.lo.plus(pos)
+		out.lo, out.hi = out.lo.plus(posLo, false), out.hi.plus(posHi, true)
 	case dnHi > 0:
-		out.lo = out.lo.plus(negl)
+		out.lo, out.hi = out.lo.plus(negLo, false), out.hi.plus(negHi, true)
 	}
 	return out
+}
+
+// eitherLower is a lower bound that holds when either p or n does. When
+// one of them is >= 0 (no terms, s >= 0) and the other <= 0 (s <= 0), the
+// other is one, and keeps its rank-one terms (|z^2 - b|, whose lower
+// bound comes from z^2's upper one); otherwise the smaller of the two as
+// numbers.
+func eitherLower(p, n quad) quad {
+	switch {
+	case len(p.terms) == 0 && p.s >= 0 && n.s <= 0:
+		return n
+	case len(n.terms) == 0 && n.s >= 0 && p.s <= 0:
+		return p
+	}
+	return quad{s: math.Min(p.scalar(false), n.scalar(false))}
+}
+
+// eitherUpper is eitherLower for upper bounds.
+func eitherUpper(p, n quad) quad {
+	switch {
+	case len(p.terms) == 0 && p.s <= 0 && n.s >= 0:
+		return n
+	case len(n.terms) == 0 && n.s <= 0 && p.s >= 0:
+		return p
+	}
+	return quad{s: math.Max(p.upperScalar(false), n.upperScalar(false))}
 }
 
 // maxOf is the pointwise max of fs: weakly convex with the smallest lower
@@ -421,7 +455,7 @@ func (a *analyzer) maxOf(fs []*fnv) *fnv {
 	if j := dominant(fs, 1); j >= 0 {
 		return fs[j]
 	}
-	out := &fnv{val: Interval{math.Inf(-1), math.Inf(-1)}, hi: math.Inf(1)}
+	out := &fnv{val: Interval{math.Inf(-1), math.Inf(-1)}, hi: quad{s: math.Inf(1)}}
 	s := math.Inf(1)
 	for _, f := range fs {
 		out.val = Interval{math.Max(out.val.Lo, f.val.Lo), math.Max(out.val.Hi, f.val.Hi)}
@@ -612,11 +646,11 @@ func (a *analyzer) reduce(e *check.Call, name string, x value) (value, string, e
 func (a *analyzer) norm(name string, cs []*fnv, e check.Expr) *fnv {
 	k := make([]float64, len(cs))
 	gs := make([]float64, len(cs))
-	out := &fnv{hi: math.Inf(1)}
+	out := &fnv{hi: quad{s: math.Inf(1)}}
 	lo, hi := 0.0, 0.0
 	for i, c := range cs {
 		rho := -c.lo.scalar(false)
-		k[i] = math.Max(0, math.Max(rho, c.hi))
+		k[i] = math.Max(0, math.Max(rho, c.hi.upperScalar(false)))
 		gs[i] = c.g
 		if math.IsInf(c.lo.s, -1) && out.why == nil {
 			out.why = c.why

@@ -149,8 +149,10 @@ type sumAcc struct {
 	aff    map[int32]float64 // while every term is affine: the coefficients
 	c0     float64
 	f      fnv // once a term is not affine
-	terms  []term
+	terms  []term // the lower bounds' rank-one terms
 	nnz    int
+	hterms []term // the upper bounds'
+	hnnz   int
 	affine bool // every term so far is affine
 	rest   bool // f holds at least one term
 }
@@ -178,7 +180,7 @@ func (s *sumAcc) add(f *fnv) {
 		g.val = add(g.val, f.val)
 	}
 	g.g = up(g.g + f.g)
-	g.hi = up(g.hi + f.hi)
+	g.hi.s += f.hi.s
 	g.smooth = g.smooth && f.smooth
 	g.lo.s += f.lo.s
 	if math.IsInf(f.lo.s, -1) && g.why == nil {
@@ -187,8 +189,14 @@ func (s *sumAcc) add(f *fnv) {
 	s.terms = append(s.terms, f.lo.terms...)
 	s.nnz += f.lo.nnz
 	if s.nnz > maxTermNNZ {
-		g.lo.s = lower{s: g.lo.s, terms: s.terms}.scalar(true)
+		g.lo.s = quad{s: g.lo.s, terms: s.terms}.scalar(true)
 		s.terms, s.nnz = nil, 0
+	}
+	s.hterms = append(s.hterms, f.hi.terms...)
+	s.hnnz += f.hi.nnz
+	if s.hnnz > maxTermNNZ {
+		g.hi.s = quad{s: g.hi.s, terms: s.hterms}.upperScalar(true)
+		s.hterms, s.hnnz = nil, 0
 	}
 }
 
@@ -208,9 +216,13 @@ func (s *sumAcc) result(a *analyzer) *fnv {
 		return affPart
 	}
 	rest := s.f
-	rest.lo = lower{s: rest.lo.s, terms: s.terms, nnz: s.nnz}
+	rest.lo = quad{s: rest.lo.s, terms: s.terms, nnz: s.nnz}
 	if math.IsInf(rest.lo.s, -1) {
 		rest.lo.terms, rest.lo.nnz = nil, 0
+	}
+	rest.hi = quad{s: rest.hi.s, terms: s.hterms, nnz: s.hnnz}
+	if math.IsInf(rest.hi.s, 1) {
+		rest.hi.terms, rest.hi.nnz = nil, 0
 	}
 	return a.add(affPart, &rest)
 }

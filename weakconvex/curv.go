@@ -6,13 +6,15 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// lower is a lower bound on a function's (generalized) Hessian:
-// H >= s I - sum_j w_j a_j a_j^T with every w_j >= 0. Keeping the rank-one
-// terms of sums over data rows, instead of adding up their norms, is what
-// makes the bound use the data's structure: its modulus is
+// quad is a bound on a function's (generalized) Hessian H by a multiple of
+// the identity and rank-one terms, w_j >= 0: as a lower bound
+// H >= s I - sum_j w_j a_j a_j^T, as an upper bound
+// H <= s I + sum_j w_j a_j a_j^T. Keeping the rank-one terms of sums over
+// data rows, instead of adding up their norms, is what makes the bound use
+// the data's structure: the lower bound's modulus is
 // -s + lambda_max(sum_j w_j a_j a_j^T), the top eigenvalue of a weighted
 // second-moment matrix of the rows (docs/analysis.md).
-type lower struct {
+type quad struct {
 	s     float64
 	terms []term
 	nnz   int // total coefficients in terms
@@ -30,26 +32,27 @@ const (
 	maxEigenOps = 400_000_000
 )
 
-func (l lower) plus(m lower) lower {
-	out := lower{s: l.s + m.s}
-	if math.IsInf(out.s, -1) {
-		return lower{s: out.s}
+// plus is the sum of two bounds of the same side (upper: an upper bound).
+func (l quad) plus(m quad, upper bool) quad {
+	out := quad{s: l.s + m.s}
+	if math.IsInf(out.s, 0) || math.IsNaN(out.s) {
+		return quad{s: out.s}
 	}
 	out.terms = make([]term, 0, len(l.terms)+len(m.terms))
 	out.terms = append(append(out.terms, l.terms...), m.terms...)
 	out.nnz = l.nnz + m.nnz
 	if out.nnz > maxTermNNZ {
-		out = lower{s: out.scalar(true)}
+		out = quad{s: out.bound(true, upper)}
 	}
 	return out
 }
 
 // times is w*l for w >= 0.
-func (l lower) times(w float64) lower {
+func (l quad) times(w float64) quad {
 	if w == 0 {
-		return lower{}
+		return quad{}
 	}
-	out := lower{s: mulf(w, l.s), nnz: l.nnz}
+	out := quad{s: mulf(w, l.s), nnz: l.nnz}
 	if len(l.terms) > 0 {
 		out.terms = make([]term, len(l.terms))
 		for i, t := range l.terms {
@@ -59,24 +62,33 @@ func (l lower) times(w float64) lower {
 	return out
 }
 
-// scalar returns a number r with H >= r I: s minus the top eigenvalue of
-// the terms (exact, when they are few enough and exact is set) or minus
-// the sum of w_j ||a_j||^2 (their trace, which bounds that eigenvalue).
-func (l lower) scalar(exact bool) float64 {
-	if math.IsInf(l.s, -1) || len(l.terms) == 0 {
+// scalar returns a number r with H >= r I for a lower bound l.
+func (l quad) scalar(exact bool) float64 { return l.bound(exact, false) }
+
+// upperScalar returns a number r with H <= r I for an upper bound l.
+func (l quad) upperScalar(exact bool) float64 { return l.bound(exact, true) }
+
+// bound is s minus (lower) or plus (upper) the top eigenvalue of the
+// terms: exact, when they are few enough and exact is set, or bounded by
+// the sum of w_j ||a_j||^2 (their trace).
+func (l quad) bound(exact, upper bool) float64 {
+	if math.IsInf(l.s, 0) || len(l.terms) == 0 {
 		return l.s
 	}
 	tr := 0.0
 	for _, t := range l.terms {
 		tr += t.w * t.a.norm2()
 	}
-	if len(l.terms) == 1 || !exact {
-		return down(l.s - up(tr))
+	ev := up(tr)
+	if len(l.terms) > 1 && exact {
+		if e, ok := topEigen(l.terms, tr); ok && e < tr {
+			ev = e
+		}
 	}
-	if ev, ok := topEigen(l.terms, tr); ok && ev < tr {
-		return down(l.s - ev)
+	if upper {
+		return up(l.s + ev)
 	}
-	return down(l.s - up(tr))
+	return down(l.s - ev)
 }
 
 // topEigen bounds the top eigenvalue of sum_j w_j a_j a_j^T from above:

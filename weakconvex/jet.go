@@ -180,9 +180,11 @@ func (a *analyzer) tryJet(e check.Expr, ix env) (*fnv, check.Expr, bool) {
 	}
 	out := &fnv{val: js.v, g: up(mulf(js.d.Mag(), u.g)), smooth: true}
 	if js.c.Lo < 0 {
-		out.lo = lower{terms: []term{{-js.c.Lo, u.aff}}, nnz: len(u.aff.idx)}
+		out.lo = quad{terms: []term{{-js.c.Lo, u.aff}}, nnz: len(u.aff.idx)}
 	}
-	out.hi = up(mulf(math.Max(0, js.c.Hi), u.aff.norm2()))
+	if js.c.Hi > 0 {
+		out.hi = quad{terms: []term{{js.c.Hi, u.aff}}, nnz: len(u.aff.idx)}
+	}
 	return out, info.u, true
 }
 

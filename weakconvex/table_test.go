@@ -97,10 +97,11 @@ var table = []tableCase{
 	{expr: "sum(j in 1..3) mcp(x[j], 1, 2)", rho: 0.5, m: 3},                  // separable: rank-one terms on e_j
 	{expr: "mean(j in 1..3) -square(x[j])", rho: 2.0 / 3, m: 4, smooth: true}, // (2/3) sum e_j e_j^T; slope 4 per term
 	// convex-composite and max
-	{expr: "abs(x[1]^2 - 1)", rho: 2, m: 4},                   // |h'| <= 1 times (z^2)'' = 2
-	{expr: "pos(1 - x[1]^2)", rho: 2, m: 4},                   // h' in [0, 1] times (1 - z^2)'' = -2
-	{expr: "max(-square(x[1]), x[2])", rho: 2, m: 4},          // the smallest lower curvature
-	{expr: "abs(sigmoid(x[1]) - 0.5)", rho: sigCurv, m: 0.25}, // |h'| <= 1 times |sigmoid''|
+	{expr: "abs(x[1]^2 - 1)", rho: 2, m: 4},                       // |h'| <= 1 times (z^2)'' = 2
+	{expr: "pos(1 - x[1]^2)", rho: 2, m: 4},                       // h' in [0, 1] times (1 - z^2)'' = -2
+	{expr: "mean(j in 1..3) abs(x[j]^2 - 1)", rho: 2.0 / 3, m: 4}, // rank-one terms (2/3) e_j e_j^T, not their trace 2
+	{expr: "max(-square(x[1]), x[2])", rho: 2, m: 4},              // the smallest lower curvature
+	{expr: "abs(sigmoid(x[1]) - 0.5)", rho: sigCurv, m: 0.25},     // |h'| <= 1 times |sigmoid''|
 	// refused
 	{expr: "-abs(x[1])", why: "concave kink"},
 	{expr: "-norm2(x)", why: "concave kink"},
