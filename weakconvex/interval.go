@@ -28,9 +28,11 @@ func (iv Interval) Finite() bool { return !math.IsInf(iv.Lo, 0) && !math.IsInf(i
 // Mag is the largest absolute value in iv.
 func (iv Interval) Mag() float64 { return math.Max(math.Abs(iv.Lo), math.Abs(iv.Hi)) }
 
-// widen rounds iv outward by a few units in the last place (and past
-// zero by the smallest normal number), so that the rounding of the
-// operation that produced it cannot make it too small.
+// widen rounds iv outward by a few units in the last place (and by 1e-300
+// more, for results near underflow), so that the rounding of the operation
+// that produced it cannot make it too small. An exact 0 stays 0: the
+// bounds that are exactly 0 (the curvature of an affine or convex term)
+// come from exact operations.
 func widen(iv Interval) Interval {
 	return Interval{down(iv.Lo), up(iv.Hi)}
 }
@@ -38,14 +40,14 @@ func widen(iv Interval) Interval {
 const relSlack = 4e-16 * 4
 
 func down(v float64) float64 {
-	if math.IsInf(v, 0) || math.IsNaN(v) {
+	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
 		return v
 	}
 	return v - math.Abs(v)*relSlack - 1e-300
 }
 
 func up(v float64) float64 {
-	if math.IsInf(v, 0) || math.IsNaN(v) {
+	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
 		return v
 	}
 	return v + math.Abs(v)*relSlack + 1e-300

@@ -36,7 +36,7 @@ func (a *analyzer) record(e check.Expr, v value, rule string) {
 	st.Count++
 	for _, f := range v.el {
 		st.Val = union(st.Val, f.val)
-		rho := math.Max(0, -f.lo.scalar(exact))
+		rho := rhoOf(f.lo.scalar(exact))
 		st.Rho = math.Max(st.Rho, rho)
 		st.M = math.Max(st.M, f.g)
 		st.Smooth = st.Smooth && f.smooth
@@ -44,6 +44,15 @@ func (a *analyzer) record(e check.Expr, v value, rule string) {
 			st.Why = f.why
 		}
 	}
+}
+
+// rhoOf is the modulus of a lower curvature bound s: 0 when s >= 0 (a
+// convex function has rho exactly 0, not a rounding's 1e-300).
+func rhoOf(s float64) float64 {
+	if s >= 0 {
+		return 0
+	}
+	return up(-s)
 }
 
 // Function is the verdict on one function of the model.
@@ -93,6 +102,9 @@ func bound(v float64) string {
 	e := math.Floor(math.Log10(math.Abs(v))) - 1
 	p := math.Pow(10, e)
 	r := math.Ceil(v*(1-1e-9)/p) * p // within 1e-9 of a round number: that number
+	if e < -6 || e > 8 {
+		return fmt.Sprintf("%.2g", r)
+	}
 	return strings.TrimSuffix(fmt.Sprintf("%.*f", max(0, int(-e)), r), ".")
 }
 
@@ -182,7 +194,7 @@ func (a *analyzer) function(f *Function) error {
 	if c, ok := f.Expr.(*check.Compr); ok && c.Data != nil && st != nil && st.Count == 1 {
 		f.Rho = st.Rho // record computed the exact bound already
 	} else {
-		f.Rho = math.Max(0, up(-el.lo.scalar(true)))
+		f.Rho = rhoOf(el.lo.scalar(true))
 	}
 	if st != nil {
 		st.Rho = f.Rho
