@@ -148,7 +148,7 @@ type sumAcc struct {
 	n      int
 	aff    map[int32]float64 // while every term is affine: the coefficients
 	c0     float64
-	f      fnv // once a term is not affine
+	f      fnv    // once a term is not affine
 	terms  []term // the lower bounds' rank-one terms
 	nnz    int
 	hterms []term // the upper bounds'
