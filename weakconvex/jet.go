@@ -27,7 +27,7 @@ type jet struct{ v, d, c Interval }
 // 1/(1+e^u)) from widening its result much.
 const (
 	minPieces  = 64
-	maxPieces  = 4096
+	maxPieces  = 1024
 	pieceWidth = 0.01
 )
 
@@ -132,14 +132,14 @@ type jetSum struct {
 	ok      bool
 }
 
-// quantize rounds U outward to a grid of 1/1024 of its magnitude, so that
+// quantize rounds U outward to a grid of 1/64 of its magnitude, so that
 // the ranges of many rows share one memoized result.
 func quantize(u Interval) Interval {
 	m := u.Mag()
 	if m == 0 {
 		return u
 	}
-	q := math.Ldexp(1, math.Ilogb(m)-10)
+	q := math.Ldexp(1, math.Ilogb(m)-6)
 	return Interval{math.Floor(u.Lo/q) * q, math.Ceil(u.Hi/q) * q}
 }
 
