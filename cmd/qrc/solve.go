@@ -68,10 +68,20 @@ Flags:
                      trust-region method of Cartis, Gould & Toint (2011),
                      the paper's baseline (docs/penalty.md); it uses --eps,
                      --outer (its iteration limit), --time-limit, --start
-  --rho-hat R        the proximal parameter's start (default 1, the paper's);
-                     it is doubled when a subproblem turns out not to be
-                     convex, and halved while the steps contract slowly
-  --rho R            the weak-convexity modulus, < rho-hat (default rho-hat/2)
+  --rho-hat R        the proximal parameter's start (default 1, the paper's,
+                     or twice the derived rho, below); it is doubled when a
+                     subproblem turns out not to be convex, and halved while
+                     the steps contract slowly (not below twice a derived rho)
+  --rho R            the weak-convexity modulus, < rho-hat (default: the
+                     rho qrc check derives when neither --rho nor --rho-hat
+                     is given and 2 rho <= 64, rho-hat then starting at
+                     max(1, 2 rho); else rho-hat/2; docs/analysis.md)
+  --theory           set EpsHat, --inner (K) and --outer (T) by the paper's
+                     formulas (Algorithm 1, Algorithm 2 line 3, Theorem 1)
+                     from the derived rho, M, the domain's diameter D and
+                     --sigma; they are printed, and can be huge
+  --sigma S          the uniform Slater constant sigma_eps that --theory
+                     assumes (default 1; qrc cannot derive it)
   --eps E            target accuracy: feasibility and stationarity (default 1e-3)
   --inner K          switching and stochastic oracles: inner iterations per
                      outer step (default 1000)
@@ -212,6 +222,8 @@ type solveFlags struct {
 	yuV       *float64
 	yuAlpha   *float64
 	method    *string
+	theory    *bool
+	sigma     *float64
 }
 
 // registerSolveFlags adds the solver's flags to fs.
@@ -237,6 +249,8 @@ func registerSolveFlags(fs *flag.FlagSet) *solveFlags {
 		yuV:       fs.Float64("v", 0, ""),
 		yuAlpha:   fs.Float64("alpha", 0, ""),
 		method:    fs.String("method", methodIQRC, ""),
+		theory:    fs.Bool("theory", false, ""),
+		sigma:     fs.Float64("sigma", 1, ""),
 	}
 }
 
@@ -271,6 +285,9 @@ func (f *solveFlags) settings() (solve.Settings, error) {
 		return settings, errors.New("--v and --alpha must be positive")
 	}
 	settings.V, settings.Alpha = *f.yuV, *f.yuAlpha
+	if !(*f.sigma > 0) || math.IsInf(*f.sigma, 1) {
+		return settings, errors.New("--sigma must be positive")
+	}
 	if *f.inner < 0 || *f.outer < 0 || *f.timeLimit < 0 {
 		return settings, errors.New("--inner, --outer and --time-limit must not be negative")
 	}
@@ -353,6 +370,10 @@ func (r *solveRun) run() (*solve.Result, int) {
 
 	prob := problem.New(m, prog, problem.Options{Batch: *flags.batch, Seed: *flags.seed})
 	quiet := *flags.quiet || !r.progress
+	if err := applyAnalysis(prob, m, x0, flags, &settings, quiet, r.stderr); err != nil {
+		fmt.Fprintf(r.stderr, "qrc %s: %v\n", r.name, err)
+		return nil, exitUsage
+	}
 	oracle := *flags.oracle
 	if *flags.method == methodStochastic {
 		oracle = "stochastic"
