@@ -99,12 +99,9 @@ func (s *solver) rhoFollow(doubled bool, step float64) {
 	if doubled || s.set.NoSafeguard || prev == 0 || step <= slowContraction*prev {
 		return
 	}
-	// a known modulus (Problem.WeakConvexity, e.g. derived by qrc's
-	// analysis) is a floor: RhoHat stays at twice it at least, Rho at it
-	floor := max(MinRhoHatFactor*s.set.RhoHat, s.rhoFloor, 2*s.p.WeakConvexity)
-	if s.rhoHat/2 >= floor {
+	if s.rhoHat/2 >= max(MinRhoHatFactor*s.set.RhoHat, s.rhoFloor) {
 		s.rhoHat /= 2
-		s.rho = max(s.rho/2, s.p.WeakConvexity)
+		s.rho /= 2
 	}
 }
 
@@ -122,6 +119,7 @@ func (s *solver) certOf(x *Point, sub *subResult) *Certificate {
 		Multipliers: clone(sub.Lambda),
 	}
 	c.Stationarity = (1 + sub.LambdaSum()) * s.rhoHat * (c.Dist + c.DistBound)
+	c.Proven = s.p.ProvenRho > 0 && s.rho >= s.p.ProvenRho
 	c.Stationary = c.Stationarity <= s.set.Eps && x.Infeasibility <= s.set.Eps
 	return c
 }

@@ -76,6 +76,12 @@ type Problem struct {
 	// (every fi + rho/2 ||x||^2 convex on X), 0 if unknown.
 	WeakConvexity float64
 
+	// ProvenRho, if positive, is a proven bound on the weak-convexity
+	// modulus (qrc's analysis): a certificate whose Rho is at least it
+	// rests on a proven assumption (Certificate.Proven), not only on the
+	// oracles' checks. It does not change the iterations.
+	ProvenRho float64
+
 	// Smooth reports that every fi is continuously differentiable on X,
 	// so that Grad gives gradients: the Smooth oracle needs it, and a nil
 	// Settings.Oracle picks it then (Auto).
@@ -235,6 +241,10 @@ type Certificate struct {
 	// the paper's section 3 (x_hat satisfies the KKT conditions up to
 	// (1 + lambda) RhoHat ||x - x_hat||), with the bound's slack added.
 	Stationarity float64
+	// Proven reports that the Rho the certificate assumes is at least
+	// Problem.ProvenRho > 0, so the strong convexity behind DistBound is
+	// proven; otherwise it was only checked along the oracle's iterates.
+	Proven bool
 	// Stationary reports Stationarity <= Eps and Infeasibility(x) <= Eps:
 	// x is within Dist + DistBound <= Eps/RhoHat of a point that satisfies
 	// the KKT conditions to Eps.

@@ -39,6 +39,14 @@ func applyAnalysis(prob *solve.Problem, m *check.Model, x0 []float64, flags *sol
 			}
 		}
 	case userRho || *flags.theory:
+	case s.Oracle == solve.Smooth || s.Oracle == solve.Bundle:
+		// the accurate oracles start RhoHat at the default and move it on
+		// evidence; the derived rho tells the certificate whether its
+		// assumption is proven
+		prob.ProvenRho = r.Rho
+		if !quiet && r.Rho > 0 {
+			fmt.Fprintf(stderr, "qrc solve: rho <= %.3g by the weak-convexity analysis; the %s oracle starts RhoHat at %g and moves it on evidence (docs/solver.md), and the certificate says whether its Rho reaches the proven bound\n", r.Rho, s.Oracle, solve.DefaultRhoHat)
+		}
 	case 2*r.Rho <= maxDerivedRhoHat:
 		prob.WeakConvexity = r.Rho
 		if !quiet && r.Rho > 0 {

@@ -142,6 +142,7 @@ type solveResult struct {
 	// CertificateOracle and CertificateEvals: the oracle that certified
 	// and its evaluations.
 	CertificateOracle string            `json:"certificate_oracle,omitempty"`
+	RhoProven         bool              `json:"rho_proven"` // the certificate's Rho is at least the analysis' proven bound
 	CertificateEvals  int               `json:"certificate_evals"`
 	Stationary        bool              `json:"stationary"` // stationarity <= eps and feasible
 	Constraints       []solveConstraint `json:"constraints"`
@@ -370,19 +371,19 @@ func (r *solveRun) run() (*solve.Result, int) {
 
 	prob := problem.New(m, prog, problem.Options{Batch: *flags.batch, Seed: *flags.seed})
 	quiet := *flags.quiet || !r.progress
-	if err := applyAnalysis(prob, m, x0, flags, &settings, quiet, r.stderr); err != nil {
-		fmt.Fprintf(r.stderr, "qrc %s: %v\n", r.name, err)
-		return nil, exitUsage
-	}
 	oracle := *flags.oracle
-	if *flags.method == methodStochastic {
-		oracle = "stochastic"
+	if methodOracle[*flags.method] != nil {
+		oracle = *flags.method
 	}
 	if *flags.method != methodPenalty {
 		var ok bool
 		if settings.Oracle, ok = chooseOracle(oracle, m, prog, *flags.allowBias, quiet, r.sources, r.stderr); !ok {
 			return nil, exitInvalid
 		}
+	}
+	if err := applyAnalysis(prob, m, x0, flags, &settings, quiet, r.stderr); err != nil {
+		fmt.Fprintf(r.stderr, "qrc %s: %v\n", r.name, err)
+		return nil, exitUsage
 	}
 	if settings.Oracle != solve.Stochastic {
 		prob.Sampler = nil
@@ -585,7 +586,7 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 	if c := res.Certificate; c != nil {
 		r.Stationarity, r.Stationary = finite(c.Stationarity), c.Stationary
 		r.XHatDistance, r.XHatBound, r.Gap = finite(c.Dist), finite(c.DistBound), finite(c.Gap)
-		r.CertificateOracle, r.CertificateEvals = c.Oracle, c.Evals
+		r.CertificateOracle, r.CertificateEvals, r.RhoProven = c.Oracle, c.Evals, c.Proven
 		if r.Stationarity == nil {
 			r.NoCertificate = "the oracle could not bound its distance to x_hat (no feasible point of (7) with a certified gap)"
 		}
@@ -628,7 +629,11 @@ func (r *solveResult) text(w io.Writer, m *check.Model, x []float64) {
 		if !r.Stationary {
 			verdict = "not certified within eps"
 		}
-		fmt.Fprintf(w, "stationarity   %s: KKT residual <= %s at x_hat, ||x - x_hat|| = %s (+ %s)\n", verdict, num(*r.Stationarity), num(*r.XHatDistance), num(*r.XHatBound))
+		proof := "rho checked along the iterates"
+		if r.RhoProven {
+			proof = "rho proven by the analysis"
+		}
+		fmt.Fprintf(w, "stationarity   %s: KKT residual <= %s at x_hat, ||x - x_hat|| = %s (+ %s); %s\n", verdict, num(*r.Stationarity), num(*r.XHatDistance), num(*r.XHatBound), proof)
 	case r.NoCertificate != "":
 		fmt.Fprintf(w, "stationarity   not certified: %s\n", r.NoCertificate)
 	}
