@@ -123,10 +123,22 @@ type solveSettingsJSON struct {
 	} `json:"settings"`
 }
 
+// The switching oracle starts RhoHat at twice the derived rho; the
+// accurate oracles start it at 1 and report whether the certificate's Rho
+// reached the proven bound.
 func TestSolveUsesDerivedRho(t *testing.T) {
 	path := writeModel(t, smoothModel)
 	rho := 4 / (3 * math.Sqrt(3))
-	s, r := jsonOut[solveSettingsJSON](t, false, "solve", path, "--outer", "3", "--inner", "200")
+	acc, r := jsonOut[struct {
+		solveSettingsJSON
+		RhoProven bool `json:"rho_proven"`
+	}](t, false, "solve", path, "--outer", "3")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "qrc solve: rho <= 0.77 by the weak-convexity analysis; the smooth oracle starts RhoHat at 1 and moves it on evidence")
+	assert.Equal(t, 1.0, acc.Settings.RhoHatStart)
+	assert.Equal(t, acc.Settings.Rho >= rho, acc.RhoProven, "rho_proven says whether the final Rho reaches the bound")
+
+	s, r := jsonOut[solveSettingsJSON](t, false, "solve", path, "--outer", "3", "--inner", "200", "--oracle", "switching")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "qrc solve: rho = 0.77 from the weak-convexity analysis (qrc check --explain shows it); RhoHat starts at 1.54\n")
 	assert.InEpsilon(t, 2*rho, s.Settings.RhoHatStart, 1e-9)
@@ -134,7 +146,7 @@ func TestSolveUsesDerivedRho(t *testing.T) {
 	assert.InEpsilon(t, rho, s.Settings.Rho, 1e-9)
 
 	// --rho-hat given: the analysis does not set rho (the default, half).
-	s, r = jsonOut[solveSettingsJSON](t, false, "solve", path, "--outer", "3", "--inner", "200", "--rho-hat", "3")
+	s, r = jsonOut[solveSettingsJSON](t, false, "solve", path, "--outer", "3", "--inner", "200", "--rho-hat", "3", "--oracle", "switching")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.NotContains(t, r.stderr, "from the weak-convexity analysis")
 	assert.Equal(t, 3.0, s.Settings.RhoHatStart)
@@ -145,7 +157,7 @@ func TestSolveUsesDerivedRho(t *testing.T) {
 func TestSolveLargeDerivedRhoKeepsDefault(t *testing.T) {
 	// -100 x^2 on [-1, 1]: rho = 200, so 2 rho > 64.
 	path := writeModel(t, "var x in box(-1, 1) = 0.5\nminimize -100 * x^2\n")
-	s, r := jsonOut[solveSettingsJSON](t, false, "solve", path, "--outer", "2", "--inner", "50")
+	s, r := jsonOut[solveSettingsJSON](t, false, "solve", path, "--outer", "2", "--inner", "50", "--oracle", "switching")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "the weak-convexity analysis bounds rho by 200 over all of X; starting RhoHat at twice that would make the steps tiny, so it starts at 1")
 	assert.Equal(t, 1.0, s.Settings.RhoHatStart)
