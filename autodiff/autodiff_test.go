@@ -14,6 +14,7 @@ import (
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/domain"
 	"github.com/qrc-lang/qrc/internal/npcref"
+	"github.com/qrc-lang/qrc/internal/shareddata"
 )
 
 // load checks a model file (with --data style overrides) and compiles it.
@@ -137,13 +138,7 @@ func TestExamplesFiniteDifferences(t *testing.T) {
 	}
 }
 
-func pendigits(t testing.TB) string {
-	path := "../../shared/data/pendigits"
-	if _, err := os.Stat(path); err != nil {
-		t.Skip("../shared/data/pendigits is absent")
-	}
-	return path
-}
+func pendigits(t testing.TB) string { return shareddata.Require(t, "pendigits") }
 
 func TestNPCAtZeroPendigits(t *testing.T) {
 	path := pendigits(t)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qrc-lang/qrc/internal/shareddata"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -37,7 +38,7 @@ func TestMain(m *testing.M) {
 	if err := build.Run(); err != nil {
 		panic("building qrc: " + err.Error())
 	}
-	code := m.Run()
+	code := shareddata.Main(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -196,10 +197,7 @@ func TestCheckJSON(t *testing.T) {
 func itoa(i int) string { return strconv.Itoa(i) }
 
 func TestCheckPendigits(t *testing.T) {
-	path := filepath.Join(repoRoot, "..", "shared", "data", "pendigits")
-	if _, err := os.Stat(path); err != nil {
-		t.Skip("../shared/data/pendigits is absent")
-	}
+	shareddata.Require(t, "pendigits")
 	s, r := checkJSON(t, "examples/npc.qrc", "--data", "train=../shared/data/pendigits")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, 7494, s.Data[0].Rows)
@@ -421,10 +419,7 @@ func TestEvalNPC(t *testing.T) {
 }
 
 func TestEvalPendigits(t *testing.T) {
-	path := filepath.Join(repoRoot, "..", "shared", "data", "pendigits")
-	if _, err := os.Stat(path); err != nil {
-		t.Skip("../shared/data/pendigits is absent")
-	}
+	shareddata.Require(t, "pendigits")
 	e, _ := evalOut(t, "examples/npc.qrc", "--data", "train=../shared/data/pendigits")
 	assertNPCStart(t, e)
 

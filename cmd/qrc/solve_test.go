@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qrc-lang/qrc/internal/shareddata"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -161,9 +162,7 @@ func TestSolveNumericalError(t *testing.T) {
 func TestSolvePendigits(t *testing.T) {
 	for _, name := range []string{"pendigits.scale", "pendigits"} {
 		t.Run(name, func(t *testing.T) {
-			if _, err := os.Stat(filepath.Join(repoRoot, "..", "shared", "data", name)); err != nil {
-				t.Skip("../shared/data/" + name + " is absent")
-			}
+			shareddata.Require(t, name)
 			data := "../shared/data/" + name
 			trace := filepath.Join(t.TempDir(), "trace.csv")
 			s, r := solveOut(t, "examples/npc.qrc", "--data", "train="+data, "--time-limit", "20s", "--trace", trace)
