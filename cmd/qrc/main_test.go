@@ -454,10 +454,16 @@ func TestEvalExamples(t *testing.T) {
 	assert.Equal(t, "budget", e.Constraints[0].Name)
 	assert.InDelta(t, 1.5, e.Constraints[0].Value, 1e-12)
 	assert.InDelta(t, 2, *e.Constraints[0].RHS, 0)
-	// fairness: two constraints, the objective a mean of phi at x = 0.
+	// fairness at x = 0: every score is 0, so the objective is the mean of
+	// logistic(0) = log 2, both groups' rates are sigmoid(0) = 1/2, and each
+	// parity constraint is 1/2 - 1/2 - delta = -0.1.
 	e, _ = evalOut(t, "examples/fairness.qrc")
-	assert.InDelta(t, 0.5, e.Objective.Value, 1e-12)
-	assert.Equal(t, "parity_f", e.Constraints[1].Name)
+	assert.InDelta(t, math.Log(2), e.Objective.Value, 1e-12)
+	require.Len(t, e.Constraints, 2)
+	assert.Equal(t, "parity_10", e.Constraints[1].Name)
+	for _, c := range e.Constraints {
+		assert.InDelta(t, -0.1, c.Value, 1e-12)
+	}
 }
 
 // smallModel is a model without data whose values are easy to work out.
