@@ -17,6 +17,7 @@ import (
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/diag"
+	"github.com/qrc-lang/qrc/penalty"
 	"github.com/qrc-lang/qrc/point"
 	"github.com/qrc-lang/qrc/problem"
 	"github.com/qrc-lang/qrc/solve"
@@ -89,7 +90,13 @@ Flags:
                      the limit
   --pick last|random return the last outer iterate (default) or x_R with R
                      uniform, as in Algorithm 1
-  --seed S           the seed for --pick random and the minibatches (default 1)
+  --seed S           the seed for --pick random, the minibatches and the
+                     restarts (default 1)
+  --restarts N       when phase 1 gives up (at a stationary point of the
+                     violation, or without progress), try again from N
+                     perturbed starts: x0 + s*xi projected onto the domain,
+                     xi standard normal (seeded), s = 0.1, 1, 10, 100 ...
+                     times max(1, |x0|_inf) (default 4; 0: none)
   --start FILE       start from the point in FILE (a result written by
                      --out or --json, or any point file; see docs/cli.md)
   --json             print the result as one JSON object on standard output
@@ -120,15 +127,20 @@ type solveResult struct {
 	Best             *solvePoint       `json:"best"`
 	MostFeasible     *solvePoint       `json:"most_feasible"`
 	Violated         []string          `json:"violated,omitempty"`
-	Error            string            `json:"error,omitempty"`
-	OuterIterations  int               `json:"outer_iterations"`
-	InnerIterations  int               `json:"inner_iterations"`
-	Phase1Outer      int               `json:"phase1_outer_iterations"`
-	RhoDoublings     int               `json:"rho_doublings"`
-	InnerDoublings   int               `json:"inner_doublings"` // Inner doubled because the iterates stalled short of stationarity
-	Seconds          float64           `json:"seconds"`
-	Settings         solveSettings     `json:"settings"`
-	Penalty          *penaltyJSON      `json:"penalty,omitempty"` // the penalty method's parameters and final state
+	// Verdict is a sentence to act on, when the status alone misleads:
+	// locally infeasible, feasible only from a restart, or stopped on a
+	// limit while the iterates were still moving.
+	Verdict         string        `json:"verdict,omitempty"`
+	Restarts        *restartJSON  `json:"restarts,omitempty"`
+	Error           string        `json:"error,omitempty"`
+	OuterIterations int           `json:"outer_iterations"`
+	InnerIterations int           `json:"inner_iterations"`
+	Phase1Outer     int           `json:"phase1_outer_iterations"`
+	RhoDoublings    int           `json:"rho_doublings"`
+	InnerDoublings  int           `json:"inner_doublings"` // Inner doubled because the iterates stalled short of stationarity
+	Seconds         float64       `json:"seconds"`
+	Settings        solveSettings `json:"settings"`
+	Penalty         *penaltyJSON  `json:"penalty,omitempty"` // the penalty method's parameters and final state
 	// Polish counts the rounds of Algorithm 2 on all rows that made the
 	// stochastic oracle's last point feasible.
 	Polish int `json:"polish_rounds"`
@@ -193,6 +205,7 @@ type solveFlags struct {
 	yuV       *float64
 	yuAlpha   *float64
 	method    *string
+	restarts  *int
 }
 
 // registerSolveFlags adds the solver's flags to fs.
@@ -218,6 +231,7 @@ func registerSolveFlags(fs *flag.FlagSet) *solveFlags {
 		yuV:       fs.Float64("v", 0, ""),
 		yuAlpha:   fs.Float64("alpha", 0, ""),
 		method:    fs.String("method", methodIQRC, ""),
+		restarts:  fs.Int("restarts", solve.DefaultRestarts, ""),
 	}
 }
 
@@ -254,8 +268,8 @@ func (f *solveFlags) settings() (solve.Settings, error) {
 		return settings, errors.New("--v and --alpha must be positive")
 	}
 	settings.V, settings.Alpha = *f.yuV, *f.yuAlpha
-	if *f.inner < 0 || *f.outer < 0 || *f.timeLimit < 0 {
-		return settings, errors.New("--inner, --outer and --time-limit must not be negative")
+	if *f.inner < 0 || *f.outer < 0 || *f.timeLimit < 0 || *f.restarts < 0 {
+		return settings, errors.New("--inner, --outer, --time-limit and --restarts must not be negative")
 	}
 	if err := checkMethod(*f.method, *f.oracle, func(name string) bool { return set(f.fs, name) }); err != nil {
 		return settings, err
@@ -370,7 +384,17 @@ func (r *solveRun) run() (*solve.Result, int) {
 	settings.Stop = r.stop
 
 	began := time.Now()
-	res, rep, err := minimize(*flags.method, prob, m, x0, settings, r.stderr)
+	var (
+		res   *solve.Result
+		rep   *penalty.Report
+		diagn *solve.Diagnosis
+		err   error
+	)
+	if *flags.method == methodPenalty {
+		res, rep, err = minimize(*flags.method, prob, m, x0, settings, r.stderr)
+	} else {
+		res, diagn, err = solve.MinimizeRestarts(prob, x0, settings, r.restarts(quiet))
+	}
 	if err != nil {
 		fmt.Fprintf(r.stderr, "qrc %s: %v\n", r.name, err)
 		return nil, exitUsage
@@ -379,6 +403,7 @@ func (r *solveRun) run() (*solve.Result, int) {
 	result := resultOf(r.file, m, prob, res, settings, time.Since(began))
 	result.Settings.AllowBiased = *flags.allowBias
 	result.describeMethod(*flags.method, settings, rep)
+	result.diagnose(diagn, res, settings, *flags.restarts)
 	result.hideTime = r.hideTime
 
 	if *flags.out != "" {
@@ -551,13 +576,19 @@ func (r *solveResult) text(w io.Writer, m *check.Model, x []float64) {
 	fmt.Fprintf(w, "infeasibility  %s\n", num(r.Infeasibility))
 	if r.Stationarity != nil {
 		verdict := "nearly stationary (Definition 2)"
-		if !r.Stationary {
+		switch {
+		case !r.Stationary && r.Verdict != "":
+			verdict = "not yet within eps of stationary (see the verdict)"
+		case !r.Stationary:
 			verdict = "not yet within eps of stationary; more --inner iterations tighten it"
 		}
 		fmt.Fprintf(w, "stationarity   ||x - x_hat|| = %s, KKT residual %s: %s\n", num(*r.Stationarity), num(*r.KKTResidual), verdict)
 	}
 	if len(r.Violated) > 0 {
 		fmt.Fprintf(w, "violated       %s\n", strings.Join(r.Violated, ", "))
+	}
+	if r.Verdict != "" {
+		fmt.Fprintf(w, "verdict        %s\n", r.Verdict)
 	}
 	fmt.Fprintf(w, "iterations     %d outer (%d in phase 1), %d inner; rho_hat %s", r.OuterIterations, r.Phase1Outer, r.InnerIterations, num(r.Settings.RhoHat))
 	if r.RhoDoublings > 0 {
@@ -594,8 +625,11 @@ func (r *solveResult) text(w io.Writer, m *check.Model, x []float64) {
 			if c.Multiplier != nil {
 				mult = num(*c.Multiplier)
 			}
-			if c.Value > r.Settings.Eps {
+			switch {
+			case c.Value > r.Settings.Eps:
 				mark = "  VIOLATED"
+			case c.Value > 0:
+				mark = "  violated within eps" // allowed: a result is feasible to eps
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\n", c.Name, num(c.Value), rhs, num(c.Slack), mult, mark)
 		}
