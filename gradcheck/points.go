@@ -42,7 +42,7 @@ func RandomPoint(m *check.Model, rng *rand.Rand) []float64 {
 //   - ball(r, rows): each row uniform in its ball;
 //   - simplex(s): uniform on the simplex, normalised exponentials times s;
 //   - l1ball(r): uniform in the l1 ball, random signs times r·E_i/(E_1 + ...
-//     + E_{n+1}) for standard exponentials E.
+//   - E_{n+1}) for standard exponentials E.
 func Sample(d *domain.Domain, start []float64, rng *rand.Rand, out []float64) {
 	if d == nil {
 		d = &domain.Domain{Kind: domain.Unbounded}
