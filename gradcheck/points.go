@@ -41,8 +41,8 @@ func RandomPoint(m *check.Model, rng *rand.Rand) []float64 {
 //   - ball(r): uniform in the ball, direction times r·U^(1/n);
 //   - ball(r, rows): each row uniform in its ball;
 //   - simplex(s): uniform on the simplex, normalised exponentials times s;
-//   - l1ball(r): uniform in the l1 ball, random signs times r·E_i/(E_1 + ...
-//   - E_{n+1}) for standard exponentials E.
+//   - l1ball(r): uniform in the l1 ball, random signs times r·E_i/S, where
+//     S is the sum of n+1 standard exponentials E_1 ... E_{n+1}.
 func Sample(d *domain.Domain, start []float64, rng *rand.Rand, out []float64) {
 	if d == nil {
 		d = &domain.Domain{Kind: domain.Unbounded}
