@@ -298,3 +298,24 @@ func TestSaveWritesAModelQrcAccepts(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(text), string(again))
 }
+
+// :save into a folder that does not exist says so, in one line, and
+// writes nothing; into a file that is a folder, says it cannot write.
+func TestSaveIntoMissingFolder(t *testing.T) {
+	dir := t.TempDir()
+	h := newHarness(t)
+	require.True(t, h.s.Load("../examples/phase.qrc"))
+	path := filepath.Join(dir, "no", "such", "m.qrc")
+	_, stderr := h.exec(t, ":save "+path, false)
+	assert.Equal(t, ":save "+path+": the folder "+filepath.Dir(path)+" does not exist; create it first (or save elsewhere)\n", stderr)
+	_, err := os.Stat(filepath.Dir(path))
+	assert.True(t, os.IsNotExist(err))
+
+	file := filepath.Join(dir, "plain")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	_, stderr = h.exec(t, ":save "+filepath.Join(file, "m.qrc"), false)
+	assert.Contains(t, stderr, file+" is not a folder")
+
+	_, stderr = h.exec(t, ":save "+dir, false)
+	assert.Contains(t, stderr, ":save "+dir+": cannot write it: is a directory")
+}

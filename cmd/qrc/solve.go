@@ -459,6 +459,11 @@ func chooseOracle(flag string, m *check.Model, prog *autodiff.Program, allowBias
 		return solve.Switching, true
 	case "auto":
 		switch {
+		case rows == 0:
+			if !quiet {
+				fmt.Fprintln(stderr, "qrc solve: oracle deterministic (auto: the model has no means over data rows to sample)")
+			}
+			return solve.Switching, true
 		case rows < autoStochasticRows:
 			if !quiet {
 				fmt.Fprintf(stderr, "qrc solve: oracle deterministic (auto: the data means run over %d rows, fewer than %d)\n", rows, autoStochasticRows)
@@ -641,12 +646,14 @@ func (r *solveResult) text(w io.Writer, m *check.Model, x []float64) {
 		switch {
 		case v.Size == 1:
 			fmt.Fprintf(w, "%s = %s\n", v.Name, num(xv[0]))
-		case v.Size <= 10:
+		case v.Shape.Rank() == 1 && v.Size <= 10:
 			parts := make([]string, len(xv))
 			for i, e := range xv {
 				parts[i] = num(e)
 			}
 			fmt.Fprintf(w, "%s = [%s]\n", v.Name, strings.Join(parts, ", "))
+		case v.Shape.Rank() == 2 && v.Shape[0] <= 10 && v.Shape[1] <= 10:
+			printMatrix(w, v.Name, xv, v.Shape[1])
 		default:
 			lo, hi := math.Inf(1), math.Inf(-1)
 			for _, e := range xv {
@@ -654,6 +661,35 @@ func (r *solveResult) text(w io.Writer, m *check.Model, x []float64) {
 			}
 			fmt.Fprintf(w, "%s: %s, min %s, max %s, norm %s (all values: --json or --out)\n", v.Name, v.Shape, num(lo), num(hi), num(norm2(xv)))
 		}
+	}
+}
+
+// printMatrix prints the matrix x (row-major, cols columns) in full, one
+// row a line, each column right-aligned:
+//
+//	W = [[     1, -2.5],
+//	     [0.0625,    3]]
+func printMatrix(w io.Writer, name string, x []float64, cols int) {
+	cells := make([]string, len(x))
+	width := make([]int, cols)
+	for i, e := range x {
+		cells[i] = num(e)
+		width[i%cols] = max(width[i%cols], len(cells[i]))
+	}
+	indent := strings.Repeat(" ", len(name)+4)
+	for r := 0; r*cols < len(x); r++ {
+		parts := make([]string, cols)
+		for j := range cols {
+			parts[j] = fmt.Sprintf("%*s", width[j], cells[r*cols+j])
+		}
+		lead, end := indent+"[", "],"
+		if r == 0 {
+			lead = name + " = [["
+		}
+		if (r+1)*cols == len(x) {
+			end = "]]"
+		}
+		fmt.Fprintf(w, "%s%s%s\n", lead, strings.Join(parts, ", "), end)
 	}
 }
 
