@@ -81,7 +81,7 @@ func golden(t *testing.T, name, got string) {
 	assert.Equal(t, string(want), got)
 }
 
-var examples = []string{"npc", "fairness", "phase"}
+var examples = []string{"npc", "fairness", "phase", "adult", "german", "np"}
 
 func TestCheckExamples(t *testing.T) {
 	for _, name := range examples {
@@ -570,7 +570,7 @@ func TestEvalErrors(t *testing.T) {
 }
 
 func TestGradcheckExamples(t *testing.T) {
-	want := map[string]int{"npc": 10, "fairness": 3, "phase": 2}
+	want := map[string]int{"npc": 10, "fairness": 3, "phase": 2, "adult": 3, "german": 3, "np": 2}
 	for _, name := range examples {
 		t.Run(name, func(t *testing.T) {
 			r := qrc(t, "", "gradcheck", "examples/"+name+".qrc")

@@ -59,6 +59,9 @@ func TestSolveExamples(t *testing.T) {
 		{"examples/phase.qrc", nil, nil},
 		{"examples/npc.qrc", nil, []string{"--outer", "3", "--inner", "300"}},
 		{"examples/fairness.qrc", nil, []string{"--outer", "20"}},
+		{"examples/adult.qrc", nil, []string{"--outer", "5", "--inner", "300"}},
+		{"examples/german.qrc", nil, []string{"--outer", "5", "--inner", "300"}},
+		{"examples/np.qrc", nil, []string{"--outer", "5", "--inner", "300"}},
 	} {
 		t.Run(tc.model, func(t *testing.T) {
 			ev, _ := evalOut(t, append([]string{tc.model}, tc.set...)...)
