@@ -4,6 +4,7 @@
 //
 //	qrc check [flags] MODEL.qrc      parse and check a model, print its summary
 //	qrc solve [flags] MODEL.qrc      find a feasible, nearly stationary point
+//	qrc sweep --over P=V1,V2 ...     solve for each value of a parameter, warm-started
 //	qrc compare [flags] MODEL.qrc    run methods side by side: traces, Figure 1, a summary
 //	qrc plot TRACE.csv... -o FILE    redraw Figure 1 from saved traces
 //	qrc eval [flags] MODEL.qrc       evaluate the objective and constraints at a point
@@ -52,7 +53,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{checkCommand, solveCommand, compareCommand, plotCommand, evalCommand, gradcheckCommand, fmtCommand, replCommand}
+	commands = []*command{checkCommand, solveCommand, sweepCommand, compareCommand, plotCommand, evalCommand, gradcheckCommand, fmtCommand, replCommand}
 }
 
 func lookup(name string) *command {
