@@ -2,11 +2,11 @@ package main
 
 import (
 	"bytes"
-	"image/color"
-	"math"
 	"encoding/csv"
 	"fmt"
+	"image/color"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
