@@ -257,7 +257,8 @@ func TestComplete(t *testing.T) {
 	assert.Contains(t, complete("minimize su"), "minimize sum")
 	assert.Contains(t, complete("var z in bo"), "var z in box")
 	assert.Contains(t, complete("su"), "subject")
-	assert.Equal(t, []string{":load ../examples/npc.qrc"}, complete(":load ../examples/np"))
+	assert.Equal(t, []string{":load ../examples/np.qrc", ":load ../examples/npc.qrc"}, complete(":load ../examples/np"))
+	assert.Equal(t, []string{":load ../examples/npc.qrc"}, complete(":load ../examples/npc"))
 	assert.Equal(t, []string{":load ../examples/data/"}, complete(":load ../examples/da"))
 	// the cursor inside the line: the word before it, the rest kept
 	head, cands, tail := h.s.Complete("minimize lamb + x", len("minimize lamb"))

@@ -281,6 +281,9 @@ func dataOverride(name string) string {
 		"npc":      "train=examples/data/digits.svm",
 		"fairness": "people=examples/data/fairness.csv",
 		"phase":    "meas=examples/data/phase.csv",
+		"adult":    "people=examples/data/adult.csv",
+		"german":   "people=examples/data/german.csv",
+		"np":       "test=examples/data/a9a.svm",
 	}[name]
 }
 
