@@ -164,15 +164,17 @@ func TestSolveNumericalError(t *testing.T) {
 
 // TestSolvePendigits: npc.qrc from W = 0 with default settings on the real
 // pendigits data, scaled and raw, stays feasible at every outer iterate and
-// lowers loss(1) well below its starting value 4.5 (20 s each here; the
-// 60 s trajectories are in docs/solver.md).
+// lowers loss(1) well below its starting value 4.5 within two outer steps
+// (the 60 s trajectories are in docs/solver.md). The budget is in outer
+// steps, not seconds: with --time-limit 20s the raw data's first outer step
+// (3 s on an idle machine) did not finish when the machine was loaded.
 func TestSolvePendigits(t *testing.T) {
 	for _, name := range []string{"pendigits.scale", "pendigits"} {
 		t.Run(name, func(t *testing.T) {
 			shareddata.Require(t, name)
 			data := "../shared/data/" + name
 			trace := filepath.Join(t.TempDir(), "trace.csv")
-			s, r := solveOut(t, "examples/npc.qrc", "--data", "train="+data, "--time-limit", "20s", "--trace", trace)
+			s, r := solveOut(t, "examples/npc.qrc", "--data", "train="+data, "--outer", "2", "--trace", trace)
 			require.Equal(t, 0, r.code, r.stderr)
 			require.True(t, s.Success)
 			require.Less(t, s.Objective, 4.0)
