@@ -17,6 +17,7 @@ import (
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/domain"
 	"github.com/qrc-lang/qrc/internal/npcref"
+	"github.com/qrc-lang/qrc/internal/shareddata"
 )
 
 // load checks a model file (with --data style overrides) and compiles it.
@@ -140,13 +141,7 @@ func TestExamplesFiniteDifferences(t *testing.T) {
 	}
 }
 
-func pendigits(t testing.TB) string {
-	path := "../../shared/data/pendigits"
-	if _, err := os.Stat(path); err != nil {
-		t.Skip("../shared/data/pendigits is absent")
-	}
-	return path
-}
+func pendigits(t testing.TB) string { return shareddata.Require(t, "pendigits") }
 
 func TestNPCAtZeroPendigits(t *testing.T) {
 	path := pendigits(t)
@@ -502,7 +497,7 @@ func TestSamples(t *testing.T) {
 	want := 0.0
 	for _, i := range sub {
 		z := set.Y[i] * dotRow(set.X.RawRowView(i), x)
-		want += 1 / (1 + math.Exp(z))
+		want += math.Log1p(math.Exp(-z)) // the logistic loss log(1 + e^-z)
 	}
 	require.InDelta(t, want/float64(len(sub)), same[0], 1e-12)
 
@@ -544,12 +539,13 @@ func dotRow(a, b []float64) float64 {
 }
 
 // TestSharing: a subexpression written in several functions is computed
-// once per evaluation. In fairness.qrc, dot(people.X[i], x) over the rows
-// of group 0 and of group 1 appears in both constraints; with the
-// objective's dot over all rows that is 3 products, not 5.
+// once per evaluation. In fairness.qrc, rate(0) and rate(1) (a mean of
+// sigmoid(dot(people.X[i], x)) over the rows of group 0, of group 1) appear
+// in both constraints; with the objective's dot over all rows that is 3
+// products, not 5, and one mean per group, not two.
 func TestSharing(t *testing.T) {
 	_, p := load(t, "../examples/fairness.qrc", check.Options{})
-	dots := 0
+	dots, means := 0, 0
 	for _, in := range p.insts {
 		if in.op == opDot {
 			dots++
@@ -560,13 +556,17 @@ func TestSharing(t *testing.T) {
 	p.Disasm(&b)
 	require.Equal(t, p.NumInstructions(), strings.Count(b.String(), "\n"))
 	require.Contains(t, b.String(), "dot")
-	require.Contains(t, b.String(), "15:66", "instructions carry their source positions")
-	// Both constraints' means over group 0 run over one shared row set.
+	require.Contains(t, b.String(), "17:69", "instructions carry their source positions (the dot in rate)")
+	means = strings.Count(b.String(), "comprehension mean")
+	require.Equal(t, 3, means, "the objective's mean and one per group")
+	// The mean over group 0 runs over one row set; it lists both
+	// constraints' uses of rate(0), at rate's mean.
 	found := false
 	for _, s := range p.Samples() {
 		if s.Rows == 498 {
 			found = true
 			require.Len(t, s.Means, 2)
+			require.Equal(t, s.Means[0], s.Means[1])
 		}
 	}
 	require.True(t, found)

@@ -48,7 +48,7 @@ func SetSourceName(name string) string { return "--set " + name }
 // reuse.
 var (
 	loaders = []string{"libsvm", "csv"}
-	domains = []string{"box", "ball", "simplex"}
+	domains = []string{"box", "ball", "simplex", "l1ball", "nonneg", "inf"}
 )
 
 // Check checks a parsed model. It returns the checked model and the
@@ -114,10 +114,15 @@ type checker struct {
 	errs     diag.List
 	seen     map[string]bool
 	rejected map[string]bool // reserved names a declaration tried to take
-	ctx      []string        // "in call of phi at 12:7" while checking inlined bodies
-	stack    []*global       // functions being inlined (recursion check)
-	frames   []*frame        // enclosing comprehensions
-	resolve  []*global       // globals being resolved (cycle check)
+	// bodyEnds are the names after a comprehension's body that the writer
+	// probably meant to be bound by it (bodyend.go); bodyEndErrs those
+	// reported as unknown.
+	bodyEnds    map[ast.Pos]bodyEnd
+	bodyEndErrs map[ast.Pos]bool
+	ctx         []string  // "in call of phi at 12:7" while checking inlined bodies
+	stack       []*global // functions being inlined (recursion check)
+	frames      []*frame  // enclosing comprehensions
+	resolve     []*global // globals being resolved (cycle check)
 
 	// textOK allows a text column while the other side of a comparison
 	// with a string in a where filter is checked; textCol is the text
@@ -192,6 +197,8 @@ func (c *checker) reservedName(name string) string {
 		return "a built-in function"
 	case slices.Contains(loaders, name):
 		return "a data loader"
+	case name == "inf":
+		return "the missing bound of a one-sided box, box(0, inf)"
 	case slices.Contains(domains, name):
 		return "a domain"
 	}
@@ -201,6 +208,9 @@ func (c *checker) reservedName(name string) string {
 // run checks the whole model.
 func (c *checker) run() {
 	f := c.m.File
+	c.findBodyEnds()
+	c.bodyEndErrs = map[ast.Pos]bool{}
+	defer c.warnBodyEnds()
 	var objectives []*ast.Objective
 	var constraints []*ast.Constraint
 	for _, d := range f.Decls {
@@ -636,12 +646,12 @@ func (c *checker) checkDomain(d *ast.VarDecl, v *Var) (*domain.Domain, bool) {
 	case *ast.Call:
 		name, args = x.Fun, x.Args
 	default:
-		c.errorf(d.Domain, "a domain is box(lo, hi), ball(r), ball(r, rows) or simplex")
+		c.errorf(d.Domain, "a domain is box(lo, hi), ball(r), ball(r, rows), l1ball(r), nonneg or simplex")
 		return nil, false
 	}
 	for _, a := range args {
 		if a.Name != nil {
-			c.errorf(a.Name, "domain arguments are positional: box(lo, hi), ball(r), ball(r, rows), simplex(s)")
+			c.errorf(a.Name, "domain arguments are positional: box(lo, hi), ball(r), ball(r, rows), l1ball(r), simplex(s)")
 			return nil, false
 		}
 	}
@@ -670,6 +680,12 @@ func (c *checker) checkDomain(d *ast.VarDecl, v *Var) (*domain.Domain, bool) {
 		}
 		dom := &domain.Domain{Kind: domain.Box, Lo: make([]float64, v.Size), Hi: make([]float64, v.Size)}
 		for k, dst := range [][]float64{dom.Lo, dom.Hi} {
+			if inf, ok := infBound(args[k].Value); ok {
+				for i := range dst {
+					dst[i] = inf
+				}
+				continue
+			}
 			t, ok := c.constValue(args[k].Value, "a bound")
 			if !ok {
 				return nil, false
@@ -683,6 +699,10 @@ func (c *checker) checkDomain(d *ast.VarDecl, v *Var) (*domain.Domain, bool) {
 			}
 		}
 		for i := range dom.Lo {
+			if math.IsInf(dom.Lo[i], 1) || math.IsInf(dom.Hi[i], -1) {
+				c.errorf(d.Domain, "empty box: a lower bound of inf or an upper bound of -inf leaves no point")
+				return nil, false
+			}
 			if !(dom.Lo[i] <= dom.Hi[i]) {
 				c.errorf(d.Domain, "empty box: lower bound %s is above upper bound %s", fmtNum(dom.Lo[i]), fmtNum(dom.Hi[i]))
 				return nil, false
@@ -713,6 +733,24 @@ func (c *checker) checkDomain(d *ast.VarDecl, v *Var) (*domain.Domain, bool) {
 			return nil, false
 		}
 		return &domain.Domain{Kind: domain.RowBalls, Radius: r, Cols: v.Shape[1]}, true
+	case "l1ball":
+		if !arity(1, 1, "one argument, the radius: l1ball(r)") {
+			return nil, false
+		}
+		r, ok := scalarArg(args[0].Value, "the radius")
+		if !ok {
+			return nil, false
+		}
+		if !(r > 0) {
+			c.errorf(args[0].Value, "the radius must be positive, not %s", fmtNum(r))
+			return nil, false
+		}
+		return &domain.Domain{Kind: domain.L1Ball, Radius: r}, true
+	case "nonneg":
+		if !arity(0, 0, "no arguments: nonneg is x >= 0, box(0, inf)") {
+			return nil, false
+		}
+		return domain.NonNeg(v.Size), true
 	case "simplex":
 		if !arity(0, 1, "at most one argument, the sum: simplex or simplex(s)") {
 			return nil, false
@@ -730,8 +768,35 @@ func (c *checker) checkDomain(d *ast.VarDecl, v *Var) (*domain.Domain, bool) {
 		}
 		return &domain.Domain{Kind: domain.Simplex, Radius: s}, true
 	}
-	c.errorf(name, "unknown domain %q%s; domains are box(lo, hi), ball(r), ball(r, rows) and simplex", name.Name, DidYouMean(name.Name, domains))
+	c.errorf(name, "unknown domain %q%s; domains are box(lo, hi), ball(r), ball(r, rows), l1ball(r), nonneg and simplex", name.Name, DidYouMean(name.Name, domains[:len(domains)-1]))
 	return nil, false
+}
+
+// infBound reports whether a box bound is inf or -inf (a side without a
+// bound), and which.
+func infBound(e ast.Expr) (float64, bool) {
+	sign := 1.0
+	for {
+		switch x := e.(type) {
+		case *ast.Paren:
+			e = x.X
+			continue
+		case *ast.Unary:
+			if x.Op != "-" && x.Op != "+" {
+				return 0, false
+			}
+			if x.Op == "-" {
+				sign = -sign
+			}
+			e = x.X
+			continue
+		case *ast.Ident:
+			if x.Name == "inf" {
+				return math.Inf(int(sign)), true
+			}
+		}
+		return 0, false
+	}
 }
 
 func (c *checker) checkFuncDecl(d *ast.FuncDecl) *Func {
@@ -791,6 +856,10 @@ func (c *checker) nameExists(n ast.Node, locals map[string]bool) bool {
 		return true
 	}
 	if _, ok := c.globals[id.Name]; !ok && !locals[id.Name] && c.reservedName(id.Name) == "" && id.Name != "rows" {
+		if h := c.unknownBodyEnd(id); h != "" {
+			c.errorf(id, "unknown name %q: %s", id.Name, h)
+			return true
+		}
 		cands := c.namesOfKind("")
 		for l := range locals {
 			cands = append(cands, l)

@@ -171,3 +171,28 @@ minimize sum(x^p[2])
 	require.NoError(t, err, "p[2] is a constant, so it is a valid exponent")
 	assert.True(t, m.Objective.Expr.Shape().IsScalar())
 }
+
+// A name after a comprehension's body that the comprehension binds: a
+// warning when it resolves to a global of the same name; nothing when the
+// right operand does not use the binder, or parenthesises the body.
+func TestSumBodyEndsWarning(t *testing.T) {
+	_, _, diags := check.LoadSource("m.qrc", []byte(`param j = 2
+param c = [1, 2, 3]
+var x[3] in box(-1, 1)
+minimize sum(j in 1..3) x[j]^2 + x[j]
+`), check.Options{})
+	require.False(t, diags.HasErrors(), diags.Error())
+	msgs := diags.Warnings().Error()
+	assert.Contains(t, msgs, `m.qrc:4:36: warning: "j" here is the parameter "j", not the binder of the sum before it: the body of sum(j ...) ends before the "+" at 4:32`)
+
+	for _, ok := range []string{
+		"minimize sum(j in 1..3) x[j]^2 + 1",                   // a constant after the sum: meant
+		"minimize sum(j in 1..3) (x[j]^2 - c[j] * x[j])",       // parenthesised
+		"minimize sum(j in 1..3) x[j]^2 + sum(j in 1..3) x[j]", // rebinds j
+		"minimize mean(j in 1..3) x[j]^2 + norm1(x)",
+	} {
+		_, _, diags := check.LoadSource("m.qrc", []byte("param c = [1, 2, 3]\nvar x[3] in box(-1, 1)\n"+ok+"\n"), check.Options{})
+		require.False(t, diags.HasErrors(), "%s: %s", ok, diags.Error())
+		assert.NotContains(t, diags.Warnings().Error(), "ends before", ok)
+	}
+}

@@ -72,8 +72,12 @@ func (c *checker) ident(id *ast.Ident, sc *scope) Expr {
 			// its declaration was refused, with an error there
 		case id.Name == "rows":
 			c.errorf(id, "rows is only meaningful in a domain: var W[m, n] in ball(r, rows)")
+		case id.Name == "inf":
+			c.errorf(id, "inf is only meaningful as a bound of a box: var x in box(0, inf); values must be finite")
 		case what != "":
 			c.errorf(id, "%q is %s; call it with arguments", id.Name, what)
+		case c.bodyEnds[id.NamePos] != (bodyEnd{}):
+			c.errorf(id, "unknown name %q: %s", id.Name, c.unknownBodyEnd(id))
 		default:
 			cands := append(c.namesOfKind(""), sc.allNames()...)
 			c.errorf(id, "unknown name %q%s", id.Name, DidYouMean(id.Name, cands))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qrc-lang/qrc/internal/shareddata"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -314,16 +315,14 @@ func TestEmptySet(t *testing.T) {
 	assert.Nil(t, (&Set{}).Labels())
 }
 
-// pendigits is the path of the shared pendigits data, relative to this
-// package's directory.
-var pendigits = filepath.Join("..", "..", "shared", "data", "pendigits")
+// pendigits is the path of the shared pendigits data.
+var pendigits = shareddata.Path("pendigits")
 
-// requireFile skips the test or benchmark when path does not exist.
+// requireFile skips the test or benchmark when path (a file of
+// ../shared/data) does not exist.
 func requireFile(tb testing.TB, path string) {
 	tb.Helper()
-	if _, err := os.Stat(path); err != nil {
-		tb.Skipf("data set not available: %v", err)
-	}
+	shareddata.Require(tb, filepath.Base(path))
 }
 
 func TestLoadLibSVMPendigits(t *testing.T) {

@@ -1,6 +1,7 @@
 // Package domain describes the simple sets a qrc variable may range over
-// (boxes, Euclidean balls, per-row balls, simplices, or all of R^n) and
-// projects points onto them.
+// (boxes, possibly one-sided, the nonnegative orthant, Euclidean balls,
+// per-row balls, l1 balls, simplices, or all of R^n) and projects points
+// onto them exactly.
 package domain
 
 import (
@@ -20,9 +21,10 @@ const (
 	Ball                  // ||x||_2 <= Radius
 	RowBalls              // ||x[k]||_2 <= Radius for each row k of a matrix
 	Simplex               // x >= 0 and sum(x) = Radius
+	L1Ball                // ||x||_1 <= Radius
 )
 
-var kindNames = [...]string{"unbounded", "box", "ball", "ball_rows", "simplex"}
+var kindNames = [...]string{"unbounded", "box", "ball", "ball_rows", "simplex", "l1ball"}
 
 // String returns the kind's name as used in JSON output.
 func (k Kind) String() string {
@@ -36,8 +38,8 @@ func (k Kind) String() string {
 // row-major in a flat slice.
 type Domain struct {
 	Kind   Kind
-	Lo, Hi []float64 // Box: bounds per element (length = the variable's size)
-	Radius float64   // Ball, RowBalls: radius; Simplex: the sum (1 by default)
+	Lo, Hi []float64 // Box: bounds per element (length = the variable's size); -Inf and +Inf for a side without a bound
+	Radius float64   // Ball, RowBalls, L1Ball: radius; Simplex: the sum (1 by default)
 	Cols   int       // RowBalls: the length of one row
 }
 
@@ -56,14 +58,30 @@ func (d *Domain) Compact() bool {
 	return true
 }
 
-// String describes the domain as in a model: box(-2, 2), ball(0.1, rows).
+// NonNeg returns the nonnegative orthant x >= 0 for n elements: a box
+// from 0 to +Inf, written nonneg.
+func NonNeg(n int) *Domain {
+	d := &Domain{Kind: Box, Lo: make([]float64, n), Hi: make([]float64, n)}
+	for i := range d.Hi {
+		d.Hi[i] = math.Inf(1)
+	}
+	return d
+}
+
+// String describes the domain as in a model: box(-2, 2), box(0, inf),
+// nonneg, ball(0.1, rows), l1ball(1).
 func (d *Domain) String() string {
 	switch d.Kind {
 	case Box:
 		if lo, hi, ok := d.uniformBox(); ok {
+			if lo == 0 && math.IsInf(hi, 1) {
+				return "nonneg"
+			}
 			return fmt.Sprintf("box(%s, %s)", num(lo), num(hi))
 		}
 		return "box(...)"
+	case L1Ball:
+		return fmt.Sprintf("l1ball(%s)", num(d.Radius))
 	case Ball:
 		return fmt.Sprintf("ball(%s)", num(d.Radius))
 	case RowBalls:
@@ -90,7 +108,16 @@ func (d *Domain) uniformBox() (lo, hi float64, ok bool) {
 	return lo, hi, true
 }
 
-func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+// num formats v as a model writes it: infinities as inf and -inf.
+func num(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
 
 // Contains reports whether x lies in the domain up to tol.
 func (d *Domain) Contains(x []float64, tol float64) bool {
@@ -99,7 +126,7 @@ func (d *Domain) Contains(x []float64, tol float64) bool {
 
 // Violation measures how far x is outside the domain: the largest bound
 // excess for a box, ||x|| - r for a ball (the largest over rows for
-// RowBalls), and for a simplex the larger of the most negative entry and
+// RowBalls), ||x||_1 - r for an l1 ball, and for a simplex the larger of the most negative entry and
 // |sum - r|. It is 0 inside.
 func (d *Domain) Violation(x []float64) float64 {
 	v := 0.0
@@ -110,6 +137,8 @@ func (d *Domain) Violation(x []float64) float64 {
 		}
 	case Ball:
 		v = norm2(x) - d.Radius
+	case L1Ball:
+		v = norm1(x) - d.Radius
 	case RowBalls:
 		for k := 0; k+d.Cols <= len(x); k += d.Cols {
 			v = math.Max(v, norm2(x[k:k+d.Cols])-d.Radius)
@@ -140,7 +169,34 @@ func (d *Domain) Project(x []float64) {
 		}
 	case Simplex:
 		projectSimplex(x, d.Radius)
+	case L1Ball:
+		projectL1Ball(x, d.Radius)
 	}
+}
+
+// projectL1Ball projects x onto {||y||_1 <= r}: x itself when inside, else
+// sign(x) times the projection of |x| onto the simplex of sum r (Duchi et
+// al. 2008), i.e. soft thresholding at the level that makes ||y||_1 = r.
+func projectL1Ball(x []float64, r float64) {
+	if norm1(x) <= r {
+		return
+	}
+	u := make([]float64, len(x))
+	for i, v := range x {
+		u[i] = math.Abs(v)
+	}
+	projectSimplex(u, r)
+	for i, v := range x {
+		x[i] = math.Copysign(u[i], v)
+	}
+}
+
+func norm1(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += math.Abs(v)
+	}
+	return s
 }
 
 func projectBall(x []float64, r float64) {
@@ -196,6 +252,7 @@ type Constraint struct {
 //	Ball      ||x|| - r <= 0
 //	RowBalls  ||x[k]|| - r <= 0 for each row k
 //	Simplex   -x_i <= 0 for each i, sum(x) - r <= 0 and r - sum(x) <= 0
+//	L1Ball    ||x||_1 - r <= 0 (subgradient sign(x), 0 at 0)
 //	Unbounded none
 //
 // At x = 0 (or a zero row) the norm's subgradient is taken as 0. The
@@ -215,6 +272,17 @@ func (d *Domain) Constraints(x []float64, cs []Constraint) []Constraint {
 		}
 	case Ball:
 		cs = append(cs, ballConstraint(x, 0, d.Radius))
+	case L1Ball:
+		g := make([]float64, len(x))
+		for i, v := range x {
+			switch {
+			case v > 0:
+				g[i] = 1
+			case v < 0:
+				g[i] = -1
+			}
+		}
+		cs = append(cs, Constraint{Value: norm1(x) - d.Radius, Grad: g})
 	case RowBalls:
 		for k := 0; k+d.Cols <= len(x); k += d.Cols {
 			cs = append(cs, ballConstraint(x[k:k+d.Cols], k, d.Radius))

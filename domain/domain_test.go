@@ -29,6 +29,10 @@ func TestProjectionsAreNearest(t *testing.T) {
 		{Kind: domain.RowBalls, Radius: 0.7, Cols: 2},
 		{Kind: domain.Simplex, Radius: 1},
 		{Kind: domain.Simplex, Radius: 2.5},
+		{Kind: domain.L1Ball, Radius: 1},
+		{Kind: domain.L1Ball, Radius: 7},
+		domain.NonNeg(n),
+		{Kind: domain.Box, Lo: []float64{-1, math.Inf(-1), 0, 2}, Hi: []float64{math.Inf(1), 0, math.Inf(1), 3}},
 	}
 	for _, d := range doms {
 		for trial := 0; trial < 200; trial++ {
@@ -65,6 +69,43 @@ func TestSimplexKnown(t *testing.T) {
 	assert.InDeltaSlice(t, []float64{0.25, 0.25, 0.25, 0.25}, y, 1e-12)
 }
 
+// The l1 ball's projection against closed forms: soft thresholding at the
+// level theta with sum(max(|x_i| - theta, 0)) = r.
+func TestL1BallKnown(t *testing.T) {
+	d := &domain.Domain{Kind: domain.L1Ball, Radius: 1}
+	// |x| = (3, 1, 0.5): theta = (3 - 1) = 2 keeps only the first: (1, 0, 0)
+	x := []float64{-3, 1, 0.5}
+	d.Project(x)
+	assert.InDeltaSlice(t, []float64{-1, 0, 0}, x, 1e-12)
+	// |x| = (2, 1.5, -): theta with (2 - t) + (1.5 - t) = 1 is 1.25
+	y := []float64{2, -1.5, 0.2}
+	d.Project(y)
+	assert.InDeltaSlice(t, []float64{0.75, -0.25, 0}, y, 1e-12)
+	// inside: unchanged
+	z := []float64{0.3, -0.3, 0.2}
+	d.Project(z)
+	assert.Equal(t, []float64{0.3, -0.3, 0.2}, z)
+	assert.InDelta(t, 0, d.Violation(z), 0)
+	assert.InDelta(t, 2.5, d.Violation([]float64{-3, 0.5, 0}), 1e-15)
+}
+
+// nonneg and one-sided boxes: max(x, lo) and min(x, hi) per side.
+func TestNonNegAndOneSided(t *testing.T) {
+	x := []float64{-2, 0, 3.5}
+	domain.NonNeg(3).Project(x)
+	assert.Equal(t, []float64{0, 0, 3.5}, x)
+	d := &domain.Domain{Kind: domain.Box, Lo: []float64{1, 1}, Hi: []float64{math.Inf(1), math.Inf(1)}}
+	y := []float64{-4, 1e300}
+	d.Project(y)
+	assert.Equal(t, []float64{1, 1e300}, y)
+	assert.Equal(t, "box(1, inf)", d.String())
+	assert.Equal(t, "nonneg", domain.NonNeg(2).String())
+	assert.Equal(t, "box(-inf, 0)", (&domain.Domain{Kind: domain.Box, Lo: []float64{math.Inf(-1)}, Hi: []float64{0}}).String())
+	assert.Equal(t, "l1ball(2)", (&domain.Domain{Kind: domain.L1Ball, Radius: 2}).String())
+	assert.False(t, domain.NonNeg(2).Compact())
+	assert.True(t, (&domain.Domain{Kind: domain.L1Ball, Radius: 2}).Compact())
+}
+
 func TestStringsAndCompact(t *testing.T) {
 	assert.Equal(t, "box(-2, 2)", (&domain.Domain{Kind: domain.Box, Lo: []float64{-2, -2}, Hi: []float64{2, 2}}).String())
 	assert.Equal(t, "ball(0.1, rows)", (&domain.Domain{Kind: domain.RowBalls, Radius: 0.1}).String())
@@ -86,8 +127,10 @@ func TestConstraints(t *testing.T) {
 		{Kind: domain.RowBalls, Radius: 0.7, Cols: 2},
 		{Kind: domain.Simplex, Radius: 2.5},
 		{Kind: domain.Unbounded},
+		{Kind: domain.L1Ball, Radius: 1.5},
+		domain.NonNeg(4),
 	}
-	counts := []int{6, 1, 2, 6, 0}
+	counts := []int{6, 1, 2, 6, 0, 1, 4}
 	for di, d := range doms {
 		for trial := 0; trial < 50; trial++ {
 			x := make([]float64, 4)

@@ -40,7 +40,9 @@ func RandomPoint(m *check.Model, rng *rand.Rand) []float64 {
 //     start plus a standard normal, reflected at the finite bound if any;
 //   - ball(r): uniform in the ball, direction times r·U^(1/n);
 //   - ball(r, rows): each row uniform in its ball;
-//   - simplex(s): uniform on the simplex, normalised exponentials times s.
+//   - simplex(s): uniform on the simplex, normalised exponentials times s;
+//   - l1ball(r): uniform in the l1 ball, random signs times r·E_i/S, where
+//     S is the sum of n+1 standard exponentials E_1 ... E_{n+1}.
 func Sample(d *domain.Domain, start []float64, rng *rand.Rand, out []float64) {
 	if d == nil {
 		d = &domain.Domain{Kind: domain.Unbounded}
@@ -77,6 +79,18 @@ func Sample(d *domain.Domain, start []float64, rng *rand.Rand, out []float64) {
 		}
 		for i := range out {
 			out[i] *= d.Radius / s
+		}
+	case domain.L1Ball:
+		s := rng.ExpFloat64()
+		for i := range out {
+			out[i] = rng.ExpFloat64()
+			s += out[i]
+		}
+		for i := range out {
+			out[i] *= d.Radius / s
+			if rng.IntN(2) == 0 {
+				out[i] = -out[i]
+			}
 		}
 	default:
 		for i := range out {

@@ -26,6 +26,8 @@ func TestSampleStaysInTheDomain(t *testing.T) {
 		{"row balls", &domain.Domain{Kind: domain.RowBalls, Radius: 0.1, Cols: 3}, make([]float64, 12)},
 		{"simplex", &domain.Domain{Kind: domain.Simplex, Radius: 2}, []float64{0.4, 0.4, 0.4, 0.4, 0.4}},
 		{"unbounded", &domain.Domain{Kind: domain.Unbounded}, []float64{10, -10}},
+		{"l1 ball", &domain.Domain{Kind: domain.L1Ball, Radius: 0.7}, make([]float64, 6)},
+		{"nonneg", domain.NonNeg(3), []float64{0, 2, 5}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -65,6 +67,21 @@ func TestSampleSpread(t *testing.T) {
 	for i := range mean {
 		assert.InDelta(t, 0.25, mean[i], 0.015)
 	}
+
+	// Uniform in the l1 ball of dimension 3 and radius 2: ||x||_1 is
+	// distributed as 2 U^(1/3), with mean 2 * 3/4 = 1.5 (standard deviation
+	// 2 sqrt(3/5 - 9/16) = 0.39, so 0.03 is 5 standard errors); by symmetry
+	// each coordinate has mean 0.
+	d = &domain.Domain{Kind: domain.L1Ball, Radius: 2}
+	x = make([]float64, 3)
+	l1, first := 0.0, 0.0
+	for range n {
+		Sample(d, x, rng, x)
+		l1 += (math.Abs(x[0]) + math.Abs(x[1]) + math.Abs(x[2])) / n
+		first += x[0] / n
+	}
+	assert.InDelta(t, 1.5, l1, 0.03)
+	assert.InDelta(t, 0, first, 0.03)
 
 	// Unbounded: around the start.
 	d = &domain.Domain{Kind: domain.Unbounded}

@@ -15,7 +15,7 @@ import (
 var keywords = []string{"data", "param", "var", "func", "minimize", "subject", "to", "in", "where", "and", "or", "not", "let", "drop"}
 
 // builtinNames are the loaders, domains and the word rows.
-var builtinNames = []string{"libsvm", "csv", "box", "ball", "simplex", "rows"}
+var builtinNames = []string{"libsvm", "csv", "box", "ball", "simplex", "l1ball", "nonneg", "inf", "rows"}
 
 // Complete returns the completions of the word before the cursor, in the
 // form of liner's WordCompleter: line is the line being edited, pos the

@@ -46,12 +46,24 @@ func (s *Session) saveCmd(arg string, _ Statement, _ int) {
 		s.fail(":save: the model is empty; there is nothing to save")
 		return
 	}
+	if dir := filepath.Dir(path); dir != "." {
+		if info, err := os.Stat(dir); err != nil {
+			s.fail(":save %s: the folder %s does not exist; create it first (or save elsewhere)", arg, dir)
+			return
+		} else if !info.IsDir() {
+			s.fail(":save %s: %s is not a folder", arg, dir)
+			return
+		}
+	}
 	text, err := s.ModelText(path)
 	if err == nil {
 		err = os.WriteFile(path, text, 0o644)
 	}
 	if err != nil {
-		s.fail(":save: %v", err)
+		if pe, ok := err.(*os.PathError); ok {
+			err = pe.Err // the path is in the message already
+		}
+		s.fail(":save %s: cannot write it: %v", arg, err)
 		return
 	}
 	fmt.Fprintf(s.out, "wrote %s\n", path)

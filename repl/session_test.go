@@ -257,7 +257,8 @@ func TestComplete(t *testing.T) {
 	assert.Contains(t, complete("minimize su"), "minimize sum")
 	assert.Contains(t, complete("var z in bo"), "var z in box")
 	assert.Contains(t, complete("su"), "subject")
-	assert.Equal(t, []string{":load ../examples/npc.qrc"}, complete(":load ../examples/np"))
+	assert.Equal(t, []string{":load ../examples/np.qrc", ":load ../examples/npc.qrc"}, complete(":load ../examples/np"))
+	assert.Equal(t, []string{":load ../examples/npc.qrc"}, complete(":load ../examples/npc"))
 	assert.Equal(t, []string{":load ../examples/data/"}, complete(":load ../examples/da"))
 	// the cursor inside the line: the word before it, the rest kept
 	head, cands, tail := h.s.Complete("minimize lamb + x", len("minimize lamb"))
@@ -297,4 +298,25 @@ func TestSaveWritesAModelQrcAccepts(t *testing.T) {
 	again, err := h.s.ModelText(path)
 	require.NoError(t, err)
 	assert.Equal(t, string(text), string(again))
+}
+
+// :save into a folder that does not exist says so, in one line, and
+// writes nothing; into a file that is a folder, says it cannot write.
+func TestSaveIntoMissingFolder(t *testing.T) {
+	dir := t.TempDir()
+	h := newHarness(t)
+	require.True(t, h.s.Load("../examples/phase.qrc"))
+	path := filepath.Join(dir, "no", "such", "m.qrc")
+	_, stderr := h.exec(t, ":save "+path, false)
+	assert.Equal(t, ":save "+path+": the folder "+filepath.Dir(path)+" does not exist; create it first (or save elsewhere)\n", stderr)
+	_, err := os.Stat(filepath.Dir(path))
+	assert.True(t, os.IsNotExist(err))
+
+	file := filepath.Join(dir, "plain")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	_, stderr = h.exec(t, ":save "+filepath.Join(file, "m.qrc"), false)
+	assert.Contains(t, stderr, file+" is not a folder")
+
+	_, stderr = h.exec(t, ":save "+dir, false)
+	assert.Contains(t, stderr, ":save "+dir+": cannot write it: is a directory")
 }

@@ -121,7 +121,7 @@ func TestDerivFiniteDifferences(t *testing.T) {
 }
 
 // reductions are the functions with Grad.
-var reductions = []string{"norm1", "norm2", "norminf", "sum", "mean", "max", "min"}
+var reductions = []string{"norm1", "norm2", "norminf", "sum", "mean", "max", "min", "logsumexp"}
 
 // randVec returns a vector of length 1..7 with entries in [-5, 5] whose
 // absolute values differ from 0 and from each other by more than 0.01.
@@ -203,6 +203,8 @@ func TestSubgradientInequalityReductions(t *testing.T) {
 		"min":     {{3, 3, 1, 1}, {0, 0}, {-1, -1, 2}},
 		"sum":     {{0, 1, -1}},
 		"mean":    {{0, 1, -1}},
+		// smooth everywhere: ties and large magnitudes instead of kinks
+		"logsumexp": {{0, 0}, {3, 3, 1}, {700, -700}, {-800, -801}},
 	}
 	for _, name := range reductions {
 		f := lookup(t, name)
@@ -631,4 +633,40 @@ func TestValueDeriv(t *testing.T) {
 			}
 		}
 	}
+}
+
+// logsumexp against closed forms, where the naive formula overflows or
+// underflows, and its gradient (softmax) against the same.
+func TestLogSumExp(t *testing.T) {
+	f := lookup(t, "logsumexp")
+	ln := math.Log
+	cases := []struct {
+		v    []float64
+		want float64
+		grad []float64
+	}{
+		{[]float64{0, 0}, ln(2), []float64{0.5, 0.5}},
+		{[]float64{ln(1), ln(2), ln(3)}, ln(6), []float64{1.0 / 6, 2.0 / 6, 3.0 / 6}},
+		{[]float64{1000, 1000}, 1000 + ln(2), []float64{0.5, 0.5}},    // e^1000 overflows
+		{[]float64{-1000, -1000}, -1000 + ln(2), []float64{0.5, 0.5}}, // e^-1000 underflows to 0
+		{[]float64{5}, 5, []float64{1}},
+		{[]float64{0, math.Inf(-1)}, 0, []float64{1, 0}},
+		{[]float64{1, math.Inf(1), math.Inf(1)}, math.Inf(1), []float64{0, 0.5, 0.5}},
+		{[]float64{math.Inf(-1), math.Inf(-1)}, math.Inf(-1), []float64{0.5, 0.5}},
+	}
+	for _, c := range cases {
+		got := f.Reduce(c.v)
+		if math.IsInf(c.want, 0) {
+			assert.Equal(t, c.want, got, "%v", c.v)
+		} else {
+			assert.InDelta(t, c.want, got, 1e-12*max(1, math.Abs(c.want)), "%v", c.v)
+		}
+		g := make([]float64, len(c.v))
+		f.Grad(c.v, g)
+		assert.InDeltaSlice(t, c.grad, g, 1e-15, "gradient at %v", c.v)
+	}
+	assert.True(t, math.IsNaN(f.Reduce([]float64{1, math.NaN()})))
+	p := f.Props
+	assert.True(t, p.Convex && p.Smooth)
+	assert.Equal(t, 1.0, p.Lipschitz)
 }

@@ -378,6 +378,16 @@ func init() {
 				g[k] = sign(v[k])
 			}
 		}})
+	// The gradient softmax(v) lies in the simplex, so its norm is at most
+	// 1; the Hessian diag(p) - p p^T is positive semidefinite.
+	add(&Func{Name: "logsumexp", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "log(sum of e^v_j), computed stably as m + log(sum e^(v_j - m)), m = max v_j",
+		Props:  Props{Convex: true, Smooth: true, Lipschitz: 1, WeakConvexity: 0, Monotone: 1},
+		Reduce: LogSumExp,
+		// softmax(v)_j = e^(v_j - m) / sum_k e^(v_k - m), which neither
+		// overflows nor underflows to 0/0. With +Inf elements it is the
+		// limit: 1/k on the k infinite elements; when every element is
+		// -Inf, 1/n on each (the limit along v = (t, ..., t), t -> -Inf).
+		Grad: softmax})
 	add(&Func{Name: "sum", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "sum of the elements",
 		// Lipschitz sqrt(n) for n elements: no constant for every length.
 		Props: Props{Convex: true, Concave: true, Smooth: true, Lipschitz: nan, WeakConvexity: 0, Monotone: 1}, Reduce: sum,
@@ -399,6 +409,64 @@ func init() {
 	add(&Func{Name: "dot", MinArgs: 2, MaxArgs: 2, Kind: Dot,
 		Doc:   "inner product of two vectors, or matrix times vector",
 		Props: Props{Smooth: true, Lipschitz: nan, WeakConvexity: nan}})
+}
+
+// LogSumExp is log(sum_j e^v_j) without overflow: m + log(sum_j
+// e^(v_j - m)) for m = max_j v_j (+Inf if an element is +Inf, -Inf if all
+// are -Inf, NaN if one is NaN).
+func LogSumExp(v []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range v {
+		if math.IsNaN(x) {
+			return x
+		}
+		m = math.Max(m, x)
+	}
+	if math.IsInf(m, 0) {
+		return m
+	}
+	s := 0.0
+	for _, x := range v {
+		s += math.Exp(x - m)
+	}
+	return m + math.Log(s)
+}
+
+// softmax writes the gradient of LogSumExp at v into g.
+func softmax(v, g []float64) {
+	m := math.Inf(-1)
+	for _, x := range v {
+		m = math.Max(m, x)
+	}
+	switch {
+	case math.IsInf(m, 1):
+		k := 0
+		for _, x := range v {
+			if math.IsInf(x, 1) {
+				k++
+			}
+		}
+		for j, x := range v {
+			g[j] = 0
+			if math.IsInf(x, 1) {
+				g[j] = 1 / float64(k)
+			}
+		}
+		return
+	case math.IsInf(m, -1):
+		for j := range v {
+			g[j] = 1 / float64(len(v))
+		}
+		return
+	}
+	s := 0.0
+	for j, x := range v {
+		g[j] = math.Exp(x - m)
+		s += g[j]
+	}
+	for j := range g {
+		g[j] /= s
+	}
 }
 
 // sign is -1, 0 or 1 as z is negative, zero or positive (NaN for NaN).

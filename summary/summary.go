@@ -250,14 +250,43 @@ func domainOf(v *check.Var) Domain {
 	d := v.Domain
 	out := Domain{Kind: d.Kind.String(), Text: d.String()}
 	switch d.Kind.String() {
-	case "ball", "ball_rows", "simplex":
+	case "ball", "ball_rows", "simplex", "l1ball":
 		r := d.Radius
 		out.Radius = &r
 	case "box":
-		out.Lo = compact(check.Tensor{Shape: v.Shape, Data: d.Lo})
-		out.Hi = compact(check.Tensor{Shape: v.Shape, Data: d.Hi})
+		out.Lo = infText(compact(check.Tensor{Shape: v.Shape, Data: d.Lo}))
+		out.Hi = infText(compact(check.Tensor{Shape: v.Shape, Data: d.Hi}))
 	}
 	return out
+}
+
+// infText replaces the infinite bounds of a box in a compacted bound (a
+// number, a list or a list of lists) by the strings "inf" and "-inf",
+// which JSON can hold.
+func infText(v any) any {
+	switch v := v.(type) {
+	case float64:
+		switch {
+		case math.IsInf(v, 1):
+			return "inf"
+		case math.IsInf(v, -1):
+			return "-inf"
+		}
+		return v
+	case []float64:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = infText(x)
+		}
+		return out
+	case [][]float64:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = infText(x)
+		}
+		return out
+	}
+	return v
 }
 
 // tensorValue converts t to a number, list or list of lists for JSON.

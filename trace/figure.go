@@ -137,6 +137,13 @@ func Draw(w io.Writer, format string, lines []*Line, title string) error {
 	}
 	obj.X.Min, inf.X.Min = 0, 0
 	inf.Y.Min, inf.Y.Max = floor/2, infMax*2
+	// Headroom above the data for the legend (top right), so that it hides
+	// no line.
+	frac := legendFraction(len(lines))
+	if lo, hi, ok := objectiveRange(lines); ok {
+		obj.Y.Min, obj.Y.Max = withHeadroom(lo, hi, frac)
+	}
+	inf.Y.Max = inf.Y.Min * math.Pow(inf.Y.Max/inf.Y.Min, 1/(1-frac))
 	canvas, err := draw.NewFormattedCanvas(FigureWidth, FigureHeight, format)
 	if err != nil {
 		return err
@@ -148,6 +155,31 @@ func Draw(w io.Writer, format string, lines []*Line, title string) error {
 	inf.Draw(draw.Crop(dc, half+pad, -pad, pad, -pad))
 	_, err = canvas.WriteTo(w)
 	return err
+}
+
+// legendFraction is the share of a panel's height, at the top, kept free
+// of data for a legend of n entries: about 8% per entry.
+func legendFraction(n int) float64 { return math.Min(0.6, 0.05+0.08*float64(n)) }
+
+// objectiveRange is the range of the lines' objective values; ok is false
+// when it is empty or not finite.
+func objectiveRange(lines []*Line) (lo, hi float64, ok bool) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, l := range lines {
+		for _, r := range l.Records {
+			lo, hi = math.Min(lo, r.Objective), math.Max(hi, r.Objective)
+		}
+	}
+	span := hi - lo
+	return lo, hi, span > 0 && !math.IsInf(span, 0) && !math.IsNaN(span)
+}
+
+// withHeadroom returns axis limits for data in [lo, hi] with 2% below and
+// the top frac of the axis above hi.
+func withHeadroom(lo, hi, frac float64) (min, max float64) {
+	span := hi - lo
+	min = lo - 0.02*span
+	return min, hi + frac/(1-frac)*(hi-min)
 }
 
 // DrawFile draws the figure into path, whose extension (.png or .svg)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qrc-lang/qrc/internal/shareddata"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -199,9 +200,7 @@ func TestCompareAndPlotUsage(t *testing.T) {
 // the class-1 loss from 4.5 to below 3.52 with every constraint and row
 // ball kept within eps (docs/experiments.md: it converges to 3.51539).
 func TestSolvePenaltyPendigits(t *testing.T) {
-	if _, err := os.Stat(filepath.Join(repoRoot, "..", "shared", "data", "pendigits.scale")); err != nil {
-		t.Skip("../shared/data/pendigits.scale is absent")
-	}
+	shareddata.Require(t, "pendigits.scale")
 	r := qrc(t, "", "solve", "--json", "--quiet", "--method", "penalty", "--outer", "300", "examples/npc.qrc", "--data", "train=../shared/data/pendigits.scale")
 	require.Equal(t, 0, r.code, r.stderr)
 	var s struct {

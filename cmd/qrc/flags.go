@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -33,11 +34,23 @@ func (a *assignList) Set(s string) error {
 
 // parseInterspersed parses flags that may come before, between or after the
 // positional arguments (qrc check model.qrc --json), and returns the
-// positional arguments. "--" ends the flags.
+// positional arguments. "--" ends the flags. A bad flag or value is one
+// line on the flag set's output, naming the command's help; -h, -help or
+// --help prints the full usage (fs.Usage) and returns flag.ErrHelp.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	out := fs.Output()
+	usage := fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	defer func() { fs.SetOutput(out); fs.Usage = usage }()
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				usage()
+			} else {
+				fmt.Fprintf(out, "qrc %s: %v; \"qrc help %s\" lists the flags\n", fs.Name(), err, fs.Name())
+			}
 			return nil, err
 		}
 		rest := fs.Args()
@@ -82,8 +95,7 @@ func modelFile(fs *flag.FlagSet, name string, args []string, stderr io.Writer) (
 		return "", false
 	}
 	if len(files) != 1 {
-		fmt.Fprintf(stderr, "qrc %s: want one model file, got %d\n\n", name, len(files))
-		fs.Usage()
+		fmt.Fprintf(stderr, "qrc %s: want one model file, got %d; \"qrc help %s\" shows the usage\n", name, len(files), name)
 		return "", false
 	}
 	return files[0], true

@@ -4,6 +4,7 @@
 //
 //	qrc check [flags] MODEL.qrc      parse and check a model, print its summary
 //	qrc solve [flags] MODEL.qrc      find a feasible, nearly stationary point
+//	qrc sweep --over P=V1,V2 ...     solve for each value of a parameter, warm-started
 //	qrc compare [flags] MODEL.qrc    run methods side by side: traces, Figure 1, a summary
 //	qrc plot TRACE.csv... -o FILE    redraw Figure 1 from saved traces
 //	qrc eval [flags] MODEL.qrc       evaluate the objective and constraints at a point
@@ -21,6 +22,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
 )
 
 // version is the tool's version, set at build time with
@@ -50,7 +54,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{checkCommand, solveCommand, compareCommand, plotCommand, evalCommand, gradcheckCommand, benchCommand, fmtCommand, replCommand}
+	commands = []*command{checkCommand, solveCommand, sweepCommand, compareCommand, plotCommand, evalCommand, gradcheckCommand, benchCommand, fmtCommand, replCommand}
 }
 
 func lookup(name string) *command {
@@ -71,6 +75,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
+			if args[1] == "version" {
+				fmt.Fprint(stdout, versionUsage)
+				return exitOK
+			}
 			if c := lookup(args[1]); c != nil {
 				fmt.Fprint(stdout, c.usage)
 				return exitOK
@@ -81,7 +89,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		mainUsage(stdout)
 		return exitOK
 	case "version", "-version", "--version":
-		fmt.Fprintf(stdout, "qrc %s\n", version)
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "qrc version: takes no arguments; \"qrc help version\" says what it prints\n")
+			return exitUsage
+		}
+		fmt.Fprintln(stdout, versionLine())
 		return exitOK
 	}
 	c := lookup(args[0])
@@ -91,6 +103,44 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return c.run(args[1:], stdin, stdout, stderr)
+}
+
+// versionUsage is the help of qrc version.
+const versionUsage = `Usage: qrc version
+
+Version prints qrc's version, the Go version it was built with, and, when
+it was built from a git checkout (go build or go install in a clone), the
+commit and whether the tree had uncommitted changes, e.g.
+
+	qrc 0.1.0-dev (go1.26.8, commit 3f2a9c1d0b7e, modified)
+
+"qrc --version" is the same.
+`
+
+// versionLine is the line qrc version prints.
+func versionLine() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return fmt.Sprintf("qrc %s (%s)", version, runtime.Version())
+	}
+	parts := []string{info.GoVersion}
+	var rev string
+	modified := false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev != "" {
+		parts = append(parts, "commit "+rev[:min(12, len(rev))])
+		if modified {
+			parts = append(parts, "modified")
+		}
+	}
+	return fmt.Sprintf("qrc %s (%s)", version, strings.Join(parts, ", "))
 }
 
 func mainUsage(w io.Writer) {

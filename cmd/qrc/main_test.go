@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qrc-lang/qrc/internal/shareddata"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -37,7 +38,7 @@ func TestMain(m *testing.M) {
 	if err := build.Run(); err != nil {
 		panic("building qrc: " + err.Error())
 	}
-	code := m.Run()
+	code := shareddata.Main(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -80,7 +81,7 @@ func golden(t *testing.T, name, got string) {
 	assert.Equal(t, string(want), got)
 }
 
-var examples = []string{"npc", "fairness", "phase"}
+var examples = []string{"npc", "fairness", "phase", "adult", "german", "np"}
 
 func TestCheckExamples(t *testing.T) {
 	for _, name := range examples {
@@ -196,10 +197,7 @@ func TestCheckJSON(t *testing.T) {
 func itoa(i int) string { return strconv.Itoa(i) }
 
 func TestCheckPendigits(t *testing.T) {
-	path := filepath.Join(repoRoot, "..", "shared", "data", "pendigits")
-	if _, err := os.Stat(path); err != nil {
-		t.Skip("../shared/data/pendigits is absent")
-	}
+	shareddata.Require(t, "pendigits")
 	s, r := checkJSON(t, "examples/npc.qrc", "--data", "train=../shared/data/pendigits")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, 7494, s.Data[0].Rows)
@@ -283,6 +281,9 @@ func dataOverride(name string) string {
 		"npc":      "train=examples/data/digits.svm",
 		"fairness": "people=examples/data/fairness.csv",
 		"phase":    "meas=examples/data/phase.csv",
+		"adult":    "people=examples/data/adult.csv",
+		"german":   "people=examples/data/german.csv",
+		"np":       "test=examples/data/a9a.svm",
 	}[name]
 }
 
@@ -421,10 +422,7 @@ func TestEvalNPC(t *testing.T) {
 }
 
 func TestEvalPendigits(t *testing.T) {
-	path := filepath.Join(repoRoot, "..", "shared", "data", "pendigits")
-	if _, err := os.Stat(path); err != nil {
-		t.Skip("../shared/data/pendigits is absent")
-	}
+	shareddata.Require(t, "pendigits")
 	e, _ := evalOut(t, "examples/npc.qrc", "--data", "train=../shared/data/pendigits")
 	assertNPCStart(t, e)
 
@@ -459,10 +457,16 @@ func TestEvalExamples(t *testing.T) {
 	assert.Equal(t, "budget", e.Constraints[0].Name)
 	assert.InDelta(t, 1.5, e.Constraints[0].Value, 1e-12)
 	assert.InDelta(t, 2, *e.Constraints[0].RHS, 0)
-	// fairness: two constraints, the objective a mean of phi at x = 0.
+	// fairness at x = 0: every score is 0, so the objective is the mean of
+	// logistic(0) = log 2, both groups' rates are sigmoid(0) = 1/2, and each
+	// parity constraint is 1/2 - 1/2 - delta = -0.1.
 	e, _ = evalOut(t, "examples/fairness.qrc")
-	assert.InDelta(t, 0.5, e.Objective.Value, 1e-12)
-	assert.Equal(t, "parity_f", e.Constraints[1].Name)
+	assert.InDelta(t, math.Log(2), e.Objective.Value, 1e-12)
+	require.Len(t, e.Constraints, 2)
+	assert.Equal(t, "parity_10", e.Constraints[1].Name)
+	for _, c := range e.Constraints {
+		assert.InDelta(t, -0.1, c.Value, 1e-12)
+	}
 }
 
 // smallModel is a model without data whose values are easy to work out.
@@ -569,7 +573,7 @@ func TestEvalErrors(t *testing.T) {
 }
 
 func TestGradcheckExamples(t *testing.T) {
-	want := map[string]int{"npc": 10, "fairness": 3, "phase": 2}
+	want := map[string]int{"npc": 10, "fairness": 3, "phase": 2, "adult": 3, "german": 3, "np": 2}
 	for _, name := range examples {
 		t.Run(name, func(t *testing.T) {
 			r := qrc(t, "", "gradcheck", "examples/"+name+".qrc")

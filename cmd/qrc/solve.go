@@ -18,6 +18,7 @@ import (
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/diag"
+	"github.com/qrc-lang/qrc/penalty"
 	"github.com/qrc-lang/qrc/point"
 	"github.com/qrc-lang/qrc/problem"
 	"github.com/qrc-lang/qrc/solve"
@@ -108,7 +109,13 @@ Flags:
                      when the certificate cannot finish, the result says so
   --pick last|random return the last outer iterate (default) or x_R with R
                      uniform, as in Algorithm 1
-  --seed S           the seed for --pick random and the minibatches (default 1)
+  --seed S           the seed for --pick random, the minibatches and the
+                     restarts (default 1)
+  --restarts N       when phase 1 gives up (at a stationary point of the
+                     violation, or without progress), try again from N
+                     perturbed starts: x0 + s*xi projected onto the domain,
+                     xi standard normal (seeded), s = 0.1, 1, 10, 100 ...
+                     times max(1, |x0|_inf) (default 4; 0: none)
   --start FILE       start from the point in FILE (a result written by
                      --out or --json, or any point file; see docs/cli.md)
   --json             print the result as one JSON object on standard output
@@ -150,15 +157,20 @@ type solveResult struct {
 	Best              *solvePoint       `json:"best"`
 	MostFeasible      *solvePoint       `json:"most_feasible"`
 	Violated          []string          `json:"violated,omitempty"`
-	Error             string            `json:"error,omitempty"`
-	OuterIterations   int               `json:"outer_iterations"`
-	InnerIterations   int               `json:"inner_iterations"`
-	Phase1Outer       int               `json:"phase1_outer_iterations"`
-	RhoDoublings      int               `json:"rho_doublings"`
-	InnerDoublings    int               `json:"inner_doublings"` // Inner doubled because the iterates stalled short of stationarity
-	Seconds           float64           `json:"seconds"`
-	Settings          solveSettings     `json:"settings"`
-	Penalty           *penaltyJSON      `json:"penalty,omitempty"` // the penalty method's parameters and final state
+	// Verdict is a sentence to act on, when the status alone misleads:
+	// locally infeasible, feasible only from a restart, or stopped on a
+	// limit while the iterates were still moving.
+	Verdict         string        `json:"verdict,omitempty"`
+	Restarts        *restartJSON  `json:"restarts,omitempty"`
+	Error           string        `json:"error,omitempty"`
+	OuterIterations int           `json:"outer_iterations"`
+	InnerIterations int           `json:"inner_iterations"`
+	Phase1Outer     int           `json:"phase1_outer_iterations"`
+	RhoDoublings    int           `json:"rho_doublings"`
+	InnerDoublings  int           `json:"inner_doublings"` // Inner doubled because the iterates stalled short of stationarity
+	Seconds         float64       `json:"seconds"`
+	Settings        solveSettings `json:"settings"`
+	Penalty         *penaltyJSON  `json:"penalty,omitempty"` // the penalty method's parameters and final state
 	// Polish counts the rounds of Algorithm 2 on all rows that made the
 	// stochastic oracle's last point feasible.
 	Polish int `json:"polish_rounds"`
@@ -225,6 +237,7 @@ type solveFlags struct {
 	method    *string
 	theory    *bool
 	sigma     *float64
+	restarts  *int
 }
 
 // registerSolveFlags adds the solver's flags to fs.
@@ -252,6 +265,7 @@ func registerSolveFlags(fs *flag.FlagSet) *solveFlags {
 		method:    fs.String("method", methodIQRC, ""),
 		theory:    fs.Bool("theory", false, ""),
 		sigma:     fs.Float64("sigma", 1, ""),
+		restarts:  fs.Int("restarts", solve.DefaultRestarts, ""),
 	}
 }
 
@@ -289,8 +303,8 @@ func (f *solveFlags) settings() (solve.Settings, error) {
 	if !(*f.sigma > 0) || math.IsInf(*f.sigma, 1) {
 		return settings, errors.New("--sigma must be positive")
 	}
-	if *f.inner < 0 || *f.outer < 0 || *f.timeLimit < 0 {
-		return settings, errors.New("--inner, --outer and --time-limit must not be negative")
+	if *f.inner < 0 || *f.outer < 0 || *f.timeLimit < 0 || *f.restarts < 0 {
+		return settings, errors.New("--inner, --outer, --time-limit and --restarts must not be negative")
 	}
 	if err := checkMethod(*f.method, *f.oracle, func(name string) bool { return set(f.fs, name) }); err != nil {
 		return settings, err
@@ -409,7 +423,17 @@ func (r *solveRun) run() (*solve.Result, int) {
 	settings.Stop = r.stop
 
 	began := time.Now()
-	res, rep, err := minimize(*flags.method, prob, m, x0, settings, r.stderr)
+	var (
+		res   *solve.Result
+		rep   *penalty.Report
+		diagn *solve.Diagnosis
+		err   error
+	)
+	if *flags.method == methodPenalty {
+		res, rep, err = minimize(*flags.method, prob, m, x0, settings, r.stderr)
+	} else {
+		res, diagn, err = solve.MinimizeRestarts(prob, x0, settings, r.restarts(quiet))
+	}
 	if err != nil {
 		fmt.Fprintf(r.stderr, "qrc %s: %v\n", r.name, err)
 		return nil, exitUsage
@@ -418,6 +442,7 @@ func (r *solveRun) run() (*solve.Result, int) {
 	result := resultOf(r.file, m, prob, res, settings, time.Since(began))
 	result.Settings.AllowBiased = *flags.allowBias
 	result.describeMethod(*flags.method, settings, rep)
+	result.diagnose(diagn, res, settings, *flags.restarts)
 	result.hideTime = r.hideTime
 
 	if *flags.out != "" {
@@ -494,6 +519,11 @@ func chooseOracle(flag string, m *check.Model, prog *autodiff.Program, allowBias
 	rows := problem.SampledRows(prog)
 	if flag == "auto" {
 		switch {
+		case rows == 0:
+			if !quiet {
+				fmt.Fprintf(stderr, "qrc solve: oracle %s (auto: %s; the model has no means over data rows to sample)\n", accurate(), why())
+			}
+			return accurate(), true
 		case rows < autoStochasticRows:
 			if !quiet {
 				fmt.Fprintf(stderr, "qrc solve: oracle %s (auto: %s; the data means run over %d rows, fewer than %d)\n", accurate(), why(), rows, autoStochasticRows)
@@ -628,6 +658,9 @@ func (r *solveResult) text(w io.Writer, m *check.Model, x []float64) {
 		verdict := "nearly stationary"
 		if !r.Stationary {
 			verdict = "not certified within eps"
+			if r.Verdict != "" {
+				verdict += " (see the verdict)"
+			}
 		}
 		proof := "rho checked along the iterates"
 		if r.RhoProven {
@@ -639,6 +672,9 @@ func (r *solveResult) text(w io.Writer, m *check.Model, x []float64) {
 	}
 	if len(r.Violated) > 0 {
 		fmt.Fprintf(w, "violated       %s\n", strings.Join(r.Violated, ", "))
+	}
+	if r.Verdict != "" {
+		fmt.Fprintf(w, "verdict        %s\n", r.Verdict)
 	}
 	fmt.Fprintf(w, "iterations     %d outer (%d in phase 1), %d inner; rho_hat %s", r.OuterIterations, r.Phase1Outer, r.InnerIterations, num(r.Settings.RhoHat))
 	if r.RhoDoublings > 0 {
@@ -675,8 +711,11 @@ func (r *solveResult) text(w io.Writer, m *check.Model, x []float64) {
 			if c.Multiplier != nil {
 				mult = num(*c.Multiplier)
 			}
-			if c.Value > r.Settings.Eps {
+			switch {
+			case c.Value > r.Settings.Eps:
 				mark = "  VIOLATED"
+			case c.Value > 0:
+				mark = "  violated within eps" // allowed: a result is feasible to eps
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\n", c.Name, num(c.Value), rhs, num(c.Slack), mult, mark)
 		}
@@ -688,12 +727,14 @@ func (r *solveResult) text(w io.Writer, m *check.Model, x []float64) {
 		switch {
 		case v.Size == 1:
 			fmt.Fprintf(w, "%s = %s\n", v.Name, num(xv[0]))
-		case v.Size <= 10:
+		case v.Shape.Rank() == 1 && v.Size <= 10:
 			parts := make([]string, len(xv))
 			for i, e := range xv {
 				parts[i] = num(e)
 			}
 			fmt.Fprintf(w, "%s = [%s]\n", v.Name, strings.Join(parts, ", "))
+		case v.Shape.Rank() == 2 && v.Shape[0] <= 10 && v.Shape[1] <= 10:
+			printMatrix(w, v.Name, xv, v.Shape[1])
 		default:
 			lo, hi := math.Inf(1), math.Inf(-1)
 			for _, e := range xv {
@@ -701,6 +742,35 @@ func (r *solveResult) text(w io.Writer, m *check.Model, x []float64) {
 			}
 			fmt.Fprintf(w, "%s: %s, min %s, max %s, norm %s (all values: --json or --out)\n", v.Name, v.Shape, num(lo), num(hi), num(norm2(xv)))
 		}
+	}
+}
+
+// printMatrix prints the matrix x (row-major, cols columns) in full, one
+// row a line, each column right-aligned:
+//
+//	W = [[     1, -2.5],
+//	     [0.0625,    3]]
+func printMatrix(w io.Writer, name string, x []float64, cols int) {
+	cells := make([]string, len(x))
+	width := make([]int, cols)
+	for i, e := range x {
+		cells[i] = num(e)
+		width[i%cols] = max(width[i%cols], len(cells[i]))
+	}
+	indent := strings.Repeat(" ", len(name)+4)
+	for r := 0; r*cols < len(x); r++ {
+		parts := make([]string, cols)
+		for j := range cols {
+			parts[j] = fmt.Sprintf("%*s", width[j], cells[r*cols+j])
+		}
+		lead, end := indent+"[", "],"
+		if r == 0 {
+			lead = name + " = [["
+		}
+		if (r+1)*cols == len(x) {
+			end = "]]"
+		}
+		fmt.Fprintf(w, "%s%s%s\n", lead, strings.Join(parts, ", "), end)
 	}
 }
 

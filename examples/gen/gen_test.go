@@ -106,4 +106,66 @@ func TestLoad(t *testing.T) {
 		}
 		assert.Equal(t, phaseOutliers, outliers)
 	})
+
+	// The stand-ins of the real sets: their columns (or features), and the
+	// label and group rates their doc comments give.
+	rate := func(s *data.Set, col string, v float64) (n int, pos float64) {
+		k := 0
+		for i, g := range s.Columns[col] {
+			if g == v {
+				n++
+				if s.Y[i] == 1 {
+					k++
+				}
+			}
+		}
+		return n, float64(k) / float64(n)
+	}
+	t.Run("adult", func(t *testing.T) {
+		s, err := data.LoadCSV(path("adult.csv"), data.CSVOptions{Label: "income", Drop: []string{"male", "white"}})
+		require.NoError(t, err)
+		assert.Equal(t, adultRows, s.N())
+		assert.Equal(t, 56, s.D(), "56 features, as in ../shared/data/adult.csv")
+		assert.Equal(t, "age", s.Features[0])
+		assert.Equal(t, "native_country_vietnam", s.Features[55])
+		_, men := rate(s, "male", 1)
+		_, women := rate(s, "male", 0)
+		assert.InDelta(t, 0.33, men, 0.005)
+		assert.InDelta(t, 0.14, women, 0.005)
+	})
+	t.Run("german", func(t *testing.T) {
+		s, err := data.LoadCSV(path("german.csv"), data.CSVOptions{Label: "good", Drop: []string{"sex", "age"}})
+		require.NoError(t, err)
+		assert.Equal(t, germanRows, s.N())
+		assert.Equal(t, 56, s.D(), "56 features, as in ../shared/data/german.csv")
+		assert.Equal(t, "foreign_worker_a202", s.Features[55])
+		_, r0 := rate(s, "sex", 0)
+		_, r1 := rate(s, "sex", 1)
+		assert.InDelta(t, 0.67, r0, 0.005)
+		assert.InDelta(t, 0.74, r1, 0.005)
+	})
+	t.Run("a9a", func(t *testing.T) {
+		s, err := data.LoadLibSVM(path("a9a.svm"), data.LibSVMOptions{Features: 123})
+		require.NoError(t, err)
+		assert.Equal(t, a9aRows, s.N())
+		assert.Equal(t, 123, s.D())
+		pos := 0
+		for i := range s.N() {
+			ones := 0
+			for j := range s.D() {
+				switch v := s.X.At(i, j); v {
+				case 1:
+					ones++
+				default:
+					require.Zero(t, v)
+				}
+			}
+			require.Equal(t, len(a9aGroups), ones, "row %d: one feature per group", i+1)
+			require.Zero(t, s.X.At(i, 122), "feature 123 never occurs")
+			if s.Y[i] == 1 {
+				pos++
+			}
+		}
+		assert.InDelta(t, 0.22, float64(pos)/float64(s.N()), 0.005)
+	})
 }

@@ -4,7 +4,7 @@
 //
 //	go run ./examples/gen [-out examples/data]
 //
-// It writes three files, byte for byte the same on every run, since each is
+// It writes six files, byte for byte the same on every run, since each is
 // drawn from its own fixed-seed PCG generator:
 //
 //   - digits.svm: LIBSVM, 3000 rows, 16 features, labels 1..10. A Gaussian
@@ -22,6 +22,10 @@
 //     (1-based; all other entries 0), computed from the rounded a. Ten rows,
 //     chosen at random, are gross outliers: b is increased by a uniform draw
 //     from [20, 50].
+//   - adult.csv, german.csv, a9a.svm: small stand-ins for the real data sets
+//     of ../shared/data (adult.csv, german.csv, a9a.t) with the same columns
+//     (features), so that examples/adult.qrc, german.qrc and np.qrc run from
+//     a fresh clone and on the real files with --data; see standins.go.
 //
 // Real values are written with four decimals.
 package main
@@ -49,6 +53,9 @@ var generators = []generator{
 	{"digits.svm", writeDigits},
 	{"fairness.csv", writeFairness},
 	{"phase.csv", writePhase},
+	{"adult.csv", writeAdult},
+	{"german.csv", writeGerman},
+	{"a9a.svm", writeA9a},
 }
 
 func main() {

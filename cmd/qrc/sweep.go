@@ -1,0 +1,269 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/point"
+	"github.com/qrc-lang/qrc/solve"
+)
+
+var sweepCommand = &command{
+	name:    "sweep",
+	summary: "solve a family of models over one parameter, warm-started",
+	usage: `Usage: qrc sweep --over NAME=V1,V2,... --out DIR [flags] MODEL.qrc
+
+Sweep solves the model once for each value of the parameter NAME, in the
+order given, each solve starting from the previous one's solution (the
+first from the model's start), with the flags of qrc solve. It prints a
+table (value, status, objective, infeasibility, each constraint's
+left-hand side, seconds) and writes into DIR:
+
+  sweep.csv      the table
+  sweep.png      the objective and each constraint's left-hand side
+                 against the parameter (the trade-off the constraint buys)
+  NAME=V.json    each solve's result, as qrc solve --out writes it
+
+Exit status: 0 when every solve returned a feasible point, 3 when one was
+infeasible, 1 for model errors, 2 for a bad command line.
+
+Flags:
+  --over NAME=V1,V2,...  the parameter and its values (required)
+  --out DIR              where to write the table, figure and results (required)
+  and every flag of qrc solve except --start, --out, --json, --trace
+` + modelFlagsUsage,
+}
+
+func init() { sweepCommand.run = runSweep }
+
+// sweepRow is one solve of a sweep.
+type sweepRow struct {
+	value   string
+	res     *solve.Result
+	lhs     []float64 // each constraint's left-hand side (f + rhs), NaN when the rhs is not a constant
+	seconds float64
+}
+
+func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("sweep", sweepCommand.usage, stderr)
+	flags := registerSolveFlags(fs)
+	over := fs.String("over", "", "")
+	var mf modelFlags
+	mf.register(fs)
+	file, ok := modelFile(fs, "sweep", args, stderr)
+	if !ok {
+		return exitUsage
+	}
+	dir := new(string)
+	*dir, *flags.out = *flags.out, "" // solve's --out is the sweep's directory
+	name, list, found := strings.Cut(*over, "=")
+	values := strings.Split(list, ",")
+	switch {
+	case !found || strings.TrimSpace(name) == "" || strings.TrimSpace(list) == "":
+		fmt.Fprintln(stderr, `qrc sweep: want --over NAME=V1,V2,...; "qrc help sweep" shows the usage`)
+		return exitUsage
+	case *flags.asJSON || *flags.trace != "" || *flags.startFile != "":
+		fmt.Fprintln(stderr, "qrc sweep: --json, --trace and --start are not sweep flags")
+		return exitUsage
+	case *dir == "":
+		fmt.Fprintln(stderr, "qrc sweep: want --out DIR")
+		return exitUsage
+	}
+	if *flags.method == methodPenalty {
+		fmt.Fprintln(stderr, "qrc sweep: sweeps run IQRC (--method iqrc or stochastic)")
+		return exitUsage
+	}
+	settings, err := flags.settings()
+	if err != nil {
+		fmt.Fprintf(stderr, "qrc sweep: %v\n", err)
+		return exitUsage
+	}
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		fmt.Fprintf(stderr, "qrc sweep: %v\n", err)
+		return exitUsage
+	}
+	name = strings.TrimSpace(name)
+	var rows []sweepRow
+	var m *check.Model
+	var x0 []float64
+	code := exitOK
+	for _, v := range values {
+		v = strings.TrimSpace(v)
+		one := mf
+		one.set = append(append(assignList(nil), mf.set...), check.Assign{Name: name, Value: v})
+		mi, sources, prog, ok := loadProgram("sweep", file, &one, len(rows) == 0, stderr)
+		if !ok {
+			return exitInvalid
+		}
+		m = mi
+		if x0 == nil || len(x0) != m.NumScalars {
+			x0 = point.Start(m)
+		}
+		out := filepath.Join(*dir, name+"="+v+".json")
+		*flags.out = out
+		run := &solveRun{name: "sweep", file: file, m: m, sources: sources, prog: prog, x0: x0,
+			flags: flags, settings: settings, stdout: io.Discard, stderr: stderr, progress: false}
+		fmt.Fprintf(stderr, "qrc sweep: %s = %s ...\n", name, v)
+		res, c := run.run()
+		if res == nil {
+			return c
+		}
+		if c == exitInfeasible {
+			code = exitInfeasible
+		}
+		row := sweepRow{value: v, res: res, seconds: res.Stats.Time.Seconds()}
+		for i, k := range m.Constraints {
+			lhs := nan
+			if rhs := constRHS(k); rhs != nil {
+				lhs = res.F[i+1] + *rhs
+				if k.Op == ">=" {
+					lhs = *rhs - res.F[i+1]
+				}
+			}
+			row.lhs = append(row.lhs, lhs)
+		}
+		rows = append(rows, row)
+		if res.Status.Success() {
+			x0 = res.X
+		}
+	}
+	var table bytes.Buffer
+	cw := csv.NewWriter(&table)
+	head := []string{name, "status", "objective", "infeasibility"}
+	for _, k := range m.Constraints {
+		head = append(head, k.Name)
+	}
+	cw.Write(append(head, "seconds"))
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(append(head, "seconds"), "\t"))
+	for _, r := range rows {
+		rec := []string{r.value, r.res.Status.String(), strconv.FormatFloat(r.res.Objective, 'g', -1, 64), strconv.FormatFloat(r.res.Infeasibility, 'g', -1, 64)}
+		txt := []string{r.value, r.res.Status.String(), num(r.res.Objective), num(r.res.Infeasibility)}
+		for _, l := range r.lhs {
+			rec = append(rec, strconv.FormatFloat(l, 'g', -1, 64))
+			txt = append(txt, num(l))
+		}
+		cw.Write(append(rec, strconv.FormatFloat(r.seconds, 'f', 3, 64)))
+		fmt.Fprintln(tw, strings.Join(append(txt, fmt.Sprintf("%.3g", r.seconds)), "\t"))
+	}
+	cw.Flush()
+	tw.Flush()
+	if err := os.WriteFile(filepath.Join(*dir, "sweep.csv"), table.Bytes(), 0o644); err != nil {
+		fmt.Fprintf(stderr, "qrc sweep: %v\n", err)
+		return exitUsage
+	}
+	if err := sweepFigure(filepath.Join(*dir, "sweep.png"), name, m, rows); err != nil {
+		fmt.Fprintf(stderr, "qrc sweep: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(stderr, "qrc sweep: wrote %s, %s and the results\n", filepath.Join(*dir, "sweep.csv"), filepath.Join(*dir, "sweep.png"))
+	return code
+}
+
+var nan = math.NaN()
+
+// sweepFigure draws the objective (left) and the constraints' left-hand
+// sides (right) against the swept values, which must be numbers.
+func sweepFigure(path, name string, m *check.Model, rows []sweepRow) error {
+	xs := make([]float64, len(rows))
+	for i, r := range rows {
+		v, err := strconv.ParseFloat(r.value, 64)
+		if err != nil {
+			return fmt.Errorf("the figure needs numeric values of %s, not %q (the table is written)", name, r.value)
+		}
+		xs[i] = v
+	}
+	obj, cons := plot.New(), plot.New()
+	obj.Title.Text, cons.Title.Text = "objective", "constraints: left-hand side"
+	obj.X.Label.Text, cons.X.Label.Text = name, name
+	pts := make(plotter.XYs, len(rows))
+	for i, r := range rows {
+		pts[i] = plotter.XY{X: xs[i], Y: r.res.Objective}
+	}
+	if err := addLine(obj, "objective", pts, 0); err != nil {
+		return err
+	}
+	for k, c := range m.Constraints {
+		var p plotter.XYs
+		for i, r := range rows {
+			if l := r.lhs[k]; l == l {
+				p = append(p, plotter.XY{X: xs[i], Y: l})
+			}
+		}
+		if len(p) > 0 {
+			if err := addLine(cons, c.Name, p, k+1); err != nil {
+				return err
+			}
+		}
+	}
+	obj.Legend.Top, cons.Legend.Top = true, true
+	legendRoom(obj, 1)
+	legendRoom(cons, len(m.Constraints))
+	const w, h = 24 * vg.Centimeter, 9 * vg.Centimeter
+	img, err := draw.NewFormattedCanvas(w, h, "png")
+	if err != nil {
+		return err
+	}
+	dc := draw.New(img)
+	pad := vg.Millimeter * 3
+	obj.Draw(draw.Crop(dc, pad, -w/2-pad, pad, -pad))
+	cons.Draw(draw.Crop(dc, w/2+pad, -pad, pad, -pad))
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := img.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// legendRoom raises the top of p's y axis so that a legend of n entries
+// at the top fits above the data: about 8% of the height per entry.
+func legendRoom(p *plot.Plot, n int) {
+	lo, hi := p.Y.Min, p.Y.Max
+	if !(hi > lo) {
+		return
+	}
+	frac := math.Min(0.6, 0.05+0.08*float64(n))
+	p.Y.Max = hi + frac/(1-frac)*(hi-lo)
+}
+
+// addLine adds a line with points to p, in the k-th of sweepColors.
+func addLine(p *plot.Plot, label string, pts plotter.XYs, k int) error {
+	l, s, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return err
+	}
+	c := sweepColors[k%len(sweepColors)]
+	l.Color, s.Color = c, c
+	l.Width = vg.Points(1.2)
+	p.Add(l, s)
+	p.Legend.Add(label, l, s)
+	return nil
+}
+
+// sweepColors are the line colours of the sweep figure.
+var sweepColors = []color.Color{
+	color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
+	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
+	color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
+	color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
+	color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
+}

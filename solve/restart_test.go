@@ -1,0 +1,80 @@
+package solve
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// min ||x - c||^2 s.t. ||x||^2 >= 1 (written 1 - ||x||^2 <= 0) over the
+// box [-2, 2]^2, with ||c|| = 0.5 < 1: the solution is c/||c||, at
+// distance 1 - ||c|| = 0.5 from c. From x = 0 the violation's subgradient
+// is 0: phase 1 stops there at once.
+func outsideUnitBall() (*Problem, []float64) {
+	c := []float64{0.3, 0.4}
+	return build(2, []fn{sqDist(c), sqNorm(-1, 1)}, box(-2, 2)), []float64{0.6, 0.8}
+}
+
+func TestRestartsLeaveAStationaryPointOfTheViolation(t *testing.T) {
+	p, want := outsideUnitBall()
+	x0 := []float64{0, 0}
+
+	plain, err := Minimize(p, x0, Settings{})
+	require.NoError(t, err)
+	require.Equal(t, Infeasible, plain.Status, "without restarts phase 1 is stuck at x = 0")
+	assert.Equal(t, 1, plain.Stats.Phase1Outer)
+
+	var notified []float64
+	res, d, err := MinimizeRestarts(p, x0, Settings{}, Restarts{Seed: 1, Notify: func(k int, scale float64, x []float64) {
+		notified = append(notified, scale)
+		assert.Equal(t, len(notified), k)
+	}})
+	require.NoError(t, err)
+	assert.Equal(t, Phase1Stationary, d.Phase1)
+	require.True(t, res.Status.Success(), res.Status)
+	assert.Equal(t, 1, d.Restart, "the first perturbed start (scale 0.1) already leaves x = 0")
+	assert.Equal(t, []float64{0.1}, notified)
+	assert.InDelta(t, 0.1, d.Scale, 0)
+	assert.LessOrEqual(t, res.Infeasibility, 1e-3)
+	assert.InDelta(t, 0.25, res.Objective, 2e-3, "f* = (1 - ||c||)^2")
+	assert.InDelta(t, 0, dist(res.X, want), 0.05)
+	// the work of both attempts is counted: the stuck step and the restart's
+	assert.Greater(t, res.Stats.Phase1Outer, plain.Stats.Phase1Outer)
+
+	// the same seed gives the same result; no restarts when Starts < 0
+	again, _, err := MinimizeRestarts(p, x0, Settings{}, Restarts{Seed: 1})
+	require.NoError(t, err)
+	assert.Equal(t, res.X, again.X)
+	none, d, err := MinimizeRestarts(p, x0, Settings{}, Restarts{Starts: -1})
+	require.NoError(t, err)
+	assert.Equal(t, Infeasible, none.Status)
+	assert.Equal(t, 0, d.Tried)
+	assert.Equal(t, Phase1Stationary, d.Phase1)
+}
+
+// 1 + ||x||^2 <= 0 holds nowhere: every restart ends infeasible, and the
+// result is the attempt with the lowest violation, which is 1 at x = 0.
+func TestRestartsOnAnInfeasibleProblem(t *testing.T) {
+	p := build(2, []fn{sqDist([]float64{1, 1}), sqNorm(1, 1)}, box(-1, 1))
+	res, d, err := MinimizeRestarts(p, []float64{0.5, 0.5}, Settings{Outer: 20}, Restarts{Seed: 3})
+	require.NoError(t, err)
+	assert.Equal(t, Infeasible, res.Status)
+	assert.Equal(t, DefaultRestarts, d.Tried)
+	assert.NotEqual(t, Phase1NotStopped, d.Phase1)
+	assert.InDelta(t, 1, res.Infeasibility, 1e-2)
+}
+
+// A feasible start: one solve, no restarts, and the last phase-2 step is
+// reported.
+func TestRestartsNotNeeded(t *testing.T) {
+	p, _ := outsideUnitBall()
+	res, d, err := MinimizeRestarts(p, []float64{1, 1}, Settings{}, Restarts{})
+	require.NoError(t, err)
+	assert.Equal(t, Converged, res.Status)
+	assert.Equal(t, Phase1NotStopped, d.Phase1)
+	assert.Equal(t, 0, d.Tried)
+	assert.False(t, math.IsNaN(d.LastStep))
+	assert.False(t, d.LastMoving, "converged: the last step is below eps")
+}
