@@ -3,23 +3,12 @@ package main_test
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// writeModel writes src to a model file in a fresh directory and returns
-// its absolute path.
-func writeModel(t *testing.T, src string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "model.qrc")
-	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
-	return path
-}
 
 func TestCheckWeakConvexityText(t *testing.T) {
 	r := qrc(t, "", "check", "examples/phase.qrc")
@@ -33,7 +22,7 @@ func TestCheckWeakConvexityText(t *testing.T) {
 }
 
 func TestCheckWeakConvexityRefused(t *testing.T) {
-	path := writeModel(t, "var x[2] in box(-1, 1)\nminimize x[2] - abs(x[1])\nsubject to\n    c: sigmoid(x[1]) <= 0.9\n")
+	path := writeModel(t, "model.qrc", "var x[2] in box(-1, 1)\nminimize x[2] - abs(x[1])\nsubject to\n    c: sigmoid(x[1]) <= 0.9\n")
 	r := qrc(t, "", "check", path)
 	require.Equal(t, 0, r.code, "a model outside the class is still valid: %s", r.stderr)
 	assert.Contains(t, r.stdout, "objective  not provably weakly convex: "+path+":2:10: x[2] - abs(x[1]): a negative multiple of a term with a convex kink")
@@ -44,7 +33,7 @@ func TestCheckWeakConvexityRefused(t *testing.T) {
 }
 
 func TestCheckWeakConvexityJSON(t *testing.T) {
-	path := writeModel(t, "var x[2] in box(-1, 2)\nminimize sigmoid(x[1]) + abs(x[2])\nsubject to\n    c: min(x[1], x[2]) <= 0\n")
+	path := writeModel(t, "model.qrc", "var x[2] in box(-1, 2)\nminimize sigmoid(x[1]) + abs(x[2])\nsubject to\n    c: min(x[1], x[2]) <= 0\n")
 	type checkOut struct {
 		Valid         bool `json:"valid"`
 		WeakConvexity struct {
@@ -127,7 +116,7 @@ type solveSettingsJSON struct {
 // accurate oracles start it at 1 and report whether the certificate's Rho
 // reached the proven bound.
 func TestSolveUsesDerivedRho(t *testing.T) {
-	path := writeModel(t, smoothModel)
+	path := writeModel(t, "model.qrc", smoothModel)
 	rho := 4 / (3 * math.Sqrt(3))
 	acc, r := jsonOut[struct {
 		solveSettingsJSON
@@ -156,7 +145,7 @@ func TestSolveUsesDerivedRho(t *testing.T) {
 
 func TestSolveLargeDerivedRhoKeepsDefault(t *testing.T) {
 	// -100 x^2 on [-1, 1]: rho = 200, so 2 rho > 64.
-	path := writeModel(t, "var x in box(-1, 1) = 0.5\nminimize -100 * x^2\n")
+	path := writeModel(t, "model.qrc", "var x in box(-1, 1) = 0.5\nminimize -100 * x^2\n")
 	s, r := jsonOut[solveSettingsJSON](t, false, "solve", path, "--outer", "2", "--inner", "50", "--oracle", "switching")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "the weak-convexity analysis bounds rho by 200 over all of X; starting RhoHat at twice that would make the steps tiny, so it starts at 1")
@@ -164,7 +153,7 @@ func TestSolveLargeDerivedRhoKeepsDefault(t *testing.T) {
 }
 
 func TestSolveWarnsNotWeaklyConvex(t *testing.T) {
-	path := writeModel(t, "var x[2] in box(-1, 1) = 0.5\nminimize x[2] - abs(x[1])\n")
+	path := writeModel(t, "model.qrc", "var x[2] in box(-1, 1) = 0.5\nminimize x[2] - abs(x[1])\n")
 	s, r := jsonOut[solveSettingsJSON](t, false, "solve", path, "--outer", "2", "--inner", "50")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "qrc solve: warning: objective is not provably weakly convex ("+path+":2:10: x[2] - abs(x[1]): a negative multiple of a term with a convex kink")
@@ -176,7 +165,7 @@ func TestSolveWarnsNotWeaklyConvex(t *testing.T) {
 // rho, M, D, sigma and f(x0) - f_lb with the paper's formulas, and checks
 // the solve used them.
 func TestSolveTheory(t *testing.T) {
-	path := writeModel(t, "var x[2] in box(-1, 2) = 1\nminimize sigmoid(x[1]) + tanh(x[2])\nsubject to\n    c: x[1] + x[2] <= 3\n")
+	path := writeModel(t, "model.qrc", "var x[2] in box(-1, 2) = 1\nminimize sigmoid(x[1]) + tanh(x[2])\nsubject to\n    c: x[1] + x[2] <= 3\n")
 	s, r := jsonOut[solveSettingsJSON](t, false, "solve", path, "--theory", "--sigma", "2", "--eps", "0.1", "--time-limit", "1s")
 	require.Equal(t, 0, r.code, r.stderr)
 	var rho, m, d, sigma, gap, rhoHat, epsHat, k, tt float64
@@ -202,7 +191,7 @@ func TestSolveTheory(t *testing.T) {
 	assert.InEpsilon(t, tt, float64(s.Settings.Outer), 1e-3)
 	assert.InEpsilon(t, rhoHat, s.Settings.RhoHatStart, 1e-3)
 
-	r = qrc(t, "", "solve", "--theory", "--quiet", writeModel(t, "var x in box(-1, 1)\nminimize -abs(x)\n"))
+	r = qrc(t, "", "solve", "--theory", "--quiet", writeModel(t, "model.qrc", "var x in box(-1, 1)\nminimize -abs(x)\n"))
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "--theory needs every function provably weakly convex")
 }
