@@ -13,6 +13,7 @@ import (
 	"github.com/qrc-lang/qrc/diag"
 	"github.com/qrc-lang/qrc/domain"
 	"github.com/qrc-lang/qrc/lang"
+	"github.com/qrc-lang/qrc/limits"
 	"github.com/qrc-lang/qrc/stdlib"
 )
 
@@ -109,10 +110,15 @@ type checker struct {
 	stack    []*global       // functions being inlined (recursion check)
 	frames   []*frame        // enclosing comprehensions
 	resolve  []*global       // globals being resolved (cycle check)
+
+	nodes      int  // expression nodes checked so far (limits.MaxExprNodes)
+	depth      int  // the nesting depth of the expression being checked (limits.MaxDepth)
+	overBudget bool // a budget was exceeded and reported; nothing more is checked
 }
 
 // frame is an enclosing comprehension while its body is checked.
 type frame struct {
+	terms   float64 // the index values of this and the enclosing comprehensions (limits.MaxTerms)
 	binders []*Binder
 	where   Expr
 }
@@ -527,11 +533,12 @@ func (c *checker) checkVar(d *ast.VarDecl) *Var {
 		}
 		v.Shape = append(v.Shape, n)
 	}
-	v.Size = v.Shape.Size()
-	if v.Size > 1<<26 {
-		c.errorf(d.Name, "variable %q has %d elements; that is more than qrc can hold", v.Name, v.Size)
+	size, ok := limits.Product(v.Shape, limits.MaxElements)
+	if !ok {
+		c.errorf(d.Name, "variable %q is a %s: more than %d elements, the most one variable may have (limits.MaxElements)", v.Name, v.Shape, limits.MaxElements)
 		return nil
 	}
+	v.Size = size
 	dom, ok := c.checkDomain(d, v)
 	if !ok {
 		return nil

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/fileio"
 	"github.com/qrc-lang/qrc/format"
+	"github.com/qrc-lang/qrc/limits"
 )
 
 var fmtCommand = &command{
@@ -46,7 +47,7 @@ func runFmt(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "qrc fmt: -w needs file names")
 			return exitUsage
 		}
-		src, err := io.ReadAll(stdin)
+		src, err := io.ReadAll(io.LimitReader(stdin, limits.MaxSourceBytes+1))
 		if err != nil {
 			fmt.Fprintf(stderr, "qrc fmt: %v\n", err)
 			return exitUsage
@@ -55,7 +56,7 @@ func runFmt(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	code := exitOK
 	for _, path := range files {
-		src, err := os.ReadFile(path)
+		src, err := fileio.ReadFile(path, limits.MaxSourceBytes)
 		if err != nil {
 			fmt.Fprintf(stderr, "qrc fmt: %v\n", err)
 			code = max(code, exitUsage)
@@ -81,12 +82,7 @@ func fmtOne(path string, src []byte, write, list bool, stdout, stderr io.Writer)
 		}
 	case write:
 		if changed {
-			info, err := os.Stat(path)
-			if err != nil {
-				fmt.Fprintf(stderr, "qrc fmt: %v\n", err)
-				return exitUsage
-			}
-			if err := os.WriteFile(path, out, info.Mode().Perm()); err != nil {
+			if err := fileio.WriteFile(path, out, 0o644); err != nil {
 				fmt.Fprintf(stderr, "qrc fmt: %v\n", err)
 				return exitUsage
 			}

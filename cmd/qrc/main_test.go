@@ -307,7 +307,7 @@ func TestFmtWriteAndList(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte("param a = (1\n"), 0o644))
 	r = qrc(t, "", "fmt", path)
 	assert.Equal(t, 1, r.code)
-	assert.Contains(t, r.stderr, path+":2:1: syntax error")
+	assert.Contains(t, r.stderr, path+":1:11: syntax error: \"(\" is never closed")
 }
 
 func TestUsage(t *testing.T) {

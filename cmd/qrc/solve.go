@@ -493,7 +493,7 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 		Objective:       res.Objective,
 		Infeasibility:   res.Infeasibility,
 		Constraints:     []solveConstraint{},
-		Variables:       point.Variables{Model: m, X: res.X},
+		Variables:       point.Variables{Model: m, X: res.X, NonFinite: true},
 		OuterIterations: res.Stats.Outer,
 		InnerIterations: res.Stats.Inner,
 		Phase1Outer:     res.Stats.Phase1Outer,
