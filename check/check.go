@@ -38,6 +38,10 @@ type Options struct {
 	// did not change since (a REPL re-checks its model after every
 	// statement); nil reads every data file.
 	Cache *data.Cache
+	// RequireVariables refuses a model that declares no variable: there
+	// is nothing to solve. The command-line tools set it; the REPL, which
+	// builds its model a statement at a time, does not.
+	RequireVariables bool
 }
 
 // SetSourceName is the file name used in positions of the expression given
@@ -73,6 +77,9 @@ func Check(f *ast.File, opts Options) (m *Model, diags diag.List) {
 		}
 	}()
 	c.run()
+	if opts.RequireVariables && len(c.m.Vars) == 0 && !c.errs.HasErrors() {
+		c.errorf(f, "the model declares no variable, so there is nothing to solve (declare one with var, e.g. var x in box(-1, 1))")
+	}
 	c.errs.Sort()
 	if c.errs.HasErrors() {
 		return nil, c.errs
@@ -911,6 +918,9 @@ func (c *checker) constraintInstance(sc *ast.Constraint, sco *scope, name string
 		switch {
 		case err != nil:
 			c.errorf(sc, "cannot evaluate constraint %s: %v", name, err)
+		case math.IsNaN(t.Data[0]):
+			c.errorf(sc, "constraint %s does not depend on any variable and is not a number (%s %s %s)", name,
+				fmtNum(evalOr(lhs)), sc.Op, fmtNum(evalOr(rhs)))
 		case t.Data[0] > 0:
 			c.errorf(sc, "constraint %s does not depend on any variable and is violated (%s %s %s is false)", name,
 				fmtNum(evalOr(lhs)), sc.Op, fmtNum(evalOr(rhs)))

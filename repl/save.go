@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/qrc-lang/qrc/ast"
+	"github.com/qrc-lang/qrc/fileio"
 	"github.com/qrc-lang/qrc/format"
 	"github.com/qrc-lang/qrc/lang"
 )
@@ -48,7 +49,7 @@ func (s *Session) saveCmd(arg string, _ Statement, _ int) {
 	}
 	text, err := s.ModelText(path)
 	if err == nil {
-		err = os.WriteFile(path, text, 0o644)
+		err = fileio.WriteFile(path, text, 0o644)
 	}
 	if err != nil {
 		s.fail(":save: %v", err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/peterh/liner"
 
+	"github.com/qrc-lang/qrc/fileio"
 	"github.com/qrc-lang/qrc/repl"
 	"github.com/qrc-lang/qrc/solve"
 )
@@ -135,9 +136,12 @@ func runRepl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	err = sess.Run(&linerReader{line})
 	if history != "" {
 		if err := os.MkdirAll(filepath.Dir(history), 0o755); err == nil {
-			if f, err := os.Create(history); err == nil {
-				line.WriteHistory(f)
-				f.Close()
+			if f, err := fileio.Create(history, 0o600); err == nil {
+				if _, err := line.WriteHistory(f); err == nil {
+					f.Commit()
+				} else {
+					f.Abort()
+				}
 			}
 		}
 	}

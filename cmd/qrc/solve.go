@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -17,6 +15,7 @@ import (
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/diag"
+	"github.com/qrc-lang/qrc/fileio"
 	"github.com/qrc-lang/qrc/point"
 	"github.com/qrc-lang/qrc/problem"
 	"github.com/qrc-lang/qrc/solve"
@@ -284,18 +283,8 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 
-	stop := make(chan struct{})
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt)
-	go func() {
-		if _, ok := <-sig; ok {
-			close(stop)
-		}
-	}()
-	defer func() {
-		signal.Stop(sig)
-		close(sig)
-	}()
+	stop, release := notifyStop()
+	defer release()
 	run := &solveRun{name: "solve", file: file, m: m, sources: sources, prog: prog, x0: point.Start(m),
 		flags: flags, settings: settings, stop: stop, stdout: stdout, stderr: stderr, progress: true}
 	_, code := run.run()
@@ -355,14 +344,19 @@ func (r *solveRun) run() (*solve.Result, int) {
 		pr.note = monitorNote(prob, prog)
 		rec = append(rec, pr)
 	}
+	if err := r.checkOutputs(); err != nil {
+		fmt.Fprintf(r.stderr, "qrc %s: %v\n", r.name, err)
+		return nil, exitUsage
+	}
+	var trace *fileio.File
 	if *flags.trace != "" {
-		f, err := os.Create(*flags.trace)
-		if err != nil {
+		var err error
+		if trace, err = fileio.Create(*flags.trace, 0o644); err != nil {
 			fmt.Fprintf(r.stderr, "qrc %s: %v\n", r.name, err)
 			return nil, exitUsage
 		}
-		defer f.Close()
-		rec = append(rec, newTraceWriter(f, prog))
+		defer trace.Abort()
+		rec = append(rec, newTraceWriter(trace, prog))
 	}
 	if len(rec) > 0 {
 		settings.Recorder = rec
@@ -376,6 +370,14 @@ func (r *solveRun) run() (*solve.Result, int) {
 		return nil, exitUsage
 	}
 	rec.finish()
+	// Output files that fail to be written are reported after the result,
+	// which is printed anyway: a long solve is never lost.
+	var outErrs []error
+	if trace != nil {
+		if err := trace.Commit(); err != nil {
+			outErrs = append(outErrs, err)
+		}
+	}
 	result := resultOf(r.file, m, prob, res, settings, time.Since(began))
 	result.Settings.AllowBiased = *flags.allowBias
 	result.describeMethod(*flags.method, settings, rep)
@@ -385,13 +387,17 @@ func (r *solveRun) run() (*solve.Result, int) {
 		var buf bytes.Buffer
 		err := writeJSON(&buf, result)
 		if err == nil {
-			err = os.WriteFile(*flags.out, buf.Bytes(), 0o644)
+			err = fileio.WriteFile(*flags.out, buf.Bytes(), 0o644)
 		}
 		if err != nil {
-			fmt.Fprintf(r.stderr, "qrc %s: writing %s: %v\n", r.name, *flags.out, err)
-			return nil, exitUsage
+			outErrs = append(outErrs, err)
 		}
 	}
+	defer func() {
+		for _, err := range outErrs {
+			fmt.Fprintf(r.stderr, "qrc %s: %v (the result above is complete)\n", r.name, err)
+		}
+	}()
 	if res.Status == solve.NumericalError && res.Err != nil {
 		printEvalError(r.stderr, r.name, res.Err, r.sources)
 	}
@@ -403,6 +409,9 @@ func (r *solveRun) run() (*solve.Result, int) {
 	} else {
 		result.text(r.stdout, m, res.X)
 	}
+	if len(outErrs) > 0 {
+		return res, exitUsage
+	}
 	switch res.Status {
 	case solve.Infeasible:
 		return res, exitInfeasible
@@ -412,6 +421,46 @@ func (r *solveRun) run() (*solve.Result, int) {
 		return res, exitInterrupted
 	}
 	return res, exitOK
+}
+
+// checkOutputs refuses --out and --trace when they name an input (the
+// model, a data file, the --start file for --trace) or each other, and
+// when they cannot be written, before a long solve rather than after it.
+func (r *solveRun) checkOutputs() error {
+	outs := []struct{ flag, path string }{{"--out", *r.flags.out}, {"--trace", *r.flags.trace}}
+	inputs := []struct{ what, path string }{{"the model", r.file}}
+	for _, d := range r.m.Data {
+		inputs = append(inputs, struct{ what, path string }{"data set " + d.Name + "'s file", d.Path})
+	}
+	if *r.flags.startFile != "" {
+		// --out may replace the start it resumes from (read already);
+		// a trace never should
+		inputs = append(inputs, struct{ what, path string }{"the --start file", *r.flags.startFile})
+	}
+	for _, o := range outs {
+		if o.path == "" {
+			continue
+		}
+		for _, in := range inputs {
+			if in.path == "" || o.flag == "--out" && in.what == "the --start file" {
+				continue
+			}
+			if fileio.SamePath(o.path, in.path) {
+				return fmt.Errorf("%s %s names %s; it would be overwritten (choose another file)", o.flag, o.path, in.what)
+			}
+		}
+	}
+	if *r.flags.out != "" && *r.flags.trace != "" && fileio.SamePath(*r.flags.out, *r.flags.trace) {
+		return fmt.Errorf("--out and --trace name the same file %s; the result would replace the trace", *r.flags.out)
+	}
+	for _, o := range outs {
+		if o.path != "" {
+			if err := fileio.CheckWritable(o.path); err != nil {
+				return fmt.Errorf("%s: %v", o.flag, err)
+			}
+		}
+	}
+	return nil
 }
 
 // set reports whether flag name was given on the command line.
@@ -523,7 +572,13 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 		r.Error = res.Err.Error()
 	}
 	for i, c := range m.Constraints {
-		k := solveConstraint{Name: c.Name, Value: res.F[i+1], RHS: constRHS(c), Slack: -res.F[i+1]}
+		// F is empty when the solve stopped before its first evaluation
+		// finished (a value that is not finite at the start)
+		f := math.NaN()
+		if i+1 < len(res.F) {
+			f = res.F[i+1]
+		}
+		k := solveConstraint{Name: c.Name, Value: f, RHS: constRHS(c), Slack: -f}
 		if res.Certificate != nil && i < len(res.Certificate.Multipliers) {
 			k.Multiplier = &res.Certificate.Multipliers[i]
 		}
