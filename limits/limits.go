@@ -13,7 +13,7 @@ const (
 	MaxLineBytes = 64 << 10
 	// MaxTokens is the most tokens (names, numbers, operators) in a model
 	// or a --set/REPL expression.
-	MaxTokens = 100_000
+	MaxTokens = 50_000
 	// MaxDepth is the deepest nesting of an expression: parentheses,
 	// brackets, unary operators, powers, comprehensions and calls, counted
 	// after functions are inlined.
@@ -29,7 +29,7 @@ const (
 	// its functions are inlined and its indexed constraints expanded.
 	MaxExprNodes = 1 << 21
 	// MaxGradcheckPoints is the most points qrc gradcheck --points takes.
-	MaxGradcheckPoints = 1_000_000
+	MaxGradcheckPoints = 100_000
 )
 
 // Mul returns a*b and whether it is at most max (both a and b
