@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -429,6 +431,12 @@ func (r *solveRun) run() (*solve.Result, int) {
 func (r *solveRun) checkOutputs() error {
 	outs := []struct{ flag, path string }{{"--out", *r.flags.out}, {"--trace", *r.flags.trace}}
 	inputs := []struct{ what, path string }{{"the model", r.file}}
+	for _, name := range slices.Sorted(maps.Keys(r.sources)) {
+		// the model files read (the REPL's loaded files among them)
+		if info, err := os.Stat(name); err == nil && info.Mode().IsRegular() {
+			inputs = append(inputs, struct{ what, path string }{"the model file " + name, name})
+		}
+	}
 	for _, d := range r.m.Data {
 		inputs = append(inputs, struct{ what, path string }{"data set " + d.Name + "'s file", d.Path})
 	}
