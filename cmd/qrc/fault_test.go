@@ -159,3 +159,53 @@ func TestReplSolveOutChecked(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, src, string(b))
 }
+
+// --checkpoint: a run killed outright (SIGKILL, no chance to clean up)
+// leaves a whole point file with an iterate past the start, and a new run
+// resumes from it with --start.
+func TestCheckpointSurvivesKill(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGKILL on Windows")
+	}
+	dir := t.TempDir()
+	ck := filepath.Join(dir, "ck.json")
+	code, _, stderr := signalSolveAfter(t, func() { time.Sleep(500 * time.Millisecond) }, []os.Signal{os.Kill},
+		"examples/npc.qrc", "--outer", "100000", "--checkpoint", ck, "--checkpoint-every", "1ms")
+	require.Equal(t, -1, code, "killed by the signal\n%s", stderr)
+	b, err := os.ReadFile(ck)
+	require.NoError(t, err)
+	var p struct {
+		Variables struct {
+			W [][]float64 `json:"W"`
+		} `json:"variables"`
+	}
+	require.NoError(t, json.Unmarshal(b, &p), string(b))
+	require.Len(t, p.Variables.W, 10)
+	norm := 0.0
+	for _, row := range p.Variables.W {
+		require.Len(t, row, 16)
+		for _, v := range row {
+			norm += v * v
+		}
+	}
+	assert.Greater(t, norm, 0.0, "the checkpoint is an iterate past the start W = 0")
+
+	out := filepath.Join(dir, "r.json")
+	r := qrc(t, "", "solve", "--quiet", "examples/npc.qrc", "--start", ck, "--checkpoint", ck, "--outer", "1", "--out", out)
+	require.Equal(t, 0, r.code, r.stderr)
+	b2, err := os.ReadFile(ck)
+	require.NoError(t, err)
+	var s solveJSON
+	ob, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(ob, &s))
+	// the final checkpoint is the result's point
+	var q struct {
+		Variables map[string]json.RawMessage `json:"variables"`
+	}
+	require.NoError(t, json.Unmarshal(b2, &q))
+	var w1, w2 [][]float64
+	require.NoError(t, json.Unmarshal(q.Variables["W"], &w1))
+	require.NoError(t, json.Unmarshal(s.Variables["W"], &w2))
+	assert.Equal(t, w2, w1)
+}

@@ -96,6 +96,12 @@ Flags:
   --json             print the result as one JSON object on standard output
   --out FILE         also write the full result as JSON to FILE
   --trace FILE       write one CSV row per outer iteration to FILE
+  --checkpoint FILE  write the current outer iterate to FILE (a point file,
+                     replaced atomically) at the first outer iteration,
+                     every --checkpoint-every (default 10s) and at the end;
+                     a killed run resumes with --start FILE
+  --checkpoint-every D
+                     how often --checkpoint writes (default 10s)
   --quiet            no progress table
 ` + modelFlagsUsage,
 }
@@ -178,6 +184,8 @@ type solveFlags struct {
 	asJSON    *bool
 	out       *string
 	trace     *string
+	ckpt      *string
+	ckptEvery *time.Duration
 	quiet     *bool
 	startFile *string
 	rhoHat    *float64
@@ -203,6 +211,8 @@ func registerSolveFlags(fs *flag.FlagSet) *solveFlags {
 		asJSON:    fs.Bool("json", false, ""),
 		out:       fs.String("out", "", ""),
 		trace:     fs.String("trace", "", ""),
+		ckpt:      fs.String("checkpoint", "", ""),
+		ckptEvery: fs.Duration("checkpoint-every", defaultCheckpointEvery, ""),
 		quiet:     fs.Bool("quiet", false, ""),
 		startFile: fs.String("start", "", ""),
 		rhoHat:    fs.Float64("rho-hat", 0, ""),
@@ -255,6 +265,9 @@ func (f *solveFlags) settings() (solve.Settings, error) {
 		return settings, errors.New("--v and --alpha must be positive")
 	}
 	settings.V, settings.Alpha = *f.yuV, *f.yuAlpha
+	if *f.ckptEvery <= 0 {
+		return settings, errors.New("--checkpoint-every must be positive")
+	}
 	if *f.inner < 0 || *f.outer < 0 || *f.timeLimit < 0 {
 		return settings, errors.New("--inner, --outer and --time-limit must not be negative")
 	}
@@ -360,6 +373,11 @@ func (r *solveRun) run() (*solve.Result, int) {
 		defer trace.Abort()
 		rec = append(rec, newTraceWriter(trace, prog))
 	}
+	var ckpt *checkpointer
+	if *flags.ckpt != "" {
+		ckpt = &checkpointer{path: *flags.ckpt, m: m, every: *flags.ckptEvery, stderr: r.stderr, name: r.name}
+		rec = append(rec, ckpt)
+	}
 	if len(rec) > 0 {
 		settings.Recorder = rec
 	}
@@ -372,6 +390,9 @@ func (r *solveRun) run() (*solve.Result, int) {
 		return nil, exitUsage
 	}
 	rec.finish()
+	if ckpt != nil {
+		ckpt.write(res.X) // the point the result reports
+	}
 	// Output files that fail to be written are reported after the result,
 	// which is printed anyway: a long solve is never lost.
 	var outErrs []error
@@ -429,7 +450,7 @@ func (r *solveRun) run() (*solve.Result, int) {
 // model, a data file, the --start file for --trace) or each other, and
 // when they cannot be written, before a long solve rather than after it.
 func (r *solveRun) checkOutputs() error {
-	outs := []struct{ flag, path string }{{"--out", *r.flags.out}, {"--trace", *r.flags.trace}}
+	outs := []struct{ flag, path string }{{"--out", *r.flags.out}, {"--trace", *r.flags.trace}, {"--checkpoint", *r.flags.ckpt}}
 	inputs := []struct{ what, path string }{{"the model", r.file}}
 	for _, name := range slices.Sorted(maps.Keys(r.sources)) {
 		// the model files read (the REPL's loaded files among them)
@@ -450,7 +471,7 @@ func (r *solveRun) checkOutputs() error {
 			continue
 		}
 		for _, in := range inputs {
-			if in.path == "" || o.flag == "--out" && in.what == "the --start file" {
+			if in.path == "" || o.flag != "--trace" && in.what == "the --start file" {
 				continue
 			}
 			if fileio.SamePath(o.path, in.path) {
@@ -458,8 +479,12 @@ func (r *solveRun) checkOutputs() error {
 			}
 		}
 	}
-	if *r.flags.out != "" && *r.flags.trace != "" && fileio.SamePath(*r.flags.out, *r.flags.trace) {
-		return fmt.Errorf("--out and --trace name the same file %s; the result would replace the trace", *r.flags.out)
+	for i, a := range outs {
+		for _, b := range outs[i+1:] {
+			if a.path != "" && b.path != "" && fileio.SamePath(a.path, b.path) {
+				return fmt.Errorf("%s and %s name the same file %s; one would replace the other", a.flag, b.flag, a.path)
+			}
+		}
 	}
 	for _, o := range outs {
 		if o.path != "" {
