@@ -175,7 +175,8 @@ func (in *inst) binary() {
 			}
 		case opMax2:
 			for k := 0; k < n; k++ {
-				if av[ia] >= bv[ib] || math.IsNaN(bv[ib]) {
+				// a NaN wins, so that it reaches the output and is reported
+				if av[ia] >= bv[ib] || math.IsNaN(av[ia]) {
 					ov[io], aux[io] = av[ia], 0
 				} else {
 					ov[io], aux[io] = bv[ib], 1
@@ -184,7 +185,7 @@ func (in *inst) binary() {
 			}
 		case opMin2:
 			for k := 0; k < n; k++ {
-				if av[ia] <= bv[ib] || math.IsNaN(bv[ib]) {
+				if av[ia] <= bv[ib] || math.IsNaN(av[ia]) {
 					ov[io], aux[io] = av[ia], 0
 				} else {
 					ov[io], aux[io] = bv[ib], 1
@@ -295,8 +296,11 @@ func (in *inst) axisForward() {
 					if mv != nil && mv[k/es] == 0 {
 						continue
 					}
-					if v := sign * av[k]; v > best || arg < 0 {
+					if v := sign * av[k]; v > best || arg < 0 || math.IsNaN(v) {
 						best, arg = v, float64(s)
+						if math.IsNaN(v) {
+							break // a NaN wins, so that it is reported
+						}
 					}
 				}
 				ov[p*after+q] = sign * best
