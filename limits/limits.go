@@ -9,8 +9,8 @@ import "math/bits"
 const (
 	// MaxSourceBytes is the largest model source qrc reads (4 MiB).
 	MaxSourceBytes = 4 << 20
-	// MaxLineBytes is the longest line of a model (64 KiB).
-	MaxLineBytes = 64 << 10
+	// MaxLineBytes is the longest line of a model (1 MiB).
+	MaxLineBytes = 1 << 20
 	// MaxTokens is the most tokens (names, numbers, operators) in a model
 	// or a --set/REPL expression.
 	MaxTokens = 50_000
