@@ -118,9 +118,10 @@ type checker struct {
 	frames   []*frame        // enclosing comprehensions
 	resolve  []*global       // globals being resolved (cycle check)
 
-	nodes      int  // expression nodes checked so far (limits.MaxExprNodes)
-	depth      int  // the nesting depth of the expression being checked (limits.MaxDepth)
-	overBudget bool // a budget was exceeded and reported; nothing more is checked
+	nodes      int                // expression nodes checked so far (limits.MaxExprNodes)
+	depth      int                // the nesting depth of the expression being checked (limits.MaxDepth)
+	trees      map[Expr]treeShape // checked expressions' size and height as trees
+	overBudget bool               // a budget was exceeded and reported; nothing more is checked
 }
 
 // frame is an enclosing comprehension while its body is checked.
@@ -173,7 +174,11 @@ func (c *checker) report(sev diag.Severity, pos, end ast.Pos, msg string) {
 	}
 	c.seen[key] = true
 	if len(c.ctx) > 0 {
-		msg += " (" + strings.Join(c.ctx, ", ") + ")"
+		ctx := c.ctx
+		if len(ctx) > 4 { // the outermost calls and the innermost one
+			ctx = append(append(slices.Clone(ctx[:3]), fmt.Sprintf("... %d more", len(ctx)-4)), ctx[len(ctx)-1])
+		}
+		msg += " (" + strings.Join(ctx, ", ") + ")"
 	}
 	c.errs = append(c.errs, &diag.Diagnostic{Severity: sev, Pos: pos, End: end, Msg: msg})
 }

@@ -36,7 +36,50 @@ func (c *checker) expr(e ast.Expr, sc *scope) Expr {
 			return nil
 		}
 	}
-	return c.expr1(e, sc)
+	x := c.expr1(e, sc)
+	if x == nil {
+		return nil
+	}
+	// An inlined function's parameter is shared by every use of it, so
+	// the checked expression is a graph that can be far larger and deeper
+	// as a tree (which is how evaluation and analysis walk it) than the
+	// nodes checked.
+	switch sh := c.shapeOf(x); {
+	case sh.size > limits.MaxExprNodes:
+		c.overBudget = true
+		c.errorf(e, "the expression expands to more than %d nodes once its functions are inlined (each use of a function's parameter copies its argument; limits.MaxExprNodes)", limits.MaxExprNodes)
+		return nil
+	case sh.height > limits.MaxTreeDepth:
+		c.overBudget = true
+		c.errorf(e, "the expression is more than %d levels deep once its functions are inlined (a sum of that many terms nests that deep; limits.MaxTreeDepth)", limits.MaxTreeDepth)
+		return nil
+	}
+	return x
+}
+
+// treeShape is the size and height of a checked expression as a tree.
+type treeShape struct{ size, height int }
+
+// shapeOf returns x's size as a tree (saturating just above
+// limits.MaxExprNodes) and height, memoized: the operands of a node are
+// checked before it, so the recursion rarely goes more than one level
+// down.
+func (c *checker) shapeOf(x Expr) treeShape {
+	if t, ok := c.trees[x]; ok {
+		return t
+	}
+	t := treeShape{size: 1}
+	for _, k := range operands(x) {
+		kt := c.shapeOf(k)
+		t.size = min(t.size+kt.size, limits.MaxExprNodes+1)
+		t.height = max(t.height, kt.height)
+	}
+	t.height++
+	if c.trees == nil {
+		c.trees = map[Expr]treeShape{}
+	}
+	c.trees[x] = t
+	return t
 }
 
 func (c *checker) expr1(e ast.Expr, sc *scope) Expr {

@@ -18,6 +18,10 @@ const (
 	// brackets, unary operators, powers, comprehensions and calls, counted
 	// after functions are inlined.
 	MaxDepth = 256
+	// MaxTreeDepth is the deepest expression tree once functions are
+	// inlined, counting every node: a long sum a + b + c + ... nests one
+	// level per term, and the compiler's passes are recursive.
+	MaxTreeDepth = 100_000
 	// MaxElements is the most scalars in one variable, parameter or
 	// expression value (the product of its dimensions).
 	MaxElements = 1 << 26
