@@ -30,7 +30,9 @@ const (
 	// the elements of its body.
 	MaxTerms = 1 << 26
 	// MaxExprNodes is the most expression nodes a model may have after
-	// its functions are inlined and its indexed constraints expanded.
+	// its functions are inlined and its indexed constraints expanded, and
+	// the largest an expression may be as a tree (the uses of a function's
+	// parameter share one node, which every walk visits once per use).
 	MaxExprNodes = 1 << 21
 	// MaxGradcheckPoints is the most points qrc gradcheck --points takes.
 	MaxGradcheckPoints = 100_000
