@@ -35,6 +35,7 @@ import (
 	"strings"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/fileio"
 )
 
 // Start returns the model's starting point: each variable's Start (already
@@ -80,7 +81,8 @@ func (e *Error) Error() string {
 // parsed, or whose "variables" do not match m's variables by name and shape,
 // gives an *Error naming the file and each problem.
 func Read(path string, m *check.Model) ([]float64, error) {
-	src, err := os.ReadFile(path)
+	// a regular file of at most about 64 bytes per value (and 1 MiB)
+	src, err := fileio.ReadFile(path, max(1<<20, 64*int64(m.NumScalars)))
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {

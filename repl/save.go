@@ -12,11 +12,12 @@ import (
 	"github.com/qrc-lang/qrc/fileio"
 	"github.com/qrc-lang/qrc/format"
 	"github.com/qrc-lang/qrc/lang"
+	"github.com/qrc-lang/qrc/limits"
 )
 
 // load adds the declarations of the model file path to the session.
 func (s *Session) load(path string, st Statement) bool {
-	src, err := os.ReadFile(path)
+	src, err := fileio.ReadFile(path, limits.MaxSourceBytes)
 	if err != nil {
 		if pe, ok := err.(*os.PathError); ok {
 			err = pe.Err

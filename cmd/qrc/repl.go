@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -127,9 +128,8 @@ func runRepl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	line.SetWordCompleter(sess.Complete)
 	history := historyFile()
 	if history != "" {
-		if f, err := os.Open(history); err == nil {
-			line.ReadHistory(f)
-			f.Close()
+		if b, err := fileio.ReadFile(history, 16<<20); err == nil {
+			line.ReadHistory(bytes.NewReader(b))
 		}
 	}
 	fmt.Fprintf(stdout, "qrc %s: declarations and :commands; :help lists them, Ctrl-D quits\n", version)
