@@ -451,7 +451,10 @@ func (r *solveRun) run() (*solve.Result, int) {
 // when they cannot be written, before a long solve rather than after it.
 func (r *solveRun) checkOutputs() error {
 	outs := []struct{ flag, path string }{{"--out", *r.flags.out}, {"--trace", *r.flags.trace}, {"--checkpoint", *r.flags.ckpt}}
-	inputs := []struct{ what, path string }{{"the model", r.file}}
+	var inputs []struct{ what, path string }
+	if r.name == "solve" { // the REPL's model is the session, its files are in sources
+		inputs = append(inputs, struct{ what, path string }{"the model", r.file})
+	}
 	for _, name := range slices.Sorted(maps.Keys(r.sources)) {
 		// the model files read (the REPL's loaded files among them)
 		if info, err := os.Stat(name); err == nil && info.Mode().IsRegular() {
