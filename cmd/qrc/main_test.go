@@ -656,7 +656,7 @@ func TestEvalGradcheckUsage(t *testing.T) {
 	assert.Contains(t, r.stderr, "want one model file")
 	r = qrc(t, "", "gradcheck", "examples/npc.qrc", "--points", "-1")
 	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "--points must be 0 or more")
+	assert.Contains(t, r.stderr, "--points must be between 0 and 100000")
 	r = qrc(t, "", "gradcheck", "examples/npc.qrc", "--tol", "0")
 	assert.Equal(t, 2, r.code)
 	r = qrc(t, "", "gradcheck", "examples/npc.qrc", "--seed", "x")
