@@ -390,6 +390,13 @@ func TestEvalErrors(t *testing.T) {
 		{"var x in box(-1, 1) = -0.5\nminimize x ^ 0.5\n", "m.qrc:2:10: negative number (-0.5) to the fractional power 0.5", false},
 		{"var x in box(-1, 1) = 0\nminimize sqrt(x - 0.5) + 1\n", "m.qrc:2:10: square root of a negative number (-0.5)", false},
 		{"var x in box(0, 1) = 0\nminimize sqrt(x)\n", "m.qrc:2:10: the subgradient of sqrt at 0 is not finite", true},
+		// a NaN must not be hidden by a max, a min or a function whose
+		// branches would map it to a finite value (found by
+		// FuzzCompileEval)
+		{"var x in box(-2, 2) = -2\nminimize mcp(max(max(log1p(x), 0), 0), 1, 2)\n", "m.qrc:2:22: log1p", false},
+		{"var x in box(-2, 2) = -2\nminimize min(0, sqrt(x))\n", "m.qrc:2:17: square root of a negative number", false},
+		{"var x[2] in box(-2, 2) = -2\nminimize max(j in 1..2) log(x[j])\n", "m.qrc:2:25: log of a negative number", false},
+		{"var x[2] in box(-2, 2) = -2\nminimize norminf(sqrt(x))\n", "m.qrc:2:18: square root of a negative number", false},
 	} {
 		m, p, err := compileSource(t, tc.src, nil)
 		require.NoError(t, err)

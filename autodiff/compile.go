@@ -12,6 +12,7 @@ import (
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/diag"
 	"github.com/qrc-lang/qrc/internal/vmath"
+	"github.com/qrc-lang/qrc/limits"
 	"github.com/qrc-lang/qrc/stdlib"
 )
 
@@ -128,6 +129,18 @@ func (c *compiler) emit(in *inst) *reg {
 		allKonst = allKonst && r.konst
 	}
 	o := in.out
+	n, ok := limits.Mul(o.esize, 1, limits.MaxTerms)
+	for _, a := range o.axes {
+		if ok {
+			n, ok = limits.Mul(n, len(a.vals), limits.MaxTerms)
+		}
+	}
+	if !ok {
+		// the checker refuses such comprehensions first; this keeps the
+		// compiler safe on its own
+		c.errorf(in.src, "this expression expands to more than %d values (limits.MaxTerms)", limits.MaxTerms)
+		return nil
+	}
 	if allKonst {
 		n := o.fullBatch() * o.esize
 		if n > maxKonst {

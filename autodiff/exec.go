@@ -203,7 +203,8 @@ func (in *inst) binary(bk *blk) {
 			}
 		case opMax2:
 			for k := 0; k < n; k++ {
-				if av[ia] >= bv[ib] || math.IsNaN(bv[ib]) {
+				// a NaN wins, so that it reaches the output and is reported
+				if av[ia] >= bv[ib] || math.IsNaN(av[ia]) {
 					ov[io], aux[io] = av[ia], 0
 				} else {
 					ov[io], aux[io] = bv[ib], 1
@@ -212,7 +213,7 @@ func (in *inst) binary(bk *blk) {
 			}
 		case opMin2:
 			for k := 0; k < n; k++ {
-				if av[ia] <= bv[ib] || math.IsNaN(bv[ib]) {
+				if av[ia] <= bv[ib] || math.IsNaN(av[ia]) {
 					ov[io], aux[io] = av[ia], 0
 				} else {
 					ov[io], aux[io] = bv[ib], 1
@@ -327,8 +328,11 @@ func (in *inst) axisForward(bk *blk, part []float64) {
 					if mv != nil && mv[k/es] == 0 {
 						continue
 					}
-					if v := sign * av[k]; v > best || arg < 0 {
+					if v := sign * av[k]; v > best || arg < 0 || math.IsNaN(v) {
 						best, arg = v, float64(s)
+						if math.IsNaN(v) {
+							break // a NaN wins, so that it is reported
+						}
 					}
 				}
 				ov[p*after+q] = sign * best

@@ -14,6 +14,7 @@ import (
 	"github.com/qrc-lang/qrc/diag"
 	"github.com/qrc-lang/qrc/domain"
 	"github.com/qrc-lang/qrc/lang"
+	"github.com/qrc-lang/qrc/limits"
 	"github.com/qrc-lang/qrc/stdlib"
 )
 
@@ -38,6 +39,10 @@ type Options struct {
 	// did not change since (a REPL re-checks its model after every
 	// statement); nil reads every data file.
 	Cache *data.Cache
+	// RequireVariables refuses a model that declares no variable: there
+	// is nothing to solve. The command-line tools set it; the REPL, which
+	// builds its model a statement at a time, does not.
+	RequireVariables bool
 }
 
 // SetSourceName is the file name used in positions of the expression given
@@ -74,6 +79,9 @@ func Check(f *ast.File, opts Options) (m *Model, diags diag.List) {
 		}
 	}()
 	c.run()
+	if opts.RequireVariables && len(c.m.Vars) == 0 && !c.errs.HasErrors() {
+		c.errorf(f, "the model declares no variable, so there is nothing to solve (declare one with var, e.g. var x in box(-1, 1))")
+	}
 	if !c.errs.HasErrors() {
 		for s, at := range c.dense {
 			if _, err := s.Dense(); err != nil {
@@ -135,10 +143,16 @@ type checker struct {
 	// that reads it: today's evaluator reads rows dense, so a valid model
 	// gets them converted (see data.Set.Dense).
 	dense map[*data.Set]ast.Node
+
+	nodes      int                // expression nodes checked so far (limits.MaxExprNodes)
+	depth      int                // the nesting depth of the expression being checked (limits.MaxDepth)
+	trees      map[Expr]treeShape // checked expressions' size and height as trees
+	overBudget bool               // a budget was exceeded and reported; nothing more is checked
 }
 
 // frame is an enclosing comprehension while its body is checked.
 type frame struct {
+	terms   float64 // the index values of this and the enclosing comprehensions (limits.MaxTerms)
 	binders []*Binder
 	where   Expr
 }
@@ -186,7 +200,11 @@ func (c *checker) report(sev diag.Severity, pos, end ast.Pos, msg string) {
 	}
 	c.seen[key] = true
 	if len(c.ctx) > 0 {
-		msg += " (" + strings.Join(c.ctx, ", ") + ")"
+		ctx := c.ctx
+		if len(ctx) > 4 { // the outermost calls and the innermost one
+			ctx = append(append(slices.Clone(ctx[:3]), fmt.Sprintf("... %d more", len(ctx)-4)), ctx[len(ctx)-1])
+		}
+		msg += " (" + strings.Join(ctx, ", ") + ")"
 	}
 	c.errs = append(c.errs, &diag.Diagnostic{Severity: sev, Pos: pos, End: end, Msg: msg})
 }
@@ -596,11 +614,12 @@ func (c *checker) checkVar(d *ast.VarDecl) *Var {
 		}
 		v.Shape = append(v.Shape, n)
 	}
-	v.Size = v.Shape.Size()
-	if v.Size > 1<<26 {
-		c.errorf(d.Name, "variable %q has %d elements; that is more than qrc can hold", v.Name, v.Size)
+	size, ok := limits.Product(v.Shape, limits.MaxElements)
+	if !ok {
+		c.errorf(d.Name, "variable %q is a %s: more than %d elements, the most one variable may have (limits.MaxElements)", v.Name, v.Shape, limits.MaxElements)
 		return nil
 	}
+	v.Size = size
 	dom, ok := c.checkDomain(d, v)
 	if !ok {
 		return nil
@@ -1032,6 +1051,9 @@ func (c *checker) constraintInstance(sc *ast.Constraint, sco *scope, name string
 		switch {
 		case err != nil:
 			c.errorf(sc, "cannot evaluate constraint %s: %v", name, err)
+		case math.IsNaN(t.Data[0]):
+			c.errorf(sc, "constraint %s does not depend on any variable and is not a number (%s %s %s)", name,
+				fmtNum(evalOr(lhs)), sc.Op, fmtNum(evalOr(rhs)))
 		case t.Data[0] > 0:
 			c.errorf(sc, "constraint %s does not depend on any variable and is violated (%s %s %s is false)", name,
 				fmtNum(evalOr(lhs)), sc.Op, fmtNum(evalOr(rhs)))

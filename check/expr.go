@@ -8,12 +8,82 @@ import (
 
 	"github.com/qrc-lang/qrc/ast"
 	"github.com/qrc-lang/qrc/data"
+	"github.com/qrc-lang/qrc/limits"
 	"github.com/qrc-lang/qrc/stdlib"
 )
 
 // expr checks an expression in scope sc (nil: the global scope). It returns
-// nil after reporting an error.
+// nil after reporting an error. It stays within the budgets of package limits: the
+// number of expression nodes the model expands to (functions are inlined
+// and indexed constraints expanded, so a small model can ask for very
+// many) and the depth of nesting (every pass over the tree is recursive).
+// Over a budget it reports the error once and checks nothing more.
 func (c *checker) expr(e ast.Expr, sc *scope) Expr {
+	if c.overBudget {
+		return nil
+	}
+	c.nodes++
+	if c.nodes > limits.MaxExprNodes {
+		c.overBudget = true
+		c.errorf(e, "the model expands to more than %d expression nodes once its functions are inlined and its indexed constraints expanded (limits.MaxExprNodes)", limits.MaxExprNodes)
+		return nil
+	}
+	if b, ok := e.(*ast.Binary); !ok || b.Op == "^" {
+		c.depth++
+		defer func() { c.depth-- }()
+		if c.depth > limits.MaxDepth {
+			c.overBudget = true
+			c.errorf(e, "the expression is nested more than %d levels deep once its functions are inlined (limits.MaxDepth)", limits.MaxDepth)
+			return nil
+		}
+	}
+	x := c.expr1(e, sc)
+	if x == nil {
+		return nil
+	}
+	// An inlined function's parameter is shared by every use of it, so
+	// the checked expression is a graph that can be far larger and deeper
+	// as a tree (which is how evaluation and analysis walk it) than the
+	// nodes checked.
+	switch sh := c.shapeOf(x); {
+	case sh.size > limits.MaxExprNodes:
+		c.overBudget = true
+		c.errorf(e, "the expression expands to more than %d nodes once its functions are inlined (each use of a function's parameter copies its argument; limits.MaxExprNodes)", limits.MaxExprNodes)
+		return nil
+	case sh.height > limits.MaxTreeDepth:
+		c.overBudget = true
+		c.errorf(e, "the expression is more than %d levels deep once its functions are inlined (a sum of that many terms nests that deep; limits.MaxTreeDepth)", limits.MaxTreeDepth)
+		return nil
+	}
+	return x
+}
+
+// treeShape is the size and height of a checked expression as a tree.
+type treeShape struct{ size, height int }
+
+// shapeOf returns x's size as a tree (saturating just above
+// limits.MaxExprNodes) and height, memoized: the operands of a node are
+// checked before it, so the recursion rarely goes more than one level
+// down.
+func (c *checker) shapeOf(x Expr) treeShape {
+	if t, ok := c.trees[x]; ok {
+		return t
+	}
+	t := treeShape{size: 1}
+	for _, k := range operands(x) {
+		kt := c.shapeOf(k)
+		t.size = min(t.size+kt.size, limits.MaxExprNodes+1)
+		t.height = max(t.height, kt.height)
+	}
+	t.height++
+	if c.trees == nil {
+		c.trees = map[Expr]treeShape{}
+	}
+	c.trees[x] = t
+	return t
+}
+
+func (c *checker) expr1(e ast.Expr, sc *scope) Expr {
 	switch e := e.(type) {
 	case *ast.Number:
 		if math.IsInf(e.Value, 0) {
@@ -756,7 +826,18 @@ func (c *checker) compr(ce *ast.Comprehension, sc *scope) Expr {
 		r.Binders = append(r.Binders, bd)
 		inner.names[bd.Name] = &IndexVal{node: node{dep: DepIndex, src: b.Name}, Binder: bd}
 	}
-	fr := &frame{binders: r.Binders}
+	terms := 1.0
+	if len(c.frames) > 0 {
+		terms = c.frames[len(c.frames)-1].terms
+	}
+	for _, b := range r.Binders {
+		terms *= c.binderSize(b)
+	}
+	if terms > limits.MaxTerms {
+		c.errorf(ce, "%s(...) expands to %.4g terms with the index sets around it; the most qrc evaluates is %d (limits.MaxTerms)", op, terms, limits.MaxTerms)
+		return nil
+	}
+	fr := &frame{binders: r.Binders, terms: terms}
 	c.frames = append(c.frames, fr)
 	defer func() { c.frames = c.frames[:len(c.frames)-1] }()
 	if ce.Where != nil {
@@ -771,6 +852,10 @@ func (c *checker) compr(ce *ast.Comprehension, sc *scope) Expr {
 		return nil
 	}
 	r.Body = body
+	if t := terms * float64(body.Shape().Size()); t > limits.MaxTerms {
+		c.errorf(ce, "%s(...) expands to %.4g terms (a %s for each of %.4g index values); the most qrc evaluates is %d (limits.MaxTerms)", op, t, body.Shape(), terms, limits.MaxTerms)
+		return nil
+	}
 	r.shape = body.Shape()
 	r.dep = body.Deps()
 	if r.Where != nil {
@@ -780,6 +865,20 @@ func (c *checker) compr(ce *ast.Comprehension, sc *scope) Expr {
 		return nil
 	}
 	return fold(r)
+}
+
+// binderSize is the number of values b takes at most, as far as the
+// checker can bound it (1 when it cannot).
+func (c *checker) binderSize(b *Binder) float64 {
+	if b.Data != nil {
+		return float64(b.Data.Set.N())
+	}
+	lo, _, ok1 := c.interval(b.Lo)
+	_, hi, ok2 := c.interval(b.Hi)
+	if !ok1 || !ok2 || hi < lo {
+		return 1
+	}
+	return math.Floor(hi) - math.Ceil(lo) + 1
 }
 
 // resolveRows computes the rows a filter over one data binder selects, and

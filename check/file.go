@@ -5,7 +5,9 @@ import (
 
 	"github.com/qrc-lang/qrc/ast"
 	"github.com/qrc-lang/qrc/diag"
+	"github.com/qrc-lang/qrc/fileio"
 	"github.com/qrc-lang/qrc/lang"
+	"github.com/qrc-lang/qrc/limits"
 )
 
 // Sources maps a file name used in positions to its text, for rendering
@@ -16,7 +18,7 @@ type Sources map[string][]byte
 // hold the model's text and the text of every --set expression. When the
 // file cannot be read, the error is returned as a diagnostic at the file.
 func LoadFile(path string, opts Options) (*Model, Sources, diag.List) {
-	src, err := os.ReadFile(path)
+	src, err := fileio.ReadFile(path, limits.MaxSourceBytes)
 	if err != nil {
 		return nil, nil, diag.List{{Pos: ast.Pos{Filename: path}, Msg: "cannot read model: " + errText(err)}}
 	}
@@ -25,6 +27,7 @@ func LoadFile(path string, opts Options) (*Model, Sources, diag.List) {
 
 // LoadSource parses and checks the model text src read from path.
 func LoadSource(path string, src []byte, opts Options) (*Model, Sources, diag.List) {
+	src = lang.StripBOM(src)
 	sources := Sources{path: src}
 	for _, a := range opts.Set {
 		sources[SetSourceName(a.Name)] = []byte(a.Value)

@@ -179,3 +179,36 @@ func Walk(e Expr, f func(Expr) bool) {
 		}
 	}
 }
+
+// operands returns the operands of e, in the order Walk visits them.
+func operands(e Expr) []Expr {
+	switch e := e.(type) {
+	case *Index:
+		return append([]Expr{e.X}, e.Idx...)
+	case *Neg:
+		return []Expr{e.X}
+	case *Arith:
+		return []Expr{e.X, e.Y}
+	case *Call:
+		return e.Args
+	case *Compr:
+		var out []Expr
+		for _, b := range e.Binders {
+			if b.Lo != nil {
+				out = append(out, b.Lo, b.Hi)
+			}
+		}
+		if e.Where != nil {
+			out = append(out, e.Where)
+		}
+		return append(out, e.Body)
+	case *Compare:
+		return []Expr{e.X, e.Y}
+	case *Logic:
+		if e.Y != nil {
+			return []Expr{e.X, e.Y}
+		}
+		return []Expr{e.X}
+	}
+	return nil
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/qrc-lang/qrc/ast"
 )
@@ -155,6 +156,28 @@ func Render(w io.Writer, d *Diagnostic, src []byte) {
 	if col > len(line)+1 {
 		col = len(line) + 1
 	}
+	// a very long line is shown as a window around the column
+	trimmed := 0
+	if len(line) > maxShown {
+		start := max(0, col-1-maxShown/2)
+		for start > 0 && start < len(line) && !utf8.RuneStart(line[start]) {
+			start--
+		}
+		end := min(len(line), start+maxShown)
+		for end < len(line) && !utf8.RuneStart(line[end]) {
+			end--
+		}
+		pre, post := "", ""
+		if start > 0 {
+			pre = "..."
+		}
+		if end < len(line) {
+			post = "..."
+		}
+		trimmed = len(line) - (end - start)
+		line = pre + line[start:end] + post
+		col = col - start + len(pre)
+	}
 	width := 1
 	if d.End.IsValid() && d.End.Line == d.Pos.Line && d.End.Column > d.Pos.Column {
 		width = d.End.Column - d.Pos.Column
@@ -167,6 +190,9 @@ func Render(w io.Writer, d *Diagnostic, src []byte) {
 	if width < 1 {
 		width = 1
 	}
+	if trimmed > 0 {
+		width = min(width, max(1, len(line)-col+1))
+	}
 	var pad strings.Builder
 	for _, c := range []byte(line[:col-1]) {
 		if c == '\t' {
@@ -177,6 +203,9 @@ func Render(w io.Writer, d *Diagnostic, src []byte) {
 	}
 	fmt.Fprintf(w, "    %s\n    %s%s\n", line, pad.String(), strings.Repeat("^", width))
 }
+
+// maxShown is the most bytes of a source line Render shows.
+const maxShown = 160
 
 // sourceLine returns line n (1-based) of src.
 func sourceLine(src []byte, n int) (string, bool) {

@@ -7,6 +7,7 @@
 package lang
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -64,15 +65,27 @@ func parseWith[G any, R any](p *participle.Parser[G], name string, src []byte, c
 				Msg: fmt.Sprintf("internal error: parser failed: %v", x)}}
 		}
 	}()
+	src = StripBOM(src)
 	if d := checkText(name, src); d != nil {
 		return r, diag.List{d}
 	}
+	pre := prescan(name, src)
+	if pre.limit != nil {
+		return r, diag.List{pre.limit}
+	}
 	g, err := p.ParseBytes(name, src)
 	if err != nil {
+		if pre.bracket != nil {
+			return r, diag.List{pre.bracket}
+		}
 		return r, diag.List{syntaxError(name, src, err)}
 	}
 	return conv(g), nil
 }
+
+// StripBOM returns src without a leading UTF-8 byte order mark, which some
+// editors write and which qrc ignores in every file it reads.
+func StripBOM(src []byte) []byte { return bytes.TrimPrefix(src, []byte("\uFEFF")) }
 
 // checkText rejects what the lexer would report poorly: invalid UTF-8 and NUL
 // bytes.

@@ -203,7 +203,12 @@ func texts(g *ast.CommentGroup) []string {
 func TestSyntaxErrors(t *testing.T) {
 	tests := []struct{ src, want string }{
 		{"param a 1", `m.qrc:1:9: syntax error: unexpected number 1 (expected "=")`},
-		{"param a = (1 + 2", "m.qrc:1:17: syntax error: unexpected end of file"},
+		{"param a = (1 + 2", `m.qrc:1:11: syntax error: "(" is never closed (no matching ")")`},
+		{"param a = [1, 2)", `m.qrc:1:16: syntax error: ")" does not match the "[" opened at 1:11 (expected "]")`},
+		{"param a = (1))", `m.qrc:1:14: syntax error: ")" closes no bracket`},
+		{"param a = " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300), "m.qrc:1:267: the expression is nested more than 256 levels deep"},
+		{"param a = " + strings.Repeat("-\n", 300) + "1", "m.qrc:257:1: the expression is nested more than 256 levels deep"},
+		{"param a = 1 + " + strings.Repeat("x", 1100000), "m.qrc:1:1048577: line 1 is 1100014 bytes long"},
 		{"param a = 1 @", `m.qrc:1:13: syntax error: unexpected character '@'`},
 		{"param in = 1", `m.qrc:1:7: syntax error: unexpected keyword "in" (expected a name; keywords cannot be used as names)`},
 		{"param a = \"abc", `m.qrc:1:11: syntax error: unterminated string`},

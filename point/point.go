@@ -35,6 +35,7 @@ import (
 	"strings"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/fileio"
 )
 
 // Start returns the model's starting point: each variable's Start (already
@@ -80,7 +81,8 @@ func (e *Error) Error() string {
 // parsed, or whose "variables" do not match m's variables by name and shape,
 // gives an *Error naming the file and each problem.
 func Read(path string, m *check.Model) ([]float64, error) {
-	src, err := os.ReadFile(path)
+	// a regular file of at most about 64 bytes per value (and 1 MiB)
+	src, err := fileio.ReadFile(path, max(1<<20, 64*int64(m.NumScalars)))
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
@@ -319,6 +321,11 @@ func lineCol(src []byte, off int64) (int, int) {
 type Variables struct {
 	Model *check.Model
 	X     []float64 // the flat vector, length Model.NumScalars
+	// NonFinite writes a NaN or infinite element as the string "NaN",
+	// "Infinity" or "-Infinity" instead of failing (a result reports the
+	// point it stopped at even when it is not finite; such a file cannot
+	// be read back as a start).
+	NonFinite bool
 }
 
 // MarshalJSON writes the object {"NAME": value, ...} in declaration order,
@@ -340,7 +347,7 @@ func (v Variables) MarshalJSON() ([]byte, error) {
 		b.WriteByte(':')
 		vals := vr.Of(v.X)
 		for j, e := range vals {
-			if math.IsNaN(e) || math.IsInf(e, 0) {
+			if (math.IsNaN(e) || math.IsInf(e, 0)) && !v.NonFinite {
 				return nil, fmt.Errorf("point: %s is %v, which JSON cannot represent", ElementName(vr, j), e)
 			}
 		}
@@ -377,16 +384,34 @@ func writeRow(b *bytes.Buffer, vals []float64) {
 }
 
 func writeNum(b *bytes.Buffer, e float64) {
+	if s := NonFiniteString(e); s != "" {
+		b.WriteString(`"` + s + `"`)
+		return
+	}
 	if e == 0 {
 		e = 0 // -0 reads back as 0 either way; write "0"
 	}
 	b.WriteString(strconv.FormatFloat(e, 'g', -1, 64))
 }
 
+// NonFiniteString is how qrc's JSON writes a number JSON cannot represent:
+// "NaN", "Infinity" or "-Infinity"; "" for a finite number.
+func NonFiniteString(e float64) string {
+	switch {
+	case math.IsNaN(e):
+		return "NaN"
+	case math.IsInf(e, 1):
+		return "Infinity"
+	case math.IsInf(e, -1):
+		return "-Infinity"
+	}
+	return ""
+}
+
 // Marshal returns the point file for x: {"variables": {...}} with one
 // variable per line (a matrix one row per line), and a final newline.
 func Marshal(m *check.Model, x []float64) ([]byte, error) {
-	if _, err := (Variables{m, x}).MarshalJSON(); err != nil {
+	if _, err := (Variables{Model: m, X: x}).MarshalJSON(); err != nil {
 		return nil, err
 	}
 	var b bytes.Buffer

@@ -71,7 +71,7 @@ func TestVariablesEmbeds(t *testing.T) {
 		Variables Variables `json:"variables"`
 		Iters     int       `json:"iterations"`
 	}
-	out, err := json.Marshal(result{"stationary", Variables{m, x}, 12})
+	out, err := json.Marshal(result{"stationary", Variables{Model: m, X: x}, 12})
 	require.NoError(t, err)
 	assert.Equal(t, `{"status":"stationary","variables":{"t":1.5,"x":[0.25,0.25,0.25],"W":[[0,0,0],[0,0,0]]},"iterations":12}`, string(out))
 	// A result file is a point file: other fields are ignored.
@@ -88,7 +88,7 @@ func TestMarshalNonFinite(t *testing.T) {
 	assert.EqualError(t, err, "point: W[2, 2] is NaN, which JSON cannot represent")
 	x[8] = 0
 	x[0] = math.Inf(-1)
-	_, err = json.Marshal(Variables{m, x})
+	_, err = json.Marshal(Variables{Model: m, X: x})
 	assert.ErrorContains(t, err, "point: t is -Inf")
 	_, err = Marshal(m, x[:3])
 	assert.ErrorContains(t, err, "3 values for a model with 10 scalar variables")

@@ -9,13 +9,15 @@ import (
 	"strings"
 
 	"github.com/qrc-lang/qrc/ast"
+	"github.com/qrc-lang/qrc/fileio"
 	"github.com/qrc-lang/qrc/format"
 	"github.com/qrc-lang/qrc/lang"
+	"github.com/qrc-lang/qrc/limits"
 )
 
 // load adds the declarations of the model file path to the session.
 func (s *Session) load(path string, st Statement) bool {
-	src, err := os.ReadFile(path)
+	src, err := fileio.ReadFile(path, limits.MaxSourceBytes)
 	if err != nil {
 		if pe, ok := err.(*os.PathError); ok {
 			err = pe.Err
@@ -57,7 +59,7 @@ func (s *Session) saveCmd(arg string, _ Statement, _ int) {
 	}
 	text, err := s.ModelText(path)
 	if err == nil {
-		err = os.WriteFile(path, text, 0o644)
+		err = fileio.WriteFile(path, text, 0o644)
 	}
 	if err != nil {
 		if pe, ok := err.(*os.PathError); ok {

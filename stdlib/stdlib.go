@@ -109,11 +109,48 @@ var (
 var table = map[string]*Func{}
 
 func add(f *Func) {
+	// A NaN argument gives a NaN, whatever the function's branches would
+	// make of it (mcp(NaN) would otherwise be its constant tail), so that
+	// evaluation reports where the NaN arose instead of hiding it.
+	if scalar := f.Scalar; scalar != nil {
+		f.Scalar = func(z float64, p []float64) float64 {
+			if math.IsNaN(z) || hasNaN(p) {
+				return math.NaN()
+			}
+			return scalar(z, p)
+		}
+	}
+	if vd := f.ValueDeriv; vd != nil {
+		f.ValueDeriv = func(z float64, p []float64) (float64, float64) {
+			if math.IsNaN(z) || hasNaN(p) {
+				return math.NaN(), math.NaN()
+			}
+			return vd(z, p)
+		}
+	}
+	if reduce := f.Reduce; reduce != nil {
+		f.Reduce = func(v []float64) float64 {
+			if hasNaN(v) {
+				return math.NaN()
+			}
+			return reduce(v)
+		}
+	}
 	if f.Deriv != nil && f.ValueDeriv == nil {
 		value, deriv := f.Scalar, f.Deriv
 		f.ValueDeriv = func(z float64, p []float64) (float64, float64) { return value(z, p), deriv(z, p) }
 	}
 	table[f.Name] = f
+}
+
+// hasNaN reports whether v holds a NaN.
+func hasNaN(v []float64) bool {
+	for _, e := range v {
+		if math.IsNaN(e) {
+			return true
+		}
+	}
+	return false
 }
 
 // unary registers an elementwise function of one argument. valueDeriv,

@@ -5,10 +5,10 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/qrc-lang/qrc/fileio"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -99,16 +99,24 @@ func Draw(w io.Writer, format string, lines []*Line, title string) error {
 			c = otherColors[next%len(otherColors)]
 			next++
 		}
-		o, f := make(plotter.XYs, len(l.Records)), make(plotter.XYs, len(l.Records))
-		for i, r := range l.Records {
-			o[i] = plotter.XY{X: r.CPU, Y: r.Objective}
-			f[i] = plotter.XY{X: r.CPU, Y: math.Max(r.Infeasibility, floor)}
-			infMax = math.Max(infMax, f[i].Y)
+		var o, f plotter.XYs
+		for _, r := range l.Records {
+			x := clampPlot(r.CPU)
+			if !math.IsNaN(r.Objective) {
+				o = append(o, plotter.XY{X: x, Y: clampPlot(r.Objective)})
+			}
+			if !math.IsNaN(r.Infeasibility) {
+				f = append(f, plotter.XY{X: x, Y: clampPlot(math.Max(r.Infeasibility, floor))})
+				infMax = math.Max(infMax, f[len(f)-1].Y)
+			}
 		}
 		for _, p := range []struct {
 			plot *plot.Plot
 			xys  plotter.XYs
 		}{{obj, o}, {inf, f}} {
+			if len(p.xys) == 0 {
+				continue // every value NaN: nothing to draw
+			}
 			line, err := plotter.NewLine(p.xys)
 			if err != nil {
 				return fmt.Errorf("line %s: %v", l.Label(), err)
@@ -189,17 +197,24 @@ func DrawFile(path string, lines []*Line, title string) error {
 	if format != "png" && format != "svg" {
 		return fmt.Errorf("%s: the figure's file name must end in .png or .svg", path)
 	}
-	f, err := os.Create(path)
+	f, err := fileio.Create(path, 0o644)
 	if err != nil {
 		return err
 	}
 	if err := Draw(f, format, lines, title); err != nil {
-		f.Close()
-		os.Remove(path)
+		f.Abort()
 		return fmt.Errorf("%s: %v", path, err)
 	}
-	return f.Close()
+	return f.Commit()
 }
+
+// plotLimit is the largest magnitude the figure draws: a value beyond it
+// (up to an infinity) is drawn at ±plotLimit, so that the axes and their
+// ticks stay finite.
+const plotLimit = 1e300
+
+// clampPlot clamps v to [-plotLimit, plotLimit].
+func clampPlot(v float64) float64 { return math.Max(-plotLimit, math.Min(plotLimit, v)) }
 
 // decades ticks a log axis at the powers of ten, labelled 1e-05 … 1e+02.
 type decades struct{}
@@ -207,7 +222,11 @@ type decades struct{}
 // Ticks returns a labelled tick at every power of ten in [lo, hi].
 func (decades) Ticks(lo, hi float64) []plot.Tick {
 	var ticks []plot.Tick
-	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+	if !(lo > 0) || math.IsInf(hi, 0) || math.IsNaN(hi) {
+		return nil
+	}
+	// at most the 617 decades of float64, whatever lo and hi are
+	for e := math.Max(-324, math.Floor(math.Log10(lo))); e <= math.Min(308, math.Ceil(math.Log10(hi))); e++ {
 		v := math.Pow(10, e)
 		if v >= lo*(1-1e-9) && v <= hi*(1+1e-9) {
 			ticks = append(ticks, plot.Tick{Value: v, Label: fmt.Sprintf("1e%+03d", int(e))})

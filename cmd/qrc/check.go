@@ -46,7 +46,7 @@ type modelFlags struct {
 }
 
 func (m *modelFlags) options() check.Options {
-	return check.Options{Set: m.set, Data: m.data}
+	return check.Options{Set: m.set, Data: m.data, RequireVariables: true}
 }
 
 func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {

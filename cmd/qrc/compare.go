@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/fileio"
 	"github.com/qrc-lang/qrc/point"
 	"github.com/qrc-lang/qrc/problem"
 	"github.com/qrc-lang/qrc/solve"
@@ -81,6 +81,7 @@ type compareOptions struct {
 	newProblem  func() *solve.Problem
 	x0          []float64
 	interrupted chan struct{} // closed by Ctrl-C
+	finished    chan struct{} // closed when the runs are over
 }
 
 // parseMethods splits a --methods list and checks every name.
@@ -171,18 +172,19 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		s.RecordEvery = max(1, s.Inner/20)
 	}
 	o := &compareOptions{methods: list, limit: *timeLimit, out: *out, settings: s, title: *title, model: m,
-		newProblem: func() *solve.Problem { return problem.New(m, prog, problem.Options{}) }, x0: x0, interrupted: make(chan struct{})}
+		newProblem: func() *solve.Problem { return problem.New(m, prog, problem.Options{}) }, x0: x0, interrupted: make(chan struct{}), finished: make(chan struct{})}
 
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt)
+	stop, release := notifyStop()
 	go func() {
-		if _, ok := <-sig; ok {
+		select {
+		case <-stop:
 			close(o.interrupted)
+		case <-o.finished:
 		}
 	}()
 	recs, err := o.run(stderr)
-	signal.Stop(sig)
-	close(sig)
+	close(o.finished)
+	release()
 	if err != nil {
 		fmt.Fprintf(stderr, "qrc compare: %v\n", err)
 		return exitUsage
@@ -197,7 +199,7 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var table strings.Builder
 	writeSummary(&table, lines, o.limit, s.Eps)
 	fmt.Fprint(stdout, table.String())
-	if err := os.WriteFile(filepath.Join(o.out, "summary.txt"), []byte(table.String()), 0o644); err != nil {
+	if err := fileio.WriteFile(filepath.Join(o.out, "summary.txt"), []byte(table.String()), 0o644); err != nil {
 		fmt.Fprintf(stderr, "qrc compare: %v\n", err)
 		return exitUsage
 	}
@@ -230,13 +232,15 @@ func (o *compareOptions) run(stderr io.Writer) ([]trace.Record, error) {
 		default:
 		}
 		path := filepath.Join(o.out, name+".csv")
-		f, err := os.Create(path)
+		f, err := fileio.Create(path, 0o644)
 		if err != nil {
 			return nil, err
 		}
 		recs, err := o.runOne(name, f, stderr)
-		if cerr := f.Close(); err == nil {
-			err = cerr
+		if err == nil {
+			err = f.Commit()
+		} else {
+			f.Abort()
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", path, err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -99,13 +98,4 @@ func modelFile(fs *flag.FlagSet, name string, args []string, stderr io.Writer) (
 		return "", false
 	}
 	return files[0], true
-}
-
-// writeJSON writes v as one indented JSON object and a newline, the form
-// of every command's --json output: "<=" stays "<=" (no HTML escaping).
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/fileio"
 	"github.com/qrc-lang/qrc/format"
+	"github.com/qrc-lang/qrc/limits"
 )
 
 var fmtCommand = &command{
@@ -64,7 +65,7 @@ func runFmt(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "qrc fmt: -w needs file names")
 			return exitUsage
 		}
-		src, err := io.ReadAll(stdin)
+		src, err := io.ReadAll(io.LimitReader(stdin, limits.MaxSourceBytes+1))
 		if err != nil {
 			fmt.Fprintf(stderr, "qrc fmt: %v\n", err)
 			return exitUsage
@@ -73,7 +74,7 @@ func runFmt(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	code := exitOK
 	for _, path := range files {
-		src, err := os.ReadFile(path)
+		src, err := fileio.ReadFile(path, limits.MaxSourceBytes)
 		if err != nil {
 			fmt.Fprintf(stderr, "qrc fmt: %v\n", err)
 			code = max(code, exitUsage)
@@ -112,12 +113,7 @@ func fmtOne(path string, src []byte, mode int, stdout, stderr io.Writer) int {
 		}
 	case fmtWrite:
 		if changed {
-			info, err := os.Stat(path)
-			if err != nil {
-				fmt.Fprintf(stderr, "qrc fmt: %v\n", err)
-				return exitUsage
-			}
-			if err := os.WriteFile(path, out, info.Mode().Perm()); err != nil {
+			if err := fileio.WriteFile(path, out, 0o644); err != nil {
 				fmt.Fprintf(stderr, "qrc fmt: %v\n", err)
 				return exitUsage
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/gradcheck"
+	"github.com/qrc-lang/qrc/limits"
 	"github.com/qrc-lang/qrc/point"
 )
 
@@ -91,8 +92,8 @@ func runGradcheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
-	if *npoints < 0 {
-		fmt.Fprintf(stderr, "qrc gradcheck: --points must be 0 or more, got %d\n", *npoints)
+	if *npoints < 0 || *npoints > limits.MaxGradcheckPoints {
+		fmt.Fprintf(stderr, "qrc gradcheck: --points must be between 0 and %d (limits.MaxGradcheckPoints), got %d\n", limits.MaxGradcheckPoints, *npoints)
 		return exitUsage
 	}
 	if !(*tol > 0) {
@@ -104,6 +105,11 @@ func runGradcheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	fns := prog.Functions()
+	if _, ok := limits.Mul(*npoints+1, max(m.NumScalars, 1), limits.MaxElements); !ok {
+		fmt.Fprintf(stderr, "qrc gradcheck: --points %d: %d points of %d scalars are more than the %d values qrc holds at once (limits.MaxElements); use fewer points\n",
+			*npoints, *npoints+1, m.NumScalars, limits.MaxElements)
+		return exitUsage
+	}
 	points := gradcheck.Points(m, *npoints, *seed)
 	rep, err := gradcheck.Check(prog, len(fns), points, gradcheck.Options{Tol: *tol})
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/peterh/liner"
 
+	"github.com/qrc-lang/qrc/fileio"
 	"github.com/qrc-lang/qrc/repl"
 	"github.com/qrc-lang/qrc/solve"
 )
@@ -126,18 +128,20 @@ func runRepl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	line.SetWordCompleter(sess.Complete)
 	history := historyFile()
 	if history != "" {
-		if f, err := os.Open(history); err == nil {
-			line.ReadHistory(f)
-			f.Close()
+		if b, err := fileio.ReadFile(history, 16<<20); err == nil {
+			line.ReadHistory(bytes.NewReader(b))
 		}
 	}
 	fmt.Fprintf(stdout, "qrc %s: declarations and :commands; :help lists them, Ctrl-D quits\n", version)
 	err = sess.Run(&linerReader{line})
 	if history != "" {
 		if err := os.MkdirAll(filepath.Dir(history), 0o755); err == nil {
-			if f, err := os.Create(history); err == nil {
-				line.WriteHistory(f)
-				f.Close()
+			if f, err := fileio.Create(history, 0o600); err == nil {
+				if _, err := line.WriteHistory(f); err == nil {
+					f.Commit()
+				} else {
+					f.Abort()
+				}
 			}
 		}
 	}

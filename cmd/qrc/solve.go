@@ -6,9 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +19,7 @@ import (
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/diag"
 	"github.com/qrc-lang/qrc/penalty"
+	"github.com/qrc-lang/qrc/fileio"
 	"github.com/qrc-lang/qrc/point"
 	"github.com/qrc-lang/qrc/problem"
 	"github.com/qrc-lang/qrc/solve"
@@ -121,6 +122,12 @@ Flags:
   --json             print the result as one JSON object on standard output
   --out FILE         also write the full result as JSON to FILE
   --trace FILE       write one CSV row per outer iteration to FILE
+  --checkpoint FILE  write the current outer iterate to FILE (a point file,
+                     replaced atomically) at the first outer iteration,
+                     every --checkpoint-every (default 10s) and at the end;
+                     a killed run resumes with --start FILE
+  --checkpoint-every D
+                     how often --checkpoint writes (default 10s)
   --quiet            no progress table
 ` + modelFlagsUsage,
 }
@@ -219,6 +226,8 @@ type solveFlags struct {
 	asJSON    *bool
 	out       *string
 	trace     *string
+	ckpt      *string
+	ckptEvery *time.Duration
 	quiet     *bool
 	startFile *string
 	rhoHat    *float64
@@ -247,6 +256,8 @@ func registerSolveFlags(fs *flag.FlagSet) *solveFlags {
 		asJSON:    fs.Bool("json", false, ""),
 		out:       fs.String("out", "", ""),
 		trace:     fs.String("trace", "", ""),
+		ckpt:      fs.String("checkpoint", "", ""),
+		ckptEvery: fs.Duration("checkpoint-every", defaultCheckpointEvery, ""),
 		quiet:     fs.Bool("quiet", false, ""),
 		startFile: fs.String("start", "", ""),
 		rhoHat:    fs.Float64("rho-hat", 0, ""),
@@ -303,6 +314,9 @@ func (f *solveFlags) settings() (solve.Settings, error) {
 	if !(*f.sigma > 0) || math.IsInf(*f.sigma, 1) {
 		return settings, errors.New("--sigma must be positive")
 	}
+	if *f.ckptEvery <= 0 {
+		return settings, errors.New("--checkpoint-every must be positive")
+	}
 	if *f.inner < 0 || *f.outer < 0 || *f.timeLimit < 0 || *f.restarts < 0 {
 		return settings, errors.New("--inner, --outer, --time-limit and --restarts must not be negative")
 	}
@@ -333,18 +347,8 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 
-	stop := make(chan struct{})
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt)
-	go func() {
-		if _, ok := <-sig; ok {
-			close(stop)
-		}
-	}()
-	defer func() {
-		signal.Stop(sig)
-		close(sig)
-	}()
+	stop, release := notifyStop()
+	defer release()
 	run := &solveRun{name: "solve", file: file, m: m, sources: sources, prog: prog, x0: point.Start(m),
 		flags: flags, settings: settings, stop: stop, stdout: stdout, stderr: stderr, progress: true}
 	_, code := run.run()
@@ -408,14 +412,24 @@ func (r *solveRun) run() (*solve.Result, int) {
 		pr.note = monitorNote(prob, prog)
 		rec = append(rec, pr)
 	}
+	if err := r.checkOutputs(); err != nil {
+		fmt.Fprintf(r.stderr, "qrc %s: %v\n", r.name, err)
+		return nil, exitUsage
+	}
+	var trace *fileio.File
 	if *flags.trace != "" {
-		f, err := os.Create(*flags.trace)
-		if err != nil {
+		var err error
+		if trace, err = fileio.Create(*flags.trace, 0o644); err != nil {
 			fmt.Fprintf(r.stderr, "qrc %s: %v\n", r.name, err)
 			return nil, exitUsage
 		}
-		defer f.Close()
-		rec = append(rec, newTraceWriter(f, prog))
+		defer trace.Abort()
+		rec = append(rec, newTraceWriter(trace, prog))
+	}
+	var ckpt *checkpointer
+	if *flags.ckpt != "" {
+		ckpt = &checkpointer{path: *flags.ckpt, m: m, every: *flags.ckptEvery, stderr: r.stderr, name: r.name}
+		rec = append(rec, ckpt)
 	}
 	if len(rec) > 0 {
 		settings.Recorder = rec
@@ -439,6 +453,17 @@ func (r *solveRun) run() (*solve.Result, int) {
 		return nil, exitUsage
 	}
 	rec.finish()
+	if ckpt != nil {
+		ckpt.write(res.X) // the point the result reports
+	}
+	// Output files that fail to be written are reported after the result,
+	// which is printed anyway: a long solve is never lost.
+	var outErrs []error
+	if trace != nil {
+		if err := trace.Commit(); err != nil {
+			outErrs = append(outErrs, err)
+		}
+	}
 	result := resultOf(r.file, m, prob, res, settings, time.Since(began))
 	result.Settings.AllowBiased = *flags.allowBias
 	result.describeMethod(*flags.method, settings, rep)
@@ -449,13 +474,17 @@ func (r *solveRun) run() (*solve.Result, int) {
 		var buf bytes.Buffer
 		err := writeJSON(&buf, result)
 		if err == nil {
-			err = os.WriteFile(*flags.out, buf.Bytes(), 0o644)
+			err = fileio.WriteFile(*flags.out, buf.Bytes(), 0o644)
 		}
 		if err != nil {
-			fmt.Fprintf(r.stderr, "qrc %s: writing %s: %v\n", r.name, *flags.out, err)
-			return nil, exitUsage
+			outErrs = append(outErrs, err)
 		}
 	}
+	defer func() {
+		for _, err := range outErrs {
+			fmt.Fprintf(r.stderr, "qrc %s: %v (the result above is complete)\n", r.name, err)
+		}
+	}()
 	if res.Status == solve.NumericalError && res.Err != nil {
 		printEvalError(r.stderr, r.name, res.Err, r.sources)
 	}
@@ -467,6 +496,9 @@ func (r *solveRun) run() (*solve.Result, int) {
 	} else {
 		result.text(r.stdout, m, res.X)
 	}
+	if len(outErrs) > 0 {
+		return res, exitUsage
+	}
 	switch res.Status {
 	case solve.Infeasible:
 		return res, exitInfeasible
@@ -476,6 +508,59 @@ func (r *solveRun) run() (*solve.Result, int) {
 		return res, exitInterrupted
 	}
 	return res, exitOK
+}
+
+// checkOutputs refuses --out and --trace when they name an input (the
+// model, a data file, the --start file for --trace) or each other, and
+// when they cannot be written, before a long solve rather than after it.
+func (r *solveRun) checkOutputs() error {
+	outs := []struct{ flag, path string }{{"--out", *r.flags.out}, {"--trace", *r.flags.trace}, {"--checkpoint", *r.flags.ckpt}}
+	var inputs []struct{ what, path string }
+	if r.name == "solve" { // the REPL's model is the session, its files are in sources
+		inputs = append(inputs, struct{ what, path string }{"the model", r.file})
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.sources)) {
+		// the model files read (the REPL's loaded files among them)
+		if info, err := os.Stat(name); err == nil && info.Mode().IsRegular() {
+			inputs = append(inputs, struct{ what, path string }{"the model file " + name, name})
+		}
+	}
+	for _, d := range r.m.Data {
+		inputs = append(inputs, struct{ what, path string }{"data set " + d.Name + "'s file", d.Path})
+	}
+	if *r.flags.startFile != "" {
+		// --out may replace the start it resumes from (read already);
+		// a trace never should
+		inputs = append(inputs, struct{ what, path string }{"the --start file", *r.flags.startFile})
+	}
+	for _, o := range outs {
+		if o.path == "" {
+			continue
+		}
+		for _, in := range inputs {
+			if in.path == "" || o.flag != "--trace" && in.what == "the --start file" {
+				continue
+			}
+			if fileio.SamePath(o.path, in.path) {
+				return fmt.Errorf("%s %s names %s; it would be overwritten (choose another file)", o.flag, o.path, in.what)
+			}
+		}
+	}
+	for i, a := range outs {
+		for _, b := range outs[i+1:] {
+			if a.path != "" && b.path != "" && fileio.SamePath(a.path, b.path) {
+				return fmt.Errorf("%s and %s name the same file %s; one would replace the other", a.flag, b.flag, a.path)
+			}
+		}
+	}
+	for _, o := range outs {
+		if o.path != "" {
+			if err := fileio.CheckWritable(o.path); err != nil {
+				return fmt.Errorf("%s: %v", o.flag, err)
+			}
+		}
+	}
+	return nil
 }
 
 // set reports whether flag name was given on the command line.
@@ -591,7 +676,7 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 		Objective:       res.Objective,
 		Infeasibility:   res.Infeasibility,
 		Constraints:     []solveConstraint{},
-		Variables:       point.Variables{Model: m, X: res.X},
+		Variables:       point.Variables{Model: m, X: res.X, NonFinite: true},
 		OuterIterations: res.Stats.Outer,
 		InnerIterations: res.Stats.Inner,
 		Phase1Outer:     res.Stats.Phase1Outer,
@@ -627,7 +712,13 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 		r.Error = res.Err.Error()
 	}
 	for i, c := range m.Constraints {
-		k := solveConstraint{Name: c.Name, Value: res.F[i+1], RHS: constRHS(c), Slack: -res.F[i+1]}
+		// F is empty when the solve stopped before its first evaluation
+		// finished (a value that is not finite at the start)
+		f := math.NaN()
+		if i+1 < len(res.F) {
+			f = res.F[i+1]
+		}
+		k := solveConstraint{Name: c.Name, Value: f, RHS: constRHS(c), Slack: -f}
 		if res.Certificate != nil && i < len(res.Certificate.Multipliers) {
 			k.Multiplier = &res.Certificate.Multipliers[i]
 		}
