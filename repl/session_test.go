@@ -318,5 +318,5 @@ func TestSaveIntoMissingFolder(t *testing.T) {
 	assert.Contains(t, stderr, file+" is not a folder")
 
 	_, stderr = h.exec(t, ":save "+dir, false)
-	assert.Contains(t, stderr, ":save "+dir+": cannot write it: is a directory")
+	assert.Contains(t, stderr, ":save "+dir+": cannot write it: "+dir+" is not a regular file (a directory)")
 }

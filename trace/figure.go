@@ -151,7 +151,9 @@ func Draw(w io.Writer, format string, lines []*Line, title string) error {
 	if lo, hi, ok := objectiveRange(lines); ok {
 		obj.Y.Min, obj.Y.Max = withHeadroom(lo, hi, frac)
 	}
-	inf.Y.Max = inf.Y.Min * math.Pow(inf.Y.Max/inf.Y.Min, 1/(1-frac))
+	if m := inf.Y.Min * math.Pow(inf.Y.Max/inf.Y.Min, 1/(1-frac)); m > inf.Y.Max && m <= plotLimit {
+		inf.Y.Max = m // (beyond plotLimit the legend may overlap: a trace of such values is broken anyway)
+	}
 	canvas, err := draw.NewFormattedCanvas(FigureWidth, FigureHeight, format)
 	if err != nil {
 		return err
@@ -186,8 +188,11 @@ func objectiveRange(lines []*Line) (lo, hi float64, ok bool) {
 // the top frac of the axis above hi.
 func withHeadroom(lo, hi, frac float64) (min, max float64) {
 	span := hi - lo
-	min = lo - 0.02*span
-	return min, hi + frac/(1-frac)*(hi-min)
+	min, max = lo-0.02*span, hi+frac/(1-frac)*(hi-(lo-0.02*span))
+	if math.IsInf(min, 0) || math.IsInf(max, 0) || math.IsNaN(min) || math.IsNaN(max) {
+		return lo, hi // no room for headroom at the ends of the float range
+	}
+	return min, max
 }
 
 // DrawFile draws the figure into path, whose extension (.png or .svg)

@@ -81,7 +81,7 @@ func TestSolveStopSignals(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
 			out, tr := filepath.Join(dir, "r.json"), filepath.Join(dir, "t.csv")
-			code, stdout, stderr := signalSolve(t, []os.Signal{sig}, "examples/npc.qrc", "--outer", "100000", "--out", out, "--trace", tr)
+			code, stdout, stderr := signalSolve(t, []os.Signal{sig}, "examples/npc.qrc", "--outer", "100000", "--oracle", "switching", "--out", out, "--trace", tr)
 			require.Equal(t, 130, code, stderr)
 			assert.Contains(t, stdout, "status         interrupted")
 			var s solveJSON
@@ -107,7 +107,7 @@ func TestSolveSecondSignal(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGINT on Windows")
 	}
-	code, _, stderr := signalSolve(t, []os.Signal{os.Interrupt, os.Interrupt}, "examples/npc.qrc", "--outer", "100000")
+	code, _, stderr := signalSolve(t, []os.Signal{os.Interrupt, os.Interrupt}, "examples/npc.qrc", "--outer", "100000", "--oracle", "switching")
 	assert.Equal(t, 130, code, stderr)
 	assert.NotContains(t, stderr, "goroutine ")
 }
@@ -138,7 +138,7 @@ func TestSolveOutFailsAtEnd(t *testing.T) {
 	require.NoError(t, os.Mkdir(dir, 0o755))
 	out := filepath.Join(dir, "r.json")
 	code, stdout, stderr := signalSolveAfter(t, func() { require.NoError(t, os.RemoveAll(dir)) },
-		[]os.Signal{os.Interrupt}, "examples/npc.qrc", "--outer", "100000", "--out", out)
+		[]os.Signal{os.Interrupt}, "examples/npc.qrc", "--outer", "100000", "--oracle", "switching", "--out", out)
 	assert.Equal(t, 2, code, stderr)
 	assert.Contains(t, stdout, "status         interrupted")
 	assert.Contains(t, stdout, "W: 10×16 matrix")
@@ -170,7 +170,7 @@ func TestCheckpointSurvivesKill(t *testing.T) {
 	dir := t.TempDir()
 	ck := filepath.Join(dir, "ck.json")
 	code, _, stderr := signalSolveAfter(t, func() { time.Sleep(500 * time.Millisecond) }, []os.Signal{os.Kill},
-		"examples/npc.qrc", "--outer", "100000", "--checkpoint", ck, "--checkpoint-every", "1ms")
+		"examples/npc.qrc", "--outer", "100000", "--oracle", "switching", "--oracle", "switching", "--checkpoint", ck, "--checkpoint-every", "1ms")
 	require.Equal(t, -1, code, "killed by the signal\n%s", stderr)
 	b, err := os.ReadFile(ck)
 	require.NoError(t, err)

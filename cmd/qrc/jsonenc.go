@@ -131,10 +131,22 @@ func jsonTree(v reflect.Value) (any, error) {
 				continue
 			}
 			name, opts, _ := strings.Cut(tag, ",")
+			fv := v.Field(i)
+			if f.Anonymous && name == "" {
+				// an embedded struct's fields are the outer object's, as
+				// encoding/json has them
+				e, err := jsonTree(fv)
+				if err != nil {
+					return nil, err
+				}
+				if inner, ok := e.(jsonObject); ok {
+					obj = append(obj, inner...)
+				}
+				continue
+			}
 			if name == "" {
 				name = f.Name
 			}
-			fv := v.Field(i)
 			if strings.Contains(opts, "omitempty") && isEmpty(fv) {
 				continue
 			}

@@ -211,7 +211,7 @@ func TestSolveInterrupt(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGINT on Windows")
 	}
-	cmd := exec.Command(qrcBin, "solve", "--json", "examples/npc.qrc", "--outer", "100000")
+	cmd := exec.Command(qrcBin, "solve", "--json", "examples/npc.qrc", "--outer", "100000", "--oracle", "switching")
 	cmd.Dir = repoRoot
 	var out bytes.Buffer
 	cmd.Stdout = &out

@@ -42,7 +42,7 @@ run() { # name reference methods model args...
 echo "| model | oracle | best known | to 1% (CPU s) | to 0.1% | to 0.01% | best feasible reached |"
 echo "|---|---|---|---|---|---|---|"
 run phase - iqrc,bundle,stochastic examples/phase.qrc
-run fairness - iqrc,smooth,bundle,stochastic examples/fairness.qrc --set r=1.1
+run fairness - iqrc,smooth,bundle,stochastic examples/fairness.qrc
 run npc-digits - iqrc,smooth,bundle,stochastic examples/npc.qrc
 if [ -f $shared/pendigits.scale ]; then
   run npc-pendigits.scale 3.5153887 iqrc,smooth,bundle,stochastic examples/npc.qrc --data train=$shared/pendigits.scale

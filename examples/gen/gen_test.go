@@ -149,11 +149,13 @@ func TestLoad(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, a9aRows, s.N())
 		assert.Equal(t, 123, s.D())
+		X, err := s.Dense() // a sparse set's X is nil until asked for
+		require.NoError(t, err)
 		pos := 0
 		for i := range s.N() {
 			ones := 0
 			for j := range s.D() {
-				switch v := s.X.At(i, j); v {
+				switch v := X.At(i, j); v {
 				case 1:
 					ones++
 				default:
