@@ -72,7 +72,7 @@ func TestSolveLocallyInfeasible(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "qrc solve: phase 1 found no feasible point from this start; restart 1 of 4 from a perturbed start (scale 0.1, --seed 1)")
 	assert.Contains(t, r.stdout, "verdict        phase 1 stopped at a stationary point of the violation from the given start; restart 1 (a perturbed start, scale 0.1, --seed 1) found this feasible point\n")
-	s, r = jsonOut[verdictJSON](t, false, "solve", "--quiet", model)
+	s, r = jsonOut[verdictJSON](t, false, "solve", "--quiet", "--oracle", "switching", model)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.True(t, s.Status == "converged" || s.Status == "iteration_limit", s.Status)
 	assert.LessOrEqual(t, s.Infeasibility, 1e-3)
@@ -98,19 +98,20 @@ func adviceFlag(t *testing.T, verdict string) []string {
 	return m[1:]
 }
 
-// fairness.qrc with delta = 1 (no active constraint) does not stop
-// within 50 outer iterations: the steps are still longer than eps. The
+// fairness.qrc with delta = 1 (no active constraint) and the switching
+// oracle (Algorithm 2) does not stop within 50 outer iterations: the steps
+// are still longer than eps. (The default smooth oracle converges there.) The
 // verdict says so and recommends --outer; following it converges, and
 // lowers the objective.
 func TestSolveIterationLimitAdviceOuter(t *testing.T) {
-	s, r := jsonOut[verdictJSON](t, false, "solve", "--quiet", "examples/fairness.qrc", "--set", "delta=1", "--outer", "50")
+	s, r := jsonOut[verdictJSON](t, false, "solve", "--quiet", "--oracle", "switching", "examples/fairness.qrc", "--set", "delta=1", "--outer", "50")
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Equal(t, "iteration_limit", s.Status)
 	assert.Contains(t, s.Verdict, "stopped on the outer-iteration limit while the iterates were still moving")
 	advice := adviceFlag(t, s.Verdict)
 	assert.Equal(t, []string{"--outer", "200"}, advice)
 
-	s2, r2 := jsonOut[verdictJSON](t, false, "solve", append([]string{"--quiet", "examples/fairness.qrc", "--set", "delta=1"}, advice...)...)
+	s2, r2 := jsonOut[verdictJSON](t, false, "solve", append([]string{"--quiet", "--oracle", "switching", "examples/fairness.qrc", "--set", "delta=1"}, advice...)...)
 	require.Equal(t, 0, r2.code, r2.stderr)
 	assert.Equal(t, "converged", s2.Status)
 	assert.True(t, s2.Stationary)
@@ -208,7 +209,7 @@ subject to
 	opt := cvarOptimum(t, R, alpha, c)
 	require.Less(t, opt, 0.0)
 
-	s, r := jsonOut[verdictJSON](t, false, "solve", "--quiet", model)
+	s, r := jsonOut[verdictJSON](t, false, "solve", "--quiet", "--oracle", "switching", model)
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Equal(t, "iteration_limit", s.Status)
 	gap := (s.Objective - opt) / math.Abs(opt)
@@ -217,7 +218,7 @@ subject to
 	advice := adviceFlag(t, s.Verdict)
 	assert.Equal(t, []string{"--inner", "4000"}, advice)
 
-	s2, r2 := jsonOut[verdictJSON](t, false, "solve", append([]string{"--quiet", model}, advice...)...)
+	s2, r2 := jsonOut[verdictJSON](t, false, "solve", append([]string{"--quiet", "--oracle", "switching", model}, advice...)...)
 	require.Equal(t, 0, r2.code, r2.stderr)
 	assert.LessOrEqual(t, s2.Infeasibility, 1e-3)
 	gap2 := (s2.Objective - opt) / math.Abs(opt)

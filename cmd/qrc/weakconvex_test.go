@@ -3,6 +3,7 @@ package main_test
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,7 +77,15 @@ func TestCheckWeakConvexityJSON(t *testing.T) {
 }
 
 func TestCheckExplain(t *testing.T) {
-	r := qrc(t, "", "check", "--explain", "objective", "examples/fairness.qrc")
+	csv, err := filepath.Abs(filepath.Join(repoRoot, "examples", "data", "fairness.csv"))
+	require.NoError(t, err)
+	// the sigmoid-loss classifier of the first fairness example
+	model := writeModel(t, "model.qrc", `data people = csv("`+csv+`", label = "y", drop = ["group"])
+var x[people.d] in ball(5)
+func phi(z) = 1 / (1 + exp(z))
+minimize mean(i in people) phi(people.y[i] * dot(people.X[i], x))
+`)
+	r := qrc(t, "", "check", "--explain", "objective", model)
 	require.Equal(t, 0, r.code, r.stderr)
 	lines := strings.Split(r.stdout, "\n")
 	assert.Regexp(t, `^objective: weakly convex: rho <= [0-9.]+, M <= [0-9.]+, smooth$`, lines[0])
