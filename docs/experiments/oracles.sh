@@ -45,9 +45,9 @@ run phase - iqrc,bundle,stochastic examples/phase.qrc
 run fairness - iqrc,smooth,bundle,stochastic examples/fairness.qrc
 run npc-digits - iqrc,smooth,bundle,stochastic examples/npc.qrc
 if [ -f $shared/pendigits.scale ]; then
-  run npc-pendigits.scale 3.5153887 iqrc,smooth,bundle,stochastic examples/npc.qrc --data train=$shared/pendigits.scale
+  run npc-pendigits.scale 3.5153887 iqrc,smooth,bundle,stochastic,penalty examples/npc.qrc --data train=$shared/pendigits.scale
   run npc-hinge-pendigits.scale - iqrc,bundle,stochastic docs/experiments/npc_hinge.qrc --data train=$shared/pendigits.scale
-  run npc-pendigits - iqrc,smooth,bundle,stochastic examples/npc.qrc --data train=$shared/pendigits
+  run npc-pendigits - iqrc,smooth,bundle,stochastic,penalty examples/npc.qrc --data train=$shared/pendigits
 else
   echo "(../shared/data is absent: the pendigits rows are left out)"
 fi
