@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strconv"
 )
 
 var debugSmooth = os.Getenv("QRC_DEBUG_SMOOTH") != ""
@@ -413,22 +414,10 @@ func (s *solver) gradW(w, g []float64) error {
 	}
 	for _, v := range g {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return s.solveErr(&NonFiniteError{"a gradient has a component " + formatFloat(v)})
+			return s.solveErr(&NonFiniteError{"a gradient has a component " + strconv.FormatFloat(v, 'g', -1, 64)})
 		}
 	}
 	return nil
-}
-
-func formatFloat(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "+Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
-	}
-	return "finite"
 }
 
 // restoreOnSegment evaluates the point of the segment from the best
