@@ -1,13 +1,9 @@
 package solve
 
 import (
-	"fmt"
 	"math"
-	"os"
 	"strconv"
 )
-
-var debugSmooth = os.Getenv("QRC_DEBUG_SMOOTH") != ""
 
 // The smooth oracle (Remark 2: "any fast strongly convex solver can be the
 // oracle") solves (7) at x_t,
@@ -326,9 +322,6 @@ func (s *solver) smoothSolve(xt []float64, acc accuracy) (res subResult, halt ha
 			hist = append(hist, phi)
 		}
 		b.hist = hist
-		if debugSmooth {
-			fmt.Fprintf(os.Stderr, "AL evals=%d F=%.10g lower=%.10g gap=%.3g tol=%.3g innerGap=%.3g omega=%.3g c=%.3g alpha=%.3g prog=%v feas=%v\n", evals, res.F, res.Lower, res.F-res.Lower, s.gapTol(acc, bestDist, res.LambdaSum()), b.innerGap, omega, c, alpha, progressed, res.Feasible)
-		}
 		if done() || evals >= acc.MaxEvals {
 			break
 		}
