@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/qrc-lang/qrc/stdlib"
 )
@@ -12,6 +13,7 @@ import (
 // that is not continuously differentiable.
 type Kink struct {
 	Expr   Expr
+	Atom   string // the operation: the built-in's name, "max(...)", "^0.5"
 	Reason string
 }
 
@@ -21,6 +23,16 @@ type Kink struct {
 // built-ins it uses. When it is not, the first Kink found says where. The
 // solver's smooth oracle needs a smooth model; the bundle oracle does not.
 func Smooth(m *Model) (bool, *Kink) {
+	if ks := Kinks(m); len(ks) > 0 {
+		return false, &ks[0]
+	}
+	return true, nil
+}
+
+// Kinks lists the nonsmooth subexpressions of m's functions that depend on
+// the decision variables, in the order of the functions and, within one,
+// of a depth-first walk (each shared subexpression once).
+func Kinks(m *Model) []Kink {
 	var exprs []Expr
 	if m.Objective != nil {
 		exprs = append(exprs, m.Objective.Expr)
@@ -28,41 +40,39 @@ func Smooth(m *Model) (bool, *Kink) {
 	for _, c := range m.Constraints {
 		exprs = append(exprs, c.F)
 	}
+	var out []Kink
+	seen := map[Expr]bool{}
 	for _, e := range exprs {
-		if k := firstKink(e); k != nil {
-			return false, k
-		}
+		Walk(e, func(x Expr) bool {
+			if seen[x] || x.Deps()&DepVar == 0 {
+				return false
+			}
+			seen[x] = true
+			if k, ok := kinkAt(x); ok {
+				out = append(out, k)
+			}
+			return true
+		})
 	}
-	return true, nil
+	return out
 }
 
-// firstKink returns the first nonsmooth subexpression of e that depends on
-// the variables, or nil.
-func firstKink(e Expr) *Kink {
-	var found *Kink
-	seen := map[Expr]bool{}
-	Walk(e, func(x Expr) bool {
-		if found != nil || seen[x] || x.Deps()&DepVar == 0 {
-			return false
+// kinkAt reports whether x itself (not its operands) is nonsmooth.
+func kinkAt(x Expr) (Kink, bool) {
+	switch x := x.(type) {
+	case *Call:
+		if !x.Func.PropsFor(x.Params).Smooth {
+			return Kink{x, x.Func.Name, fmt.Sprintf("%s is not differentiable everywhere", x.Func.Name)}, true
 		}
-		seen[x] = true
-		switch x := x.(type) {
-		case *Call:
-			if !x.Func.PropsFor(x.Params).Smooth {
-				found = &Kink{x, fmt.Sprintf("%s is not differentiable everywhere", x.Func.Name)}
-			}
-		case *Compr:
-			if x.Op == "max" || x.Op == "min" {
-				found = &Kink{x, fmt.Sprintf("a %s over terms that depend on the variables is not differentiable where they tie", x.Op)}
-			}
-		case *Arith:
-			if x.Op == "^" {
-				if c, ok := x.Y.(*Const); ok && len(c.Value.Data) == 1 && !stdlib.PowProps(c.Value.Data[0]).Smooth {
-					found = &Kink{x, fmt.Sprintf("z^%v is not differentiable at 0", c.Value.Data[0])}
-				}
-			}
+	case *Compr:
+		if x.Op == "max" || x.Op == "min" {
+			return Kink{x, x.Op + "(...)", fmt.Sprintf("a %s over terms that depend on the variables is not differentiable where they tie", x.Op)}, true
 		}
-		return found == nil
-	})
-	return found
+	case *Arith:
+		if c, ok := x.Y.(*Const); ok && x.Op == "^" && len(c.Value.Data) == 1 && !stdlib.PowProps(c.Value.Data[0]).Smooth {
+			p := strconv.FormatFloat(c.Value.Data[0], 'g', 6, 64)
+			return Kink{x, "^" + p, fmt.Sprintf("z^%s is not differentiable at 0", p)}, true
+		}
+	}
+	return Kink{}, false
 }

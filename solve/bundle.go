@@ -68,6 +68,16 @@ type bundleState struct {
 	grad, best []float64 // dual gradient; the best dual point's weights
 	y, s, z    []float64 // primal work vectors
 	G, Gf      []float64
+	// the dual solver's work vectors, reused from one model solve to the next
+	trial, prev, v, gv, sorted []float64
+}
+
+// grow returns (*buf)[:k], reallocating *buf when it is too short.
+func grow(buf *[]float64, k int) []float64 {
+	if cap(*buf) < k {
+		*buf = make([]float64, k, 2*k)
+	}
+	return (*buf)[:k]
 }
 
 // bundleSolve runs the bundle oracle on (7) at xt. Its output is in s.out.
@@ -176,18 +186,7 @@ func (s *solver) bundleSolve(xt []float64, acc accuracy) (res subResult, halt ha
 		if maxG > 0 && res.Feasible {
 			// pull the trial point back to the constraints along the
 			// segment to the best feasible point
-			t := 1.0
-			room := true
-			for i, gy := range bs.G {
-				if gy > 0 {
-					if bs.Gf[i] >= 0 {
-						room = false
-						break
-					}
-					t = math.Min(t, bs.Gf[i]/(bs.Gf[i]-gy))
-				}
-			}
-			if room && t < 1 {
+			if t, room := segmentFraction(bs.G, bs.Gf); room && t < 1 {
 				for j := range bs.z {
 					bs.z[j] = s.out[j] + t*(bs.y[j]-s.out[j])
 				}
@@ -262,7 +261,7 @@ func (s *solver) bundleModel(xt []float64, mu float64, y []float64, res *subResu
 		bs.best = make([]float64, K)
 	}
 	grad, best := bs.grad[:K], bs.best[:K]
-	trial := make([]float64, K)
+	trial := grow(&bs.trial, K)
 	// dual value and gradient at weights v; the minimiser goes to y
 	eval := func(v []float64, yy []float64, g []float64) float64 {
 		sb := 0.0
@@ -307,9 +306,9 @@ func (s *solver) bundleModel(xt []float64, mu float64, y []float64, res *subResu
 	D := eval(w, y, grad)
 	bestD := D
 	copy(best, w)
-	prev := slices.Clone(w)
-	v := slices.Clone(w) // the extrapolated point
-	gv := slices.Clone(grad)
+	prev := append(grow(&bs.prev, K)[:0], w...)
+	v := append(grow(&bs.v, K)[:0], w...) // the extrapolated point
+	gv := append(grow(&bs.gv, K)[:0], grad...)
 	Dv := D
 	step := 1.0 / mu
 	theta := 1.0
@@ -326,7 +325,7 @@ func (s *solver) bundleModel(xt []float64, mu float64, y []float64, res *subResu
 			for k := range trial {
 				trial[k] += step * gv[k]
 			}
-			projectDual(bs.cuts, trial)
+			bs.sorted = projectDual(bs.cuts, trial, bs.sorted)
 			Dt := eval(trial, bs.z, nil)
 			lin := 0.0
 			for k := range trial {
@@ -360,7 +359,7 @@ func (s *solver) bundleModel(xt []float64, mu float64, y []float64, res *subResu
 		for k := range v {
 			v[k] = w[k] + beta*(w[k]-prev[k])
 		}
-		projectDual(bs.cuts, v)
+		bs.sorted = projectDual(bs.cuts, v, bs.sorted)
 		Dv = eval(v, bs.z, gv)
 		step *= 1.2
 		if small && it > 10 {
@@ -391,17 +390,18 @@ func (s *solver) bundleModel(xt []float64, mu float64, y []float64, res *subResu
 
 // projectDual projects the dual weights onto {objective cuts' weights in
 // the simplex, constraint cuts' weights >= 0}.
-func projectDual(cuts []cut, v []float64) {
-	var obj []float64
+// sorted is scratch space (the objective weights, sorted); it is returned
+// for reuse.
+func projectDual(cuts []cut, v, sorted []float64) []float64 {
+	sorted = sorted[:0]
 	for k, c := range cuts {
 		if c.fn == 0 {
-			obj = append(obj, v[k])
+			sorted = append(sorted, v[k])
 		} else {
 			v[k] = math.Max(0, v[k])
 		}
 	}
 	// Euclidean projection onto the simplex (sort-based)
-	sorted := slices.Clone(obj)
 	slices.Sort(sorted)
 	slices.Reverse(sorted)
 	sum, theta := 0.0, 0.0
@@ -417,4 +417,5 @@ func projectDual(cuts []cut, v []float64) {
 			v[k] = math.Max(0, v[k]-theta)
 		}
 	}
+	return sorted
 }

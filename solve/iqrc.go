@@ -27,7 +27,6 @@ type solver struct {
 
 	// buffers of the inner loop
 	vals, w, grad, d, z, zsum, out []float64
-	avg                            *subgradAvg // set during the certificate's oracle run
 
 	tr Tracker // Best and MostFeasible of the outer iterates
 

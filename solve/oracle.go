@@ -28,19 +28,6 @@ type oracleInfo struct {
 	halt haltReason
 }
 
-// subgradAvg accumulates, per function, the (k+1)-weighted sums of the
-// subgradients the certificate's oracle run steps on in its second half.
-type subgradAvg struct {
-	from int         // the first inner iteration accumulated
-	sum  [][]float64 // per function 0..M; nil until first used
-	w    []float64
-	// normal is the (k+1)-weighted sum of (y_k - Proj_X(y_k)) / gamma_k,
-	// y_k = z_k - gamma_k d_k: normal vectors of X at the iterates, in the
-	// units of a subgradient; nil if X is R^N.
-	normal []float64
-	pre    []float64 // y_k
-}
-
 // oracle runs Algorithm 2 (the switching subgradient method) for K inner
 // iterations on the subproblem (7) at xt with the current RhoHat and Rho,
 // and leaves its output in s.out:
@@ -127,26 +114,9 @@ func (s *solver) oracle(xt []float64, K int, phase1, record bool) (oracleInfo, e
 				s.zsum[j] += wk * zj
 			}
 		}
-		if s.avg != nil && k >= s.avg.from {
-			if s.avg.sum[fn] == nil {
-				s.avg.sum[fn] = make([]float64, s.n)
-			}
-			for j, gj := range g {
-				s.avg.sum[fn][j] += wk * gj
-			}
-			s.avg.w[fn] += wk
-		}
 		gamma := 2 / (mu * float64(k+2))
 		for j := range z {
 			z[j] -= gamma * d[j]
-		}
-		if s.avg != nil && k >= s.avg.from && s.p.Project != nil {
-			copy(s.avg.pre, z)
-			s.project(z)
-			for j, zj := range z {
-				s.avg.normal[j] += wk * (s.avg.pre[j] - zj) / gamma
-			}
-			continue
 		}
 		s.project(z)
 	}

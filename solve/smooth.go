@@ -243,7 +243,7 @@ func (s *solver) smoothSolve(xt []float64, acc accuracy) (res subResult, halt ha
 					// step: take the spectral one
 					copy(b.z, d)
 					s.project(d)
-					if cut, full := distSq(b.z, d), distSq(b.z, y); cut > 0.01*full {
+					if dist(b.z, d) > 0.1*dist(b.z, y) {
 						continue
 					}
 				} else {
@@ -419,15 +419,9 @@ func (s *solver) gradW(w, g []float64) error {
 // notes it when it is feasible and better. The evaluation leaves the
 // solver's values at that point, not at y.
 func (s *solver) restoreOnSegment(y []float64, b *smoothBufs, eval func([]float64) (float64, error)) error {
-	t := 1.0
-	for i, gy := range b.G {
-		if gy > 0 {
-			gf := b.Gf[i]
-			if gf >= 0 {
-				return nil // no room: the feasible point is on the constraint too
-			}
-			t = math.Min(t, gf/(gf-gy))
-		}
+	t, ok := segmentFraction(b.G, b.Gf)
+	if !ok {
+		return nil // no room: the feasible point is on the constraint too
 	}
 	p := b.ytr
 	for j := range p {
@@ -507,12 +501,21 @@ func (q *lbfgs) direction(g, d []float64) {
 	}
 }
 
-// distSq is ||a - b||^2.
-func distSq(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		d := a[i] - b[i]
-		s += d * d
+// segmentFraction is the largest t in [0, 1] at which the linear
+// interpolation (1-t) gf + t g of the constraint values at a feasible
+// point (gf) and at a point just outside (g) is at most 0 in every
+// coordinate; ok is false when a violated constraint is already active at
+// the feasible point (no room to move). The smooth and bundle oracles pull
+// their trial points back to the constraints with it.
+func segmentFraction(g, gf []float64) (t float64, ok bool) {
+	t = 1
+	for i, gy := range g {
+		if gy > 0 {
+			if gf[i] >= 0 {
+				return 0, false
+			}
+			t = math.Min(t, gf[i]/(gf[i]-gy))
+		}
 	}
-	return s
+	return t, true
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/penalty"
 	"github.com/qrc-lang/qrc/solve"
-	"github.com/qrc-lang/qrc/stdlib"
 )
 
 // The solution methods of qrc solve --method and qrc compare --methods.
@@ -111,41 +110,13 @@ func maxDomainViolation(m *check.Model, x []float64) float64 {
 }
 
 // nonsmoothAtoms lists, sorted, the nonsmooth operations the objective and
-// constraints use: built-ins whose stdlib properties are not Smooth (for
-// their parameters), powers z^p that are not smooth, and max or min over
-// index sets.
+// constraints use on the variables (check.Kinks).
 func nonsmoothAtoms(m *check.Model) []string {
-	seen := map[string]bool{}
-	visit := func(e check.Expr) bool {
-		switch x := e.(type) {
-		case *check.Call:
-			if !x.Func.PropsFor(x.Params).Smooth {
-				seen[x.Func.Name] = true
-			}
-		case *check.Arith:
-			if c, ok := x.Y.(*check.Const); ok && x.Op == "^" && len(c.Value.Data) == 1 && !stdlib.PowProps(c.Value.Data[0]).Smooth {
-				seen["^"+num(c.Value.Data[0])] = true
-			}
-		case *check.Compr:
-			if x.Op == "max" || x.Op == "min" {
-				seen[x.Op+"(...)"] = true
-			}
-		}
-		return true
-	}
-	var exprs []check.Expr
-	if m.Objective != nil {
-		exprs = append(exprs, m.Objective.Expr)
-	}
-	for _, c := range m.Constraints {
-		exprs = append(exprs, c.F)
-	}
-	for _, e := range exprs {
-		check.Walk(e, visit)
-	}
 	var out []string
-	for a := range seen {
-		out = append(out, a)
+	for _, k := range check.Kinks(m) {
+		if !slices.Contains(out, k.Atom) {
+			out = append(out, k.Atom)
+		}
 	}
 	slices.Sort(out)
 	return out
