@@ -3,6 +3,8 @@ package solve
 import (
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // The bundle oracle solves (7) at x_t for nonsmooth fi by cutting planes.
@@ -176,7 +178,7 @@ func (s *solver) bundleSolve(xt []float64, acc accuracy) (res subResult, halt ha
 		// accurately (or the cuts repeat): stop rather than spin
 		if res.Lower > lastLower+1e-12*(1+math.Abs(res.Lower)) {
 			lastLower, stalled = res.Lower, 0
-		} else if stalled++; stalled >= bundleStall {
+		} else if stalled++; stalled >= bundleStall*s.effortFactor() {
 			break
 		}
 		_, maxG, err := addPoint(bs.y)
@@ -186,12 +188,22 @@ func (s *solver) bundleSolve(xt []float64, acc accuracy) (res subResult, halt ha
 		if maxG > 0 && res.Feasible {
 			// pull the trial point back to the constraints along the
 			// segment to the best feasible point
+			// (a point put on a constraint by the fraction can still be
+			// outside it by a rounding error of the constraint's terms,
+			// far larger than the fraction's margin when x_t is already
+			// within 1e-11 of the constraint: then stop shorter)
 			if t, room := segmentFraction(bs.G, bs.Gf); room && t < 1 {
-				for j := range bs.z {
-					bs.z[j] = s.out[j] + t*(bs.y[j]-s.out[j])
-				}
-				if _, _, err := addPoint(bs.z); err != nil {
-					return res, running, err
+				for _, short := range []float64{0, 1e-6, 1e-3} {
+					for j := range bs.z {
+						bs.z[j] = s.out[j] + t*(1-short)*(bs.y[j]-s.out[j])
+					}
+					_, maxZ, err := addPoint(bs.z)
+					if err != nil {
+						return res, running, err
+					}
+					if maxZ <= 0 {
+						break
+					}
 				}
 			}
 		}
@@ -203,26 +215,68 @@ func (s *solver) bundleSolve(xt []float64, acc accuracy) (res subResult, halt ha
 	return res, running, nil
 }
 
-// addCut adds c to the bundle, first dropping the oldest cut with zero
-// dual weight (or the oldest) when the bundle is full.
+// addCut adds c to the bundle, compressing the bundle first when it is
+// full.
 func (s *solver) addCut(c cut) {
 	bs := s.bundle
 	if len(bs.cuts) >= bundleMaxCuts {
-		drop := 0
-		for k := range bs.cuts {
-			if k < len(bs.w) && bs.w[k] == 0 && bs.cuts[k].fn == c.fn {
-				drop = k
-				break
-			}
-		}
-		bs.cuts = slices.Delete(bs.cuts, drop, drop+1)
-		if drop < len(bs.w) {
-			bs.w = slices.Delete(bs.w, drop, drop+1)
-		}
+		s.compressBundle()
 	}
 	bs.cuts = append(bs.cuts, c)
 	// the new cut enters the dual with weight 0
 	bs.w = append(bs.w[:min(len(bs.w), len(bs.cuts)-1)], 0)
+}
+
+// compressBundle makes room in a full bundle without lowering the bound:
+// it drops the cuts with zero dual weight and, when more than half the
+// bundle is left, replaces each function's weighted cuts by their
+// aggregate, sum w_k l_k / sum w_k with weight sum w_k (the aggregate
+// cut of proximal bundle methods). A convex combination of minorants is a
+// minorant, and the Lagrangian sum w_k l_k is unchanged, so the dual keeps
+// its value: the next model solve starts from the bound already reached.
+// (Dropping the oldest cuts instead stalled the bound on phase retrieval,
+// where every term has a kink at the solution.)
+func (s *solver) compressBundle() {
+	bs := s.bundle
+	kept := 0
+	for k := range bs.cuts {
+		if k < len(bs.w) && bs.w[k] > 0 {
+			bs.cuts[kept], bs.w[kept] = bs.cuts[k], bs.w[k]
+			kept++
+		}
+	}
+	bs.cuts, bs.w = bs.cuts[:kept], bs.w[:kept]
+	if kept <= bundleMaxCuts/2 {
+		return
+	}
+	var agg []cut
+	var aggW []float64
+	for fn := 0; fn <= s.m; fn++ {
+		sum := 0.0
+		for k, c := range bs.cuts {
+			if c.fn == fn {
+				sum += bs.w[k]
+			}
+		}
+		if sum <= 0 {
+			continue
+		}
+		a := cut{fn: fn, b: make([]float64, s.n)}
+		for k, c := range bs.cuts {
+			if c.fn != fn {
+				continue
+			}
+			f := bs.w[k] / sum
+			a.a += f * c.a
+			for j, bj := range c.b {
+				a.b[j] += f * bj
+			}
+		}
+		agg = append(agg, a)
+		aggW = append(aggW, sum)
+	}
+	bs.cuts = append(bs.cuts[:0], agg...)
+	bs.w = append(bs.w[:0], aggW...)
 }
 
 // bundleModel maximises the dual D of the model problem over the bundle,
@@ -262,45 +316,7 @@ func (s *solver) bundleModel(xt []float64, mu float64, y []float64, res *subResu
 	}
 	grad, best := bs.grad[:K], bs.best[:K]
 	trial := grow(&bs.trial, K)
-	// dual value and gradient at weights v; the minimiser goes to y
-	eval := func(v []float64, yy []float64, g []float64) float64 {
-		sb := 0.0
-		dir := bs.s
-		clear(dir)
-		for k, c := range bs.cuts {
-			if v[k] == 0 {
-				continue
-			}
-			if c.fn != 0 {
-				sb += v[k]
-			}
-			for j, bj := range c.b {
-				dir[j] += v[k] * bj
-			}
-		}
-		scale := (1 + sb) * mu
-		for j := range yy {
-			yy[j] = xt[j] - dir[j]/scale
-		}
-		s.project(yy)
-		q := 0.0
-		for j := range yy {
-			d := yy[j] - xt[j]
-			q += d * d
-		}
-		q *= mu / 2
-		D := (1 + sb) * q
-		for k, c := range bs.cuts {
-			lk := c.a + dot(c.b, yy) + q
-			if g != nil {
-				g[k] = lk
-			}
-			if v[k] != 0 {
-				D += v[k] * (lk - q)
-			}
-		}
-		return D
-	}
+	eval := func(v, yy, g []float64) float64 { return s.dualEval(xt, mu, v, yy, g) }
 	// accelerated projected gradient ascent (FISTA with backtracking and
 	// adaptive restart) from the last call's weights
 	D := eval(w, y, grad)
@@ -376,6 +392,7 @@ func (s *solver) bundleModel(xt []float64, mu float64, y []float64, res *subResu
 		}
 	}
 	copy(w, best)
+	bestD = s.dualNewton(xt, mu, w, bestD)
 	eval(w, y, nil)
 	if bestD > res.Lower {
 		res.Lower = bestD
@@ -417,5 +434,53 @@ func projectDual(cuts []cut, v, sorted []float64) []float64 {
 			v[k] = math.Max(0, v[k]-theta)
 		}
 	}
+	// theta loses precision when the weights are large (a long ascent
+	// step): the dual's value is a bound only on the simplex itself
+	normaliseObjective(cuts, v)
 	return sorted
+}
+
+// dualEval returns the value at the weights v of the bundle's dual
+// function (the model's Lagrangian minimised over X), leaves the minimiser
+// in yy and, when g is not nil, the gradient in g: the cuts' values at yy,
+// each plus mu/2 ||yy - xt||^2 (the constraint cuts' derivative; the
+// objective cuts' derivative plus a constant, which leaves ascent
+// directions on the simplex unchanged). The objective weights are taken
+// to sum to one.
+func (s *solver) dualEval(xt []float64, mu float64, v, yy, g []float64) float64 {
+	bs := s.bundle
+	sb := 0.0
+	dir := bs.s
+	clear(dir)
+	for k, c := range bs.cuts {
+		if v[k] == 0 {
+			continue
+		}
+		if c.fn != 0 {
+			sb += v[k]
+		}
+		floats.AddScaled(dir, v[k], c.b)
+	}
+	scale := (1 + sb) * mu
+	for j := range yy {
+		yy[j] = xt[j] - dir[j]/scale
+	}
+	s.project(yy)
+	q := 0.0
+	for j := range yy {
+		d := yy[j] - xt[j]
+		q += d * d
+	}
+	q *= mu / 2
+	D := (1 + sb) * q
+	for k, c := range bs.cuts {
+		lk := c.a + dot(c.b, yy) + q
+		if g != nil {
+			g[k] = lk
+		}
+		if v[k] != 0 {
+			D += v[k] * (lk - q)
+		}
+	}
+	return D
 }

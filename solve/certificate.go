@@ -37,7 +37,7 @@ func (s *solver) accurateSolve(o Oracle, xt []float64, acc accuracy) (subResult,
 func (s *solver) accurateStep(cur *Point) (next Point, sub subResult, doubled bool, halt haltReason, err error) {
 	s.t = cur.T + 1
 	for {
-		acc := accuracy{Rel: 0.1, Abs: 0.25 * s.set.Eps, MaxEvals: s.set.MaxEvals}
+		acc := accuracy{Rel: 0.1, Abs: 0.25 * s.set.Eps, MaxEvals: s.effortFactor() * s.set.MaxEvals}
 		sub, halt, err = s.accurateSolve(s.set.Oracle, cur.X, acc)
 		if err != nil {
 			return
@@ -63,6 +63,14 @@ func (s *solver) accurateStep(cur *Point) (next Point, sub subResult, doubled bo
 	next, err = s.evaluate(s.out, s.t)
 	return
 }
+
+// maxEffort is the largest factor by which a stalled solve raises its
+// accurate oracle's effort (MaxEvals, the bundle's patience) before it ends
+// with status Stalled.
+const maxEffort = 16
+
+// effortFactor is the factor on the accurate oracles' effort.
+func (s *solver) effortFactor() int { return max(1, s.effort) }
 
 // rhoDown lets RhoHat come down again after the switching oracle's
 // safeguard doubled it: after rhoDownAfter outer steps in a row without a

@@ -47,9 +47,14 @@ type solver struct {
 	sinceDoubling int     // outer steps since the last doubling of RhoHat
 	lastStep      float64 // the length of the last accurate outer step
 	rhoFloor      float64 // RhoHat after the last doubling on evidence of nonconvexity
+	// effort multiplies the accurate oracles' evaluation budget and the
+	// bundle's patience (0 means 1); it grows when a subproblem neither
+	// moved x_t nor certified it
+	effort int
 
 	// cert certifies certified, the last outer iterate whose step met the
-	// stopping rule; Converged needs cert.Stationary.
+	// stopping rule or whose subproblem an accurate oracle solved to a
+	// certified gap; Converged needs cert.Stationary.
 	cert      *Certificate
 	certified *Point
 }
@@ -301,12 +306,23 @@ func (s *solver) run(x0 []float64) *Result {
 			if err == nil && info.halt == running {
 				// the subproblem at x_t was solved to a certified gap:
 				// that is x_t's certificate
-				if c := s.certOf(&cur, &sub); c.Stationary {
-					s.cert, s.certified = c, clonePoint(&cur)
+				c := s.certOf(&cur, &sub)
+				s.cert, s.certified = c, clonePoint(&cur)
+				if c.Stationary {
 					status = Converged
 					break
 				}
 				info.k = sub.Evals
+				if dist(next.X, cur.X) == 0 {
+					// x_t did not move and is not certified: the same
+					// subproblem again would end the same way
+					if s.effortFactor() >= maxEffort {
+						status = Stalled
+						break
+					}
+					s.effort = 4 * s.effortFactor()
+					s.stats.InnerDoublings++
+				}
 			}
 		} else {
 			next, info, doubled, err = s.step(&cur, restore)
@@ -499,7 +515,7 @@ func (s *solver) finish(status Status, pt Point, err error) *Result {
 	case status == Converged && !stationary:
 		// an iterate was certified, but not the point returned
 		status = Uncertified
-	case status == IterationLimit && stationary:
+	case (status == IterationLimit || status == Stalled) && stationary:
 		status = Converged // the returned point is certified after all
 	}
 	res.Status = status

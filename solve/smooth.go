@@ -80,6 +80,10 @@ func (s *solver) gapTol(acc accuracy, dist, lsum float64) float64 {
 	return math.Min(s.epsHat2, mu/2*d*d)
 }
 
+// segmentMargin is the share by which segmentFraction stops short of the
+// constraints.
+const segmentMargin = 1e-8
+
 const (
 	spgMemory     = 10    // the nonmonotone line search compares with the largest of the last spgMemory values
 	alMaxPenalty  = 1e10  // c is raised to at most this
@@ -506,8 +510,13 @@ func (q *lbfgs) direction(g, d []float64) {
 // point (gf) and at a point just outside (g) is at most 0 in every
 // coordinate; ok is false when a violated constraint is already active at
 // the feasible point (no room to move). The smooth and bundle oracles pull
-// their trial points back to the constraints with it.
+// their trial points back to the constraints with it. The fraction is
+// shortened by segmentMargin of itself: a point put exactly on a
+// constraint is outside it by a rounding error as often as not (1e-17 on
+// an LP-like model, where the bundle oracle then found nothing better
+// than x_t and the solve stalled).
 func segmentFraction(g, gf []float64) (t float64, ok bool) {
+	defer func() { t *= 1 - segmentMargin }()
 	t = 1
 	for i, gy := range g {
 		if gy > 0 {

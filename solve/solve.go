@@ -187,9 +187,13 @@ const (
 	// point returned (the random pick of PickRandom, or the best feasible
 	// point when that iterate was not feasible) is not.
 	Uncertified
+	// Stalled: an accurate oracle could neither move x_t nor certify it,
+	// even with maxEffort times its evaluation budget (and the bundle's
+	// patience); x_t is returned with the best certificate found.
+	Stalled
 )
 
-var statusNames = [...]string{"converged", "iteration_limit", "time_limit", "interrupted", "infeasible", "numerical_error", "uncertified"}
+var statusNames = [...]string{"converged", "iteration_limit", "time_limit", "interrupted", "infeasible", "numerical_error", "uncertified", "stalled"}
 
 // String returns the status's name as used in JSON output.
 func (s Status) String() string {
@@ -200,10 +204,12 @@ func (s Status) String() string {
 }
 
 // Success reports whether the status comes with a returned point that is
-// feasible within Eps: Converged, IterationLimit, TimeLimit, Interrupted
-// and Uncertified. Minimize never returns one of these with a point whose
+// feasible within Eps: Converged, IterationLimit, TimeLimit, Interrupted,
+// Uncertified and Stalled. Minimize never returns one of these with a point whose
 // infeasibility exceeds Eps.
-func (s Status) Success() bool { return s >= Converged && s <= Interrupted || s == Uncertified }
+func (s Status) Success() bool {
+	return s >= Converged && s <= Interrupted || s == Uncertified || s == Stalled
+}
 
 // Point is a point with its function values.
 type Point struct {
@@ -261,7 +267,8 @@ type Stats struct {
 	RhoDoublings int // times the safeguard doubled RhoHat
 	// InnerDoublings counts the times the iterates stopped moving short of
 	// a nearly stationary point, so Inner was doubled (at most up to
-	// MaxInnerGrowth times its start).
+	// MaxInnerGrowth times its start), or, with an accurate oracle, its
+	// evaluation budget and patience were multiplied by 4 (up to 16).
 	InnerDoublings int
 	// Polish counts the rounds of Algorithm 2 on the full data that made
 	// the stochastic oracle's last point feasible (0 for the switching

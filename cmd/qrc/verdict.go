@@ -66,6 +66,13 @@ func (r *solveResult) diagnose(d *solve.Diagnosis, res *solve.Result, s solve.Se
 	case res.Status.Success() && d.Restart > 0:
 		r.Verdict = fmt.Sprintf("%s from the given start; restart %d (a perturbed start, scale %s, --seed %d) found this feasible point",
 			reason, d.Restart, num(d.Scale), r.Settings.Seed)
+	case res.Status == solve.Stalled:
+		oracle := "accurate"
+		if s.Oracle != nil {
+			oracle = s.Oracle.String()
+		}
+		r.Verdict = fmt.Sprintf("stalled: the %s oracle could neither move this point nor certify it, even with 16 times its evaluation budget; its certificate is below. Try a looser --eps, a larger --rho-hat (the model may be more nonconvex than assumed), or --oracle switching",
+			oracle)
 	case (res.Status == solve.IterationLimit || res.Status == solve.TimeLimit) && d.LastMoving:
 		moving := fmt.Sprintf("the iterates were still moving (last step %s; rho_hat * step = %s > eps = %s)",
 			num(d.LastStep), num(d.LastRhoHat*d.LastStep), num(r.Settings.Eps))

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/solve"
 )
 
 // A constraint violated by more than eps is VIOLATED; one violated by at
@@ -31,4 +32,15 @@ func TestConstraintMarks(t *testing.T) {
 	assert.True(t, strings.HasSuffix(line("inside"), "  violated within eps"), line("inside"))
 	assert.NotContains(t, line("ok"), "violated")
 	assert.NotContains(t, line("zero"), "violated")
+}
+
+// A Stalled solve gets a verdict that names the oracle and what to try.
+func TestStalledVerdict(t *testing.T) {
+	r := &solveResult{Status: "stalled"}
+	r.diagnose(&solve.Diagnosis{}, &solve.Result{Status: solve.Stalled}, solve.Settings{Oracle: solve.Bundle}, 0)
+	assert.Contains(t, r.Verdict, "stalled: the bundle oracle could neither move this point nor certify it")
+	assert.Contains(t, r.Verdict, "--eps")
+	r = &solveResult{Status: "stalled"}
+	r.diagnose(&solve.Diagnosis{}, &solve.Result{Status: solve.Stalled}, solve.Settings{}, 0)
+	assert.Contains(t, r.Verdict, "the accurate oracle")
 }
