@@ -139,6 +139,7 @@ func (s *solver) certOf(x *Point, sub *subResult) *Certificate {
 // returns nil and the reason.
 func (s *solver) certificate(pt *Point) (*Certificate, string) {
 	s.exactMode() // on every row of the data, whatever the oracle
+	defer s.beginStage("certificate", pt)()
 	s.grace = true
 	defer func() { s.grace = false }()
 	if s.set.Oracle == Stochastic {

@@ -51,6 +51,12 @@ type solver struct {
 	// bundle's patience (0 means 1); it grows when a subproblem neither
 	// moved x_t nor certified it
 	effort int
+	// stage names the work after the iterations ("certificate",
+	// "polish") for the Recorder's heartbeats, of stagePt, last told at
+	// lastBeat
+	stage    string
+	stagePt  *Point
+	lastBeat time.Time
 
 	// cert certifies certified, the last outer iterate whose step met the
 	// stopping rule or whose subproblem an accurate oracle solved to a

@@ -236,6 +236,9 @@ func (s *solver) recordInner(z []float64, k int, info *oracleInfo, phase1 bool) 
 
 // halted checks the Stop channel and the time limit.
 func (s *solver) halted() haltReason {
+	if s.stage != "" && s.set.Recorder != nil && time.Since(s.lastBeat) >= heartbeatEvery {
+		s.heartbeat()
+	}
 	if s.set.Stop != nil {
 		select {
 		case <-s.set.Stop:
@@ -253,6 +256,32 @@ func (s *solver) halted() haltReason {
 		}
 	}
 	return running
+}
+
+// heartbeatEvery is the interval of the stage heartbeats (a variable for
+// the tests).
+var heartbeatEvery = time.Second
+
+// beginStage starts the heartbeats of a stage of work on pt after the
+// iterations; the returned function ends them.
+func (s *solver) beginStage(name string, pt *Point) func() {
+	s.stage, s.stagePt, s.lastBeat = name, pt, time.Now()
+	return func() { s.stage, s.stagePt = "", nil }
+}
+
+// heartbeat tells the Recorder that the stage is still running. A
+// Recorder's error is kept for the result, as for any record, but does not
+// cut the stage short.
+func (s *solver) heartbeat() {
+	s.lastBeat = time.Now()
+	it := Iteration{Stage: s.stage, K: max(1, s.stats.Inner), RhoHat: s.rhoHat}
+	if p := s.stagePt; p != nil {
+		it.T, it.X, it.Objective, it.Infeasibility = p.T, p.X, p.Objective, p.Infeasibility
+		if g, i := maxConstraint(p.F); g > 0 {
+			it.MaxViolated = i
+		}
+	}
+	s.record(it)
 }
 
 // eval evaluates the problem at x into s.vals.

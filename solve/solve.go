@@ -330,6 +330,16 @@ type Iteration struct {
 	Estimate bool
 
 	Method string // the method, when not IQRC ("penalty"), for progress tables and traces
+
+	// Stage, when not empty, marks a heartbeat of the work after the
+	// iterations: "certificate" while the final certificate's oracle runs,
+	// "polish" while the stochastic oracle's polish does, told at most once
+	// a second (the first after a second), so that a long certificate is
+	// not silent. X, Objective and Infeasibility are the point being
+	// certified or polished, T its iteration, K the inner iterations of
+	// the whole solve so far (not 0: these are not outer records).
+	// Recorders that keep iterates skip them.
+	Stage string
 }
 
 // Recorder is told about the iterations of Minimize. An error stops the

@@ -3,6 +3,7 @@ package solve
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -52,4 +53,32 @@ func TestProjectDualLargeWeights(t *testing.T) {
 	for _, x := range v {
 		assert.GreaterOrEqual(t, x, 0.0)
 	}
+}
+
+// The final certificate tells the Recorder that it runs (Stage records,
+// here at every check of the clock), about the point returned; they are
+// not outer records.
+func TestCertificateHeartbeat(t *testing.T) {
+	defer func(d time.Duration) { heartbeatEvery = d }(heartbeatEvery)
+	heartbeatEvery = 0
+	var rec recorder
+	r, err := Minimize(ballProblem(), []float64{0, 0}, Settings{Oracle: Switching, Recorder: &rec})
+	require.NoError(t, err)
+	require.NotNil(t, r.Certificate)
+	var last *Iteration
+	for i, it := range rec.inner {
+		if it.Stage == "" {
+			continue
+		}
+		last = &rec.inner[i]
+		assert.Equal(t, "certificate", it.Stage)
+		assert.Positive(t, it.K)
+	}
+	for _, it := range rec.outer {
+		assert.Empty(t, it.Stage)
+	}
+	require.NotNil(t, last, "no heartbeat")
+	assert.Equal(t, r.T, last.T)
+	assert.Equal(t, r.Objective, last.Objective)
+	assert.Equal(t, r.X, last.X)
 }

@@ -243,6 +243,7 @@ type CostReporter interface {
 func (s *solver) polish(pt Point) (Point, error) {
 	s.grace = true // at most GraceTime past the time limit
 	defer func() { s.grace = false }()
+	defer s.beginStage("polish", &pt)()
 	s.exactMode()
 	defer s.monitorMode()
 	xs, err := s.evaluate(pt.X, pt.T)

@@ -336,8 +336,10 @@ type compareRecorder struct {
 }
 
 func (c *compareRecorder) Record(it solve.Iteration) error {
-	if it.Estimate {
-		return nil // the stochastic oracle's inner values are minibatch estimates, not the model's
+	if it.Estimate || it.Stage != "" {
+		// the stochastic oracle's inner values are minibatch estimates,
+		// not the model's; heartbeats repeat a point already recorded
+		return nil
 	}
 	r := trace.Record{Series: trace.Outer, T: it.T, K: it.K, Objective: it.Objective,
 		Infeasibility: math.Max(it.Infeasibility, maxDomainViolation(c.m, it.X))}

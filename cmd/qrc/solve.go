@@ -902,6 +902,10 @@ func newProgress(w io.Writer, prog *autodiff.Program) *progress {
 }
 
 func (p *progress) Record(it solve.Iteration) error {
+	if it.Stage != "" {
+		p.stage(it)
+		return nil
+	}
 	if it.K > 0 { // inner records are for traces
 		return nil
 	}
@@ -931,6 +935,35 @@ func (p *progress) Record(it solve.Iteration) error {
 		p.last = now
 	}
 	return nil
+}
+
+// stage prints a heartbeat of the certificate or the polish: what runs,
+// for how long, and the evaluations so far, so that the end of a solve is
+// not silent.
+func (p *progress) stage(it solve.Iteration) {
+	if !p.header {
+		return // no table: the solve ended before its first iteration was shown
+	}
+	line := fmt.Sprintf("%-7s %6d %9.3f %13.6g %13.4g %-12s %s", trimTo(it.Stage, 7), it.T, it.Elapsed.Seconds(), it.Objective, it.Infeasibility, "-",
+		fmt.Sprintf("(%s of x_%d: %d inner iterations so far)", it.Stage, it.T, it.K))
+	if p.live {
+		fmt.Fprintf(p.w, "\r%s", line)
+		p.line = line
+		return
+	}
+	if p.line != "" { // the last outer row, not printed yet
+		fmt.Fprintln(p.w, p.line)
+		p.line = ""
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+// trimTo cuts s to at most n bytes.
+func trimTo(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
 }
 
 // finish ends the live line, or prints the last row if it was skipped.

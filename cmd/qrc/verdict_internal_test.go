@@ -4,8 +4,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/solve"
@@ -43,4 +45,22 @@ func TestStalledVerdict(t *testing.T) {
 	r = &solveResult{Status: "stalled"}
 	r.diagnose(&solve.Diagnosis{}, &solve.Result{Status: solve.Stalled}, solve.Settings{}, 0)
 	assert.Contains(t, r.Verdict, "the accurate oracle")
+}
+
+// The progress table shows the certificate's heartbeats after the last
+// outer row (also when that row was held back), and nothing for a
+// heartbeat before any row.
+func TestProgressShowsTheCertificate(t *testing.T) {
+	var b strings.Builder
+	p := &progress{w: &b}
+	beat := solve.Iteration{Stage: "certificate", T: 3, K: 120, Objective: 1.5, Elapsed: 2 * time.Second}
+	require.NoError(t, p.Record(beat))
+	assert.Empty(t, b.String())
+	require.NoError(t, p.Record(solve.Iteration{T: 3, Objective: 1.5, Elapsed: time.Second}))
+	require.NoError(t, p.Record(beat))
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	require.Len(t, lines, 3, b.String())
+	assert.True(t, strings.HasPrefix(lines[1], "iqrc "), lines[1])
+	assert.True(t, strings.HasPrefix(lines[2], "certifi"), lines[2])
+	assert.Contains(t, lines[2], "(certificate of x_3: 120 inner iterations so far)")
 }
