@@ -37,14 +37,19 @@ func Exp(x float64) float64 {
 	if !(x > expLo && x < expHi) {
 		return math.Exp(x)
 	}
+	return expFast(x)
+}
+
+// expFast is e^x for x in (expLo, expHi), small enough for the compiler
+// to inline into the loops below (math.Exp is not inlined).
+func expFast(x float64) float64 {
 	kf := x*invLn2 + shifter
 	k := int64(math.Float64bits(kf))
 	kf -= shifter
 	r := x - kf*ln2Hi - kf*ln2Lo // |r| <= ln 2 / 512
 	p := r * (1 + r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
 	t := tab[k&(tabN-1)]
-	v := t + t*p
-	return math.Float64frombits(math.Float64bits(v) + uint64(k>>tabBits)<<52)
+	return math.Float64frombits(math.Float64bits(t+t*p) + uint64(k>>tabBits)<<52)
 }
 
 // SigmoidDeriv sets s[i] = 1/(1+e^-z[i]) and d[i] = s[i](1-s[i]), each
@@ -64,13 +69,7 @@ func sigmoid(z, s, d []float64, neg bool) {
 		x := -math.Abs(v)
 		var e float64
 		if x > expLo {
-			kf := x*invLn2 + shifter
-			k := int64(math.Float64bits(kf))
-			kf -= shifter
-			r := x - kf*ln2Hi - kf*ln2Lo
-			p := r * (1 + r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
-			t := tab[k&(tabN-1)]
-			e = math.Float64frombits(math.Float64bits(t+t*p) + uint64(k>>tabBits)<<52)
+			e = expFast(x)
 		} else {
 			e = math.Exp(x)
 		}
@@ -96,13 +95,7 @@ func SigmoidTerms(z, sp, sm, d []float64) {
 		x := -math.Abs(v) // Exp(x), written out as in SigmoidDeriv
 		var e float64
 		if x > expLo {
-			kf := x*invLn2 + shifter
-			k := int64(math.Float64bits(kf))
-			kf -= shifter
-			r := x - kf*ln2Hi - kf*ln2Lo
-			p := r * (1 + r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
-			t := tab[k&(tabN-1)]
-			e = math.Float64frombits(math.Float64bits(t+t*p) + uint64(k>>tabBits)<<52)
+			e = expFast(x)
 		} else {
 			e = math.Exp(x)
 		}
