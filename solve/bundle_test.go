@@ -2,6 +2,8 @@ package solve
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -81,4 +83,43 @@ func TestCertificateHeartbeat(t *testing.T) {
 	assert.Equal(t, r.T, last.T)
 	assert.Equal(t, r.Objective, last.Objective)
 	assert.Equal(t, r.X, last.X)
+}
+
+// A full bundle is compressed without lowering the bound: the dual value
+// at the aggregated weights equals the value before, and the Newton
+// refinement never lowers the value it starts from. The cuts are random
+// (their validity does not matter for the identity), over a box.
+func TestBundleCompressionKeepsTheDualValue(t *testing.T) {
+	const n, m = 5, 2
+	p := build(n, []fn{sqDist(make([]float64, n)), sqNorm(1, -1), sqNorm(1, -2)}, box(-1, 1))
+	s, err := newSolver(p, make([]float64, n), Settings{Oracle: Bundle})
+	require.NoError(t, err)
+	s.bundle = &bundleState{y: make([]float64, n), s: make([]float64, n), z: make([]float64, n)}
+	rng := rand.New(rand.NewPCG(1, 2))
+	xt := []float64{0.3, -0.2, 0.5, 0.1, -0.7}
+	mu := 0.5
+	for k := range bundleMaxCuts {
+		c := cut{fn: k % (m + 1), a: rng.NormFloat64(), b: make([]float64, n)}
+		for j := range c.b {
+			c.b[j] = 3 * rng.NormFloat64()
+		}
+		s.bundle.cuts = append(s.bundle.cuts, c)
+		w := 0.0
+		if k%4 != 1 { // a quarter of the cuts carry no weight
+			w = rng.Float64()
+		}
+		s.bundle.w = append(s.bundle.w, w)
+	}
+	normaliseObjective(s.bundle.cuts, s.bundle.w)
+	y := make([]float64, n)
+	before := s.dualEval(xt, mu, s.bundle.w, y, nil)
+	s.compressBundle()
+	assert.Len(t, s.bundle.cuts, m+1, "aggregated to one cut per function")
+	assert.Len(t, s.bundle.w, m+1)
+	after := s.dualEval(xt, mu, s.bundle.w, y, nil)
+	assert.InDelta(t, before, after, 1e-12*(1+math.Abs(before)))
+	// Newton steps from here only raise it
+	w := slices.Clone(s.bundle.w)
+	assert.GreaterOrEqual(t, s.dualNewton(xt, mu, w, after), after)
+	assert.GreaterOrEqual(t, s.dualEval(xt, mu, w, y, nil), after-1e-12)
 }
