@@ -1,0 +1,38 @@
+package qrc
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/qrc-lang/qrc/autodiff"
+	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/problem"
+	"github.com/qrc-lang/qrc/solve"
+)
+
+// When a row set is monitored on a sample, the progress table says so
+// above its header; on all rows it says nothing.
+func TestMonitorNote(t *testing.T) {
+	m, _, diags := check.LoadFile("examples/fairness.qrc", check.Options{})
+	require.NoError(t, diags.Err())
+	prog, err := autodiff.Compile(m)
+	require.NoError(t, err)
+
+	p := problem.New(m, prog, problem.Options{MonitorRows: 100})
+	note := monitorNote(p, prog)
+	assert.Contains(t, note, "fixed sample (100 of the")
+	assert.Contains(t, note, "rows of people")
+	assert.Contains(t, note, "the result is on all rows")
+
+	var buf bytes.Buffer
+	pr := NewPrinter(&buf)
+	pr.Prefix = "qrc solve: "
+	require.NoError(t, pr.Init(Run{MonitorNote: note}))
+	require.NoError(t, pr.Record(Iteration{Iteration: solve.Iteration{T: 1}}))
+	assert.Contains(t, buf.String(), "qrc solve: objective and infeasibility at outer iterations are on a fixed sample")
+
+	assert.Empty(t, monitorNote(problem.New(m, prog, problem.Options{}), prog))
+}
