@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/qrc-lang/qrc"
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/diag"
@@ -217,31 +218,39 @@ func domainViolations(m *check.Model, x []float64) []domainViolation {
 // name. It prints the model's diagnostics to stderr (warnings only when
 // warnings is set) and reports whether the model compiled.
 func loadProgram(name, file string, mf *modelFlags, warnings bool, stderr io.Writer) (*check.Model, check.Sources, *autodiff.Program, bool) {
-	m, sources, diags := check.LoadFile(file, mf.options())
-	if m == nil {
-		diags.Print(stderr, sources)
-		printErrorCount(stderr, file, len(diags.Errors()))
+	model, ok := loadModel(name, file, mf, warnings, stderr)
+	if !ok {
 		return nil, nil, nil, false
+	}
+	return model.Checked(), model.Sources(), model.Program(), true
+}
+
+// loadModel loads, checks and compiles the model in file with the library,
+// printing its diagnostics on stderr (its warnings only when warnings is
+// set).
+func loadModel(name, file string, mf *modelFlags, warnings bool, stderr io.Writer) (*qrc.Model, bool) {
+	model, err := qrc.Load(file, mf.options()...)
+	var le *qrc.Error
+	switch {
+	case errors.As(err, &le):
+		if warnings {
+			le.Warnings.Print(stderr, le.Sources)
+		}
+		if len(le.Diagnostics) > 0 {
+			le.Print(stderr)
+			printErrorCount(stderr, file, len(le.Diagnostics.Errors()))
+		} else {
+			fmt.Fprintf(stderr, "%s: %v\n", file, le.Err)
+		}
+		return nil, false
+	case err != nil:
+		fmt.Fprintf(stderr, "qrc %s: %v\n", name, err)
+		return nil, false
 	}
 	if warnings {
-		diags.Print(stderr, sources)
+		model.Warnings().Print(stderr, model.Sources())
 	}
-	prog, err := autodiff.Compile(m)
-	if err != nil {
-		var list diag.List
-		if errors.As(err, &list) && len(list) > 0 {
-			list.Print(stderr, sources)
-			printErrorCount(stderr, file, len(list.Errors()))
-		} else {
-			fmt.Fprintf(stderr, "%s: cannot compile: %v\n", file, err)
-		}
-		return nil, nil, nil, false
-	}
-	if prog.NumVars() != m.NumScalars {
-		fmt.Fprintf(stderr, "qrc %s: internal error: the compiled program has %d variables, the model %d\n", name, prog.NumVars(), m.NumScalars)
-		return nil, nil, nil, false
-	}
-	return m, sources, prog, true
+	return model, true
 }
 
 func printErrorCount(w io.Writer, file string, n int) {

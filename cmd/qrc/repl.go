@@ -15,6 +15,7 @@ import (
 
 	"github.com/peterh/liner"
 
+	"github.com/qrc-lang/qrc"
 	"github.com/qrc-lang/qrc/fileio"
 	"github.com/qrc-lang/qrc/repl"
 	"github.com/qrc-lang/qrc/solve"
@@ -299,12 +300,14 @@ func (c cliSolver) Solve(req *repl.SolveRequest) (*solve.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := &solveRun{name: "repl", file: "session", m: req.Model, sources: req.Sources, prog: req.Program, x0: req.X0,
-		flags: flags, settings: settings, stop: req.Stop, stdout: req.Out, stderr: req.Err,
+	ctx, cancel := stopContext(req.Stop)
+	defer cancel()
+	run := &solveRun{name: "repl", model: qrc.NewModel("session", req.Model, req.Program, req.Sources), x0: req.X0,
+		flags: flags, settings: settings, ctx: ctx, stdout: req.Out, stderr: req.Err,
 		progress: req.Interactive, hideTime: !req.Interactive}
-	res, _ := run.run()
-	if res == nil {
+	rep, _ := run.run()
+	if rep == nil {
 		return nil, errors.New("the solve did not start")
 	}
-	return res, nil
+	return rep.Result(), nil
 }

@@ -106,23 +106,24 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		v = strings.TrimSpace(v)
 		one := mf
 		one.set = append(append(assignList(nil), mf.set...), check.Assign{Name: name, Value: v})
-		mi, sources, prog, ok := loadProgram("sweep", file, &one, len(rows) == 0, stderr)
+		model, ok := loadModel("sweep", file, &one, len(rows) == 0, stderr)
 		if !ok {
 			return exitInvalid
 		}
-		m = mi
+		m = model.Checked()
 		if x0 == nil || len(x0) != m.NumScalars {
 			x0 = point.Start(m)
 		}
 		out := filepath.Join(*dir, name+"="+v+".json")
 		*flags.out = out
-		run := &solveRun{name: "sweep", file: file, m: m, sources: sources, prog: prog, x0: x0,
+		run := &solveRun{name: "sweep", model: model, x0: x0,
 			flags: flags, settings: settings, stdout: io.Discard, stderr: stderr, progress: false}
 		fmt.Fprintf(stderr, "qrc sweep: %s = %s ...\n", name, v)
-		res, c := run.run()
-		if res == nil {
+		rep, c := run.run()
+		if rep == nil {
 			return c
 		}
+		res := rep.Result()
 		if c == exitInfeasible {
 			code = exitInfeasible
 		}
