@@ -197,7 +197,7 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 		if settings.Oracle, err = c.chooseOracle(o, m.checked, m.prog); err != nil {
 			return nil, err
 		}
-		if err := c.applyAnalysis(prob, m.checked, x0, &settings); err != nil {
+		if err := c.applyAnalysis(ctx, prob, m.checked, x0, &settings); err != nil {
 			return nil, err
 		}
 	case c.theory:
@@ -338,8 +338,13 @@ func (c *solveConfig) chooseOracle(o solve.Oracle, m *check.Model, prog *autodif
 // the certificate compares with. A model that is not provably weakly
 // convex still solves, with a warning. With WithTheory it sets EpsHat,
 // Inner (K) and Outer (T) from the paper's formulas.
-func (c *solveConfig) applyAnalysis(prob *solve.Problem, m *check.Model, x0 []float64, s *solve.Settings) error {
-	r := weakconvex.Analyze(m)
+func (c *solveConfig) applyAnalysis(ctx context.Context, prob *solve.Problem, m *check.Model, x0 []float64, s *solve.Settings) error {
+	r, ok := analyze(ctx, m)
+	if !ok {
+		// the solve that follows stops at once, at the start
+		c.notes(Note{Kind: NoteAnalysis, Verbose: true, Text: "the weak-convexity analysis did not finish before the solve was stopped"})
+		return nil
+	}
 	note := func(verbose bool, format string, args ...any) {
 		c.notes(Note{Kind: NoteAnalysis, Verbose: verbose, Text: fmt.Sprintf(format, args...)})
 	}
@@ -374,6 +379,23 @@ func (c *solveConfig) applyAnalysis(prob *solve.Problem, m *check.Model, x0 []fl
 		return nil
 	}
 	return c.applyTheory(prob, m, r, x0, s)
+}
+
+// analyze runs the weak-convexity analysis of m (a second or more on a
+// large model) unless ctx ends first; ok is false then, and the analysis
+// finishes in the background.
+func analyze(ctx context.Context, m *check.Model) (r *weakconvex.Report, ok bool) {
+	if ctx.Done() == nil {
+		return weakconvex.Analyze(m), true
+	}
+	done := make(chan *weakconvex.Report, 1)
+	go func() { done <- weakconvex.Analyze(m) }()
+	select {
+	case r := <-done:
+		return r, true
+	case <-ctx.Done():
+		return nil, false
+	}
 }
 
 // maxDerivedRhoHat is the largest 2 rho the solver starts RhoHat at: a
