@@ -30,6 +30,7 @@ type SolveOption func(*solveConfig)
 type solveConfig struct {
 	method      Method
 	settings    solve.Settings
+	seed        uint64
 	oracle      solve.Oracle // nil: auto
 	rhoSet      bool
 	rhoHatSet   bool
@@ -56,15 +57,23 @@ func WithOracle(o solve.Oracle) SolveOption { return func(c *solveConfig) { c.or
 
 // WithSettings sets the solver's settings: RhoHat, Rho, Eps, EpsHat,
 // Inner, Outer, TimeLimit, Pick, Seed, MaxEvals, V and Alpha (zero means
-// the default). Their Oracle, Recorder and Stop are not used: see
-// WithOracle, WithRecorder and the context.
+// the default; the default Seed is 1, as for qrc solve, and WithSeed sets
+// any seed). Their Oracle, Recorder and Stop are not used: see WithOracle,
+// WithRecorder and the context.
 func WithSettings(s solve.Settings) SolveOption {
 	return func(c *solveConfig) {
 		c.settings = s
+		if s.Seed != 0 {
+			c.seed = s.Seed
+		}
 		c.rhoSet = c.rhoSet || s.Rho > 0
 		c.rhoHatSet = c.rhoHatSet || s.RhoHat > 0
 	}
 }
+
+// WithSeed seeds the random pick, the minibatches, the monitoring samples
+// and the restarts (default 1).
+func WithSeed(seed uint64) SolveOption { return func(c *solveConfig) { c.seed = seed } }
 
 // WithRho sets the weak-convexity modulus the oracle assumes (< RhoHat),
 // instead of the one the weak-convexity analysis derives.
@@ -165,7 +174,7 @@ func NewModel(file string, m *check.Model, prog *autodiff.Program, sources check
 // refuses the model); what goes wrong while solving, such as a value that
 // is not finite, is in the report's status.
 func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error) {
-	c := &solveConfig{method: IQRC, sigma: 1, batch: problem.DefaultBatch, restarts: solve.DefaultRestarts}
+	c := &solveConfig{method: IQRC, sigma: 1, batch: problem.DefaultBatch, restarts: solve.DefaultRestarts, seed: 1}
 	for _, o := range opts {
 		o(c)
 	}
@@ -182,9 +191,8 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 	if len(x0) != m.checked.NumScalars {
 		return nil, fmt.Errorf("the start has %d values, the model %d variables", len(x0), m.checked.NumScalars)
 	}
-	defer m.prog.ResetSamples() // a stochastic solve leaves the program on a minibatch
 	settings := c.settings
-	settings.Oracle, settings.Recorder, settings.Stop = nil, nil, nil
+	settings.Oracle, settings.Recorder, settings.Stop, settings.Seed = nil, nil, nil, c.seed
 	prob := problem.New(m.checked, m.prog, problem.Options{Batch: c.batch, Seed: settings.Seed})
 	iq, isIQRC := c.method.(iqrcMethod)
 	switch {
@@ -207,6 +215,9 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 	}
 	if settings.Oracle != solve.Stochastic {
 		prob.Sampler = nil
+	}
+	if prob.Sampler != nil {
+		defer m.prog.ResetSamples() // a stochastic solve leaves the program on a minibatch
 	}
 	run := Run{Model: m, Method: c.method.Name(), MonitorNote: monitorNote(prob, m.prog)}
 	if isIQRC {

@@ -281,7 +281,7 @@ type solveRun struct {
 func (r *solveRun) options(x0 []float64, quiet bool) []qrc.SolveOption {
 	f := r.flags
 	method, _ := qrc.MethodNamed(*f.method) // checked by settings
-	opts := []qrc.SolveOption{qrc.WithMethod(method), qrc.WithSettings(r.settings), qrc.WithBatch(*f.batch),
+	opts := []qrc.SolveOption{qrc.WithMethod(method), qrc.WithSettings(r.settings), qrc.WithSeed(*f.seed), qrc.WithBatch(*f.batch),
 		qrc.WithRestarts(*f.restarts), qrc.WithStart(x0), qrc.WithNotes(r.note(quiet))}
 	if o, ok := solve.OracleNamed(*f.oracle); ok {
 		opts = append(opts, qrc.WithOracle(o))
