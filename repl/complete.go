@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/qrc-lang/qrc/internal/solvecli"
 	"github.com/qrc-lang/qrc/stdlib"
 )
 
@@ -70,17 +71,13 @@ func (s *Session) completeCommand(before, trimmed, tail string) (string, []strin
 	case c.name == "help":
 		cands = append(commandNames(), "let", "drop")
 	case c.name == "set":
-		if s.opts.Solver != nil {
-			for _, f := range s.opts.Solver.Flags() {
-				cands = append(cands, f+"=")
-			}
+		for _, f := range solvecli.FlagNames() {
+			cands = append(cands, f+"=")
 		}
 	case c.name == "solve":
 		cands = []string{"--cold"}
-		if s.opts.Solver != nil {
-			for _, f := range s.opts.Solver.Flags() {
-				cands = append(cands, "--"+f)
-			}
+		for _, f := range solvecli.FlagNames() {
+			cands = append(cands, "--"+f)
 		}
 	case c.name == "reset":
 		cands = []string{"point"}

@@ -18,6 +18,7 @@ import (
 	"github.com/qrc-lang/qrc"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/fileio"
+	"github.com/qrc-lang/qrc/internal/solvecli"
 	"github.com/qrc-lang/qrc/point"
 	"github.com/qrc-lang/qrc/problem"
 	"github.com/qrc-lang/qrc/solve"
@@ -138,7 +139,7 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	case *inner < 0 || *inner == 1 || *every < 0:
 		fmt.Fprintln(stderr, "qrc compare: --inner must be at least 2, and --record-every must not be negative")
 		return exitUsage
-	case !(*rhoHat > 0 || *rhoHat == 0 && !set(fs, "rho-hat")) || !(*eps > 0 || *eps == 0 && !set(fs, "eps")):
+	case !(*rhoHat > 0 || *rhoHat == 0 && !solvecli.Given(fs, "rho-hat")) || !(*eps > 0 || *eps == 0 && !solvecli.Given(fs, "eps")):
 		fmt.Fprintln(stderr, "qrc compare: --rho-hat and --eps must be positive, as for qrc solve")
 		return exitUsage
 	}
@@ -151,7 +152,7 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if slices.Contains(list, name) {
 			o, _ := solve.OracleNamed(name)
 			if err := model.CheckOracle(o, false); err != nil {
-				printSolveError(stderr, "compare", model, err)
+				solvecli.PrintSolveError(stderr, "compare", model, err)
 				return exitInvalid
 			}
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/qrc-lang/qrc"
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
-	"github.com/qrc-lang/qrc/diag"
+	"github.com/qrc-lang/qrc/internal/solvecli"
 	"github.com/qrc-lang/qrc/point"
 )
 
@@ -106,7 +106,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fns := prog.Functions()
 	values := make([]float64, len(fns))
 	if err := prog.Eval(x, values); err != nil {
-		printEvalError(stderr, "eval", err, sources)
+		solvecli.PrintEvalError(stderr, "eval", err, sources)
 		return exitInvalid
 	}
 	norms := make([]float64, len(fns))
@@ -117,7 +117,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		err := prog.Gradient(w, g)
 		w[i] = 0
 		if err != nil {
-			printEvalError(stderr, "eval", err, sources)
+			solvecli.PrintEvalError(stderr, "eval", err, sources)
 			return exitInvalid
 		}
 		norms[i] = norm2(g)
@@ -259,18 +259,6 @@ func printErrorCount(w io.Writer, file string, n int) {
 		s = ""
 	}
 	fmt.Fprintf(w, "%s: %d error%s\n", file, n, s)
-}
-
-// printEvalError prints an evaluation failure: an *autodiff.EvalError as
-// file:line:col: message with the source line and a caret, anything else
-// after the command's name.
-func printEvalError(w io.Writer, name string, err error, sources check.Sources) {
-	var ee *autodiff.EvalError
-	if errors.As(err, &ee) && ee.Pos.Line > 0 {
-		diag.Render(w, &diag.Diagnostic{Pos: ee.Pos, Msg: ee.Msg}, sources[ee.Pos.Filename])
-		return
-	}
-	fmt.Fprintf(w, "qrc %s: %v\n", name, err)
 }
 
 func norm2(x []float64) float64 {

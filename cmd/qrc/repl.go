@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,10 +14,8 @@ import (
 
 	"github.com/peterh/liner"
 
-	"github.com/qrc-lang/qrc"
 	"github.com/qrc-lang/qrc/fileio"
 	"github.com/qrc-lang/qrc/repl"
-	"github.com/qrc-lang/qrc/solve"
 )
 
 var replCommand = &command{
@@ -94,7 +91,7 @@ func runRepl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer intr.stop()
 	sess := repl.New(repl.Options{
 		Out: stdout, Err: stderr, Interactive: interactive, Echo: *echo,
-		Solver: cliSolver{}, Watch: intr.watch,
+		Watch: intr.watch,
 	})
 	if len(files) == 1 {
 		if !sess.Load(files[0]) {
@@ -261,53 +258,4 @@ func (w *interrupts) watch() (<-chan struct{}, func()) {
 		w.cur = nil
 		w.mu.Unlock()
 	}
-}
-
-// cliSolver runs :solve with the flags, progress and report of qrc solve.
-type cliSolver struct{}
-
-// parse parses :solve's flags.
-func (cliSolver) parse(args []string) (*solveFlags, solve.Settings, error) {
-	fs := flag.NewFlagSet("solve", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	sf := registerSolveFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return nil, solve.Settings{}, err
-	}
-	if fs.NArg() > 0 {
-		return nil, solve.Settings{}, fmt.Errorf("unexpected argument %q (the model is the session's)", fs.Arg(0))
-	}
-	settings, err := sf.settings()
-	return sf, settings, err
-}
-
-func (c cliSolver) CheckFlags(args []string) error {
-	_, _, err := c.parse(args)
-	return err
-}
-
-func (cliSolver) Flags() []string {
-	fs := flag.NewFlagSet("solve", flag.ContinueOnError)
-	registerSolveFlags(fs)
-	var out []string
-	fs.VisitAll(func(f *flag.Flag) { out = append(out, f.Name) })
-	return out
-}
-
-func (c cliSolver) Solve(req *repl.SolveRequest) (*solve.Result, error) {
-	flags, settings, err := c.parse(req.Args)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := stopContext(req.Stop)
-	defer cancel()
-	run := &solveRun{name: "repl", model: qrc.NewModel("session", req.Model, req.Program, req.Sources), x0: req.X0,
-		flags: flags, settings: settings, ctx: ctx, stdout: req.Out, stderr: req.Err,
-		progress: req.Interactive, hideTime: !req.Interactive}
-	rep, _ := run.run()
-	if rep == nil {
-		return nil, errors.New("the solve did not start")
-	}
-	return rep.Result(), nil
 }

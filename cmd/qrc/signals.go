@@ -41,19 +41,3 @@ func notifyStop() (ctx context.Context, release func()) {
 		cancel()
 	}
 }
-
-// stopContext returns a context cancelled when stop is closed (never when
-// stop is nil); cancel releases it.
-func stopContext(stop <-chan struct{}) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
-	if stop != nil {
-		go func() {
-			select {
-			case <-stop:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-	}
-	return ctx, cancel
-}
