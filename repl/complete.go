@@ -42,7 +42,7 @@ func (s *Session) Complete(line string, pos int) (head string, completions []str
 		cands = append(cands, s.names("")...)
 		cands = append(cands, keywords...)
 		cands = append(cands, stdlib.Names()...)
-		cands = append(cands, stdlib.Comprehensions...)
+		cands = append(cands, stdlib.Comprehensions()...)
 		cands = append(cands, builtinNames...)
 	}
 	return head, matching(cands, word), tail
@@ -92,7 +92,7 @@ func (s *Session) completeCommand(before, trimmed, tail string) (string, []strin
 			cands = append(cands, "objective")
 		} else {
 			cands = append(cands, stdlib.Names()...)
-			cands = append(cands, stdlib.Comprehensions...)
+			cands = append(cands, stdlib.Comprehensions()...)
 		}
 		return h, matching(cands, w), tail
 	}

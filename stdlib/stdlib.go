@@ -13,6 +13,7 @@ package stdlib
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -568,19 +569,16 @@ func Names() []string {
 	return names
 }
 
-// Comprehensions are the names that can head a comprehension
+// comprehensions are the names that can head a comprehension
 // "op(i in S) body".
-var Comprehensions = []string{"sum", "mean", "max", "min"}
+var comprehensions = []string{"sum", "mean", "max", "min"}
+
+// Comprehensions returns the names that can head a comprehension
+// "op(i in S) body" (a new slice on every call).
+func Comprehensions() []string { return slices.Clone(comprehensions) }
 
 // IsComprehension reports whether name can head a comprehension.
-func IsComprehension(name string) bool {
-	for _, c := range Comprehensions {
-		if c == name {
-			return true
-		}
-	}
-	return false
-}
+func IsComprehension(name string) bool { return slices.Contains(comprehensions, name) }
 
 // Sigmoid is 1/(1+e^-z), computed without overflow for any z.
 func Sigmoid(z float64) float64 {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -211,8 +212,12 @@ type Summary struct {
 	ToBest float64
 }
 
-// Fractions are the fractions of the time limit the summary reports.
-var Fractions = []float64{0.25, 0.5, 1}
+// fractions are the fractions of the time limit the summary reports.
+var fractions = []float64{0.25, 0.5, 1}
+
+// Fractions returns the fractions of the time limit the summary reports
+// (a new slice on every call).
+func Fractions() []float64 { return slices.Clone(fractions) }
 
 // BestWithin is the relative margin of "reaching the best objective".
 const BestWithin = 0.01
@@ -235,7 +240,7 @@ func Summarize(lines []*Line, limit, eps float64) (rows []Summary, best float64)
 	}
 	for _, l := range lines {
 		s := Summary{Line: l, ToBest: math.NaN()}
-		for _, f := range Fractions {
+		for _, f := range fractions {
 			r, ok := l.At(f * limit)
 			s.At, s.Have = append(s.At, r), append(s.Have, ok)
 		}

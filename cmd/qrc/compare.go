@@ -386,14 +386,15 @@ func writeSummary(w io.Writer, lines []*trace.Line, limit time.Duration, eps flo
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := []string{"method"}
-	for _, f := range trace.Fractions {
+	fractions := trace.Fractions()
+	for _, f := range fractions {
 		p := fmt.Sprintf("%g%%", 100*f)
 		head = append(head, "objective "+p, "infeas "+p)
 	}
 	fmt.Fprintln(tw, strings.Join(append(head, "to best"), "\t"))
 	for _, r := range rows {
 		cells := []string{r.Line.Label()}
-		for i := range trace.Fractions {
+		for i := range fractions {
 			if !r.Have[i] {
 				cells = append(cells, "-", "-")
 				continue
