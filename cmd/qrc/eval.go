@@ -13,6 +13,7 @@ import (
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/internal/solvecli"
 	"github.com/qrc-lang/qrc/point"
+	"gonum.org/v1/gonum/floats"
 )
 
 var evalCommand = &command{
@@ -120,7 +121,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			solvecli.PrintEvalError(stderr, "eval", err, sources)
 			return exitInvalid
 		}
-		norms[i] = norm2(g)
+		norms[i] = floats.Norm(g, 2)
 	}
 
 	res := evalResult{File: file, Point: where, Constraints: []evalConstraint{}, DomainViolations: domainViolations(m, x)}
@@ -259,14 +260,6 @@ func printErrorCount(w io.Writer, file string, n int) {
 		s = ""
 	}
 	fmt.Fprintf(w, "%s: %d error%s\n", file, n, s)
-}
-
-func norm2(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += v * v
-	}
-	return math.Sqrt(s)
 }
 
 // num formats a number for the text tables: six significant digits.
