@@ -9,11 +9,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/qrc-lang/qrc/internal/solvecli"
+	"github.com/qrc-lang/qrc/lang"
 	"github.com/qrc-lang/qrc/stdlib"
 )
 
-// keywords are the language's keywords and the REPL's statement words.
-var keywords = []string{"data", "param", "var", "func", "minimize", "subject", "to", "in", "where", "and", "or", "not", "let", "drop"}
+// keywords are the language's keywords (but maximize, which the checker
+// refuses) and the REPL's statement words.
+func keywords() []string {
+	out := slices.DeleteFunc(lang.Keywords(), func(k string) bool { return k == "maximize" })
+	return append(out, "let", "drop")
+}
 
 // builtinNames are the loaders, domains and the word rows.
 var builtinNames = []string{"libsvm", "csv", "box", "ball", "simplex", "l1ball", "nonneg", "inf", "rows"}
@@ -40,7 +45,7 @@ func (s *Session) Complete(line string, pos int) (head string, completions []str
 		cands = s.fields(trailingWord(head[:len(head)-1]))
 	} else {
 		cands = append(cands, s.names("")...)
-		cands = append(cands, keywords...)
+		cands = append(cands, keywords()...)
 		cands = append(cands, stdlib.Names()...)
 		cands = append(cands, stdlib.Comprehensions()...)
 		cands = append(cands, builtinNames...)

@@ -311,12 +311,8 @@ func needsMore(text string) bool {
 	if len(w) == 0 || strings.HasPrefix(w[0], ":") || keywordStatement(text, "let") || keywordStatement(text, "drop") {
 		return false
 	}
-	switch w[0] {
-	case "data", "param", "var", "func", "minimize", "maximize":
-	default:
-		if !strings.Contains(text, ":") {
-			return false
-		}
+	if !lang.IsDeclKeyword(w[0]) && !strings.Contains(text, ":") {
+		return false
 	}
 	_, errs := lang.Parse(InputName, []byte(text))
 	return len(errs) > 0 && strings.HasPrefix(errs[0].Msg, "syntax error: unexpected end of file")
