@@ -70,8 +70,11 @@ type iqrcMethod struct {
 	oracle solve.Oracle
 }
 
+// Name is the method's name.
 func (m iqrcMethod) Name() string { return m.name }
 
+// Minimize runs IQRC (package solve) with the method's oracle, if it
+// fixes one; ctx stops it.
 func (m iqrcMethod) Minimize(ctx context.Context, p *solve.Problem, x0 []float64, s solve.Settings) (*solve.Result, error) {
 	if m.oracle != nil {
 		s.Oracle = m.oracle
@@ -86,8 +89,11 @@ func (m iqrcMethod) Minimize(ctx context.Context, p *solve.Problem, x0 []float64
 // penaltyMethod is package penalty's method.
 type penaltyMethod struct{}
 
+// Name is "penalty".
 func (penaltyMethod) Name() string { return "penalty" }
 
+// Minimize runs the exact penalty method with IQRC's Eps, Outer,
+// TimeLimit and Recorder; ctx stops it.
 func (penaltyMethod) Minimize(ctx context.Context, p *solve.Problem, x0 []float64, s solve.Settings) (*solve.Result, error) {
 	p.Sampler = nil
 	s.Stop = ctx.Done()

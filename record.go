@@ -66,6 +66,8 @@ type recorders struct {
 	names []string // the program's functions, the objective first
 }
 
+// Record names the iteration's phase and worst constraint and tells every
+// Recorder.
 func (r *recorders) Record(it solve.Iteration) error {
 	li := Iteration{Iteration: it, Phase: "iqrc"}
 	if it.Method != "" {

@@ -43,6 +43,7 @@ type jsonField struct {
 	val any
 }
 
+// MarshalJSON writes the fields in order.
 func (o jsonObject) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')

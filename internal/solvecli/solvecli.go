@@ -461,6 +461,7 @@ func Given(fs *flag.FlagSet, name string) bool {
 // seconds: --time-limit 10 is ten seconds, as are 10s and 0.5m/30s.
 type seconds struct{ d *time.Duration }
 
+// String is the duration.
 func (s seconds) String() string {
 	if s.d == nil {
 		return "0s"
@@ -468,6 +469,7 @@ func (s seconds) String() string {
 	return s.d.String()
 }
 
+// Set parses a number of seconds or a duration.
 func (s seconds) Set(v string) error {
 	if f, err := strconv.ParseFloat(v, 64); err == nil {
 		if f < 0 || math.IsNaN(f) || f > math.MaxInt64/float64(time.Second) {
