@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -218,9 +219,9 @@ func (s *Session) solveCmd(arg string, _ Statement, _ int) {
 	req := &solveRequest{args: args, model: s.model, prog: prog, sources: s.sources, x0: x0,
 		out: s.out, err: s.errw, interactive: s.opts.Interactive}
 	if s.opts.Watch != nil {
-		stop, release := s.opts.Watch()
+		ctx, release := s.opts.Watch(context.Background())
 		defer release()
-		req.stop = stop
+		req.ctx = ctx
 	}
 	if s.opts.Interactive {
 		fmt.Fprintf(s.errw, "solving from %s; Ctrl-C stops the solve and keeps the best point so far\n", s.cur.from)

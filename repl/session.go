@@ -56,9 +56,10 @@ type Options struct {
 	// Echo writes each input line to Out after the prompt, as a
 	// transcript of a scripted session.
 	Echo bool
-	// Watch, when not nil, is called as a solve starts: Ctrl-C closes the
-	// returned channel (which stops the solve) until release is called.
-	Watch func() (stop <-chan struct{}, release func())
+	// Watch, when not nil, is called as a solve starts with the solve's
+	// context: Ctrl-C cancels the returned context (which stops the solve)
+	// until release is called.
+	Watch func(ctx context.Context) (watched context.Context, release func())
 }
 
 // solveRequest is one :solve.
@@ -68,7 +69,7 @@ type solveRequest struct {
 	prog        *autodiff.Program
 	sources     check.Sources
 	x0          []float64 // the warm start (or the model's start for --cold)
-	stop        <-chan struct{}
+	ctx         context.Context
 	out, err    io.Writer
 	interactive bool
 }
@@ -82,16 +83,9 @@ func runSolve(req *solveRequest) (*solve.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if req.stop != nil {
-		go func() {
-			select {
-			case <-req.stop:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
+	ctx := req.ctx
+	if ctx == nil {
+		ctx = context.Background()
 	}
 	run := &solvecli.Run{Name: "repl", Model: qrc.NewModel("session", req.model, req.prog, req.sources), X0: req.x0,
 		Flags: flags, Settings: settings, Ctx: ctx, Stdout: req.out, Stderr: req.err,

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -201,15 +202,15 @@ func (l *linerReader) ReadLine(prompt string) (string, error) {
 	return line, nil
 }
 
-// interrupts turns Ctrl-C (SIGINT) into the Stop channel of a running
-// solve. On a terminal it catches SIGINT for the whole session (at the
+// interrupts turns Ctrl-C (SIGINT) into the cancellation of a running
+// solve's context. On a terminal it catches SIGINT for the whole session (at the
 // prompt liner reads Ctrl-C itself, and a Ctrl-C between prompts must not
 // end the session); for a script only during solves.
 type interrupts struct {
 	always bool
 	sig    chan os.Signal
 	mu     sync.Mutex
-	cur    chan struct{} // the running solve's stop channel, or nil
+	cur    context.CancelFunc // cancels the running solve's context, or nil
 	done   chan struct{}
 }
 
@@ -225,7 +226,7 @@ func (w *interrupts) start() {
 			case <-w.sig:
 				w.mu.Lock()
 				if w.cur != nil {
-					close(w.cur)
+					w.cur()
 					w.cur = nil
 				}
 				w.mu.Unlock()
@@ -242,20 +243,21 @@ func (w *interrupts) stop() {
 }
 
 // watch is repl.Options.Watch.
-func (w *interrupts) watch() (<-chan struct{}, func()) {
-	stop := make(chan struct{})
+func (w *interrupts) watch(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
 	w.mu.Lock()
-	w.cur = stop
+	w.cur = cancel
 	w.mu.Unlock()
 	if !w.always {
 		signal.Notify(w.sig, os.Interrupt)
 	}
-	return stop, func() {
+	return ctx, func() {
 		if !w.always {
 			signal.Stop(w.sig)
 		}
 		w.mu.Lock()
 		w.cur = nil
 		w.mu.Unlock()
+		cancel()
 	}
 }
