@@ -1,6 +1,7 @@
 package qrc_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/qrc-lang/qrc/data"
 	"github.com/qrc-lang/qrc/diag"
 	"github.com/qrc-lang/qrc/solve"
+	"github.com/qrc-lang/qrc/trace"
 )
 
 // A model with errors comes back as an *Error whose diagnostics carry the
@@ -273,4 +275,22 @@ func TestGradcheck(t *testing.T) {
 	}
 	_, err = m.Gradcheck(qrc.GradcheckOptions{Points: -1})
 	assert.Error(t, err)
+}
+
+// What TraceWriter writes (qrc solve --trace) is what qrc plot reads: one
+// outer record per outer iteration the solve reports.
+func TestTraceWriterPlots(t *testing.T) {
+	m, err := qrc.Parse("fit.qrc", fitModel, qrc.WithData("d", lineData()))
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	rep, err := m.Solve(context.Background(), qrc.WithRecorder(qrc.NewTraceWriter(&buf)))
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(buf.String(), trace.SolveHeader+"\n"))
+	recs, err := trace.Read(&buf, "trace.csv")
+	require.NoError(t, err)
+	assert.Len(t, recs, rep.OuterIterations+rep.Phase1Outer)
+	require.NotEmpty(t, recs)
+	last := recs[len(recs)-1]
+	assert.Equal(t, "iqrc", last.Method)
+	assert.InDelta(t, rep.Objective, last.Objective, 1e-12)
 }
