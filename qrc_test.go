@@ -215,6 +215,12 @@ func TestCustomMethodAndRecorder(t *testing.T) {
 
 	_, err = m.Solve(context.Background(), qrc.WithMethod(method), qrc.WithTheory(1))
 	assert.Error(t, err, "WithTheory is IQRC's")
+
+	// settings IQRC would refuse (Rho above RhoHat) mean nothing to this
+	// method: the report is still made
+	rep, err = m.Solve(context.Background(), qrc.WithMethod(method), qrc.WithSettings(solve.Settings{RhoHat: 1, Rho: 2}))
+	require.NoError(t, err)
+	assert.Equal(t, "iteration_limit", rep.Status)
 }
 
 type funcRecorder struct {

@@ -168,7 +168,7 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 			RhoHat: res.RhoHat, Rho: res.Rho, RhoHatStart: start, Eps: s.Eps, EpsHat: s.EpsHat,
 			Inner: max(res.Inner, s.Inner), InnerStart: s.Inner, Outer: s.Outer, TimeLimitSeconds: s.TimeLimit.Seconds(), Seed: s.Seed,
 			Pick:   map[solve.Pick]string{solve.PickLast: "last", solve.PickRandom: "random"}[s.Pick],
-			Oracle: s.Oracle.String(),
+			Oracle: oracleName(s.Oracle),
 		},
 		Polish: res.Stats.Polish,
 	}
@@ -497,4 +497,12 @@ func constRHS(c *check.Constraint) *float64 {
 	}
 	v := k.Value.Data[0]
 	return &v
+}
+
+// oracleName is o's name, "" for none.
+func oracleName(o solve.Oracle) string {
+	if o == nil {
+		return ""
+	}
+	return o.String()
 }

@@ -223,10 +223,11 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 	if isIQRC {
 		run.Oracle = settings.Oracle.String()
 	}
-	for _, r := range c.recorders {
+	for i, r := range c.recorders {
 		if err := r.Init(run); err != nil {
 			return nil, err
 		}
+		defer c.recorders[i].Finish()
 	}
 	if len(c.recorders) > 0 {
 		settings.Recorder = &recorders{rs: c.recorders, names: functionNames(m.prog)}
@@ -257,9 +258,6 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 	}
 	if err != nil {
 		return nil, err
-	}
-	for _, r := range c.recorders {
-		r.Finish()
 	}
 	report := resultOf(m.file, m.checked, prob, res, settings, time.Since(began))
 	report.Settings.AllowBiased = c.allowBiased
