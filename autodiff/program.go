@@ -44,10 +44,7 @@ func Compile(m *check.Model) (*Program, error) {
 	var out *reg
 	if m.Objective != nil {
 		obj.Pos = m.Objective.Src.Pos()
-		out = c.expr(m.Objective.Expr, root)
-		if out != nil && m.Objective.Src.Sense == "maximize" {
-			out = c.emit(&inst{op: opNeg, out: c.newReg(nil, nil, m.Objective.Src), in: []*reg{out}, src: m.Objective.Src})
-		}
+		out = c.expr(m.Objective.Expr, root) // the checker refuses maximize
 	} else {
 		out = c.scalar(0, nil)
 	}

@@ -39,6 +39,11 @@ type Options struct {
 	// did not change since (a REPL re-checks its model after every
 	// statement); nil reads every data file.
 	Cache *data.Cache
+	// Sets gives data sets in memory by name: a set here is used instead
+	// of reading the file the model's declaration names (the loader's
+	// options are still checked, but not applied to the set). Its
+	// DataSet.Path is the set's Path, and Override is true.
+	Sets map[string]*data.Set
 	// RequireVariables refuses a model that declares no variable: there
 	// is nothing to solve. The command-line tools set it; the REPL, which
 	// builds its model a statement at a time, does not.
@@ -312,6 +317,14 @@ func (c *checker) applyOverrides() {
 				fmt.Sprintf("--data %s: the model has no data set %q%s", a.Name, a.Name, DidYouMean(a.Name, c.namesOfKind("data set"))))
 		}
 	}
+	for _, name := range slices.Sorted(maps.Keys(c.opts.Sets)) {
+		if g, ok := c.globals[name]; !ok || g.kind != "data set" {
+			c.report(diag.Error, ast.Pos{Filename: "data " + name}, ast.Pos{},
+				fmt.Sprintf("data %s given in memory: the model has no data set %q%s", name, name, DidYouMean(name, c.namesOfKind("data set"))))
+		} else if c.opts.Sets[name] == nil {
+			c.report(diag.Error, ast.Pos{Filename: "data " + name}, ast.Pos{}, fmt.Sprintf("data %s given in memory is nil", name))
+		}
+	}
 }
 
 func (c *checker) namesOfKind(kind string) []string {
@@ -501,6 +514,13 @@ func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 		if a.Name == ds.Name {
 			ds.Path, ds.Override = a.Value, true
 		}
+	}
+	if set, ok := c.opts.Sets[ds.Name]; ok {
+		if set == nil {
+			return nil
+		}
+		ds.Set, ds.Path, ds.Override = set, set.Path, true
+		return ds
 	}
 	var err error
 	switch {

@@ -7,8 +7,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/data"
 	"github.com/qrc-lang/qrc/lang"
 )
 
@@ -195,4 +197,26 @@ minimize sum(j in 1..3) x[j]^2 + x[j]
 		require.False(t, diags.HasErrors(), "%s: %s", ok, diags.Error())
 		assert.NotContains(t, diags.Warnings().Error(), "ends before", ok)
 	}
+}
+
+// Options.Sets gives a data set in memory: its file is never read, its
+// sizes and columns come from the set, and a name the model does not
+// declare is an error.
+func TestInMemorySets(t *testing.T) {
+	set := &data.Set{X: mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6}), Y: []float64{1, -1, 1},
+		Columns: map[string][]float64{"g": {0, 1, 1}}}
+	src := "data d = csv(\"does-not-exist.csv\", label = \"y\")\nparam n = d.n\nvar w[d.d]\nminimize mean(i in d where d.g[i] == 1) dot(d.X[i], w)\n"
+	m, _, diags := check.LoadSource("m.qrc", []byte(src), check.Options{Sets: map[string]*data.Set{"d": set}})
+	require.NoError(t, diags.Err())
+	require.Len(t, m.Data, 1)
+	assert.Same(t, set, m.Data[0].Set)
+	assert.True(t, m.Data[0].Override)
+	assert.Equal(t, 2, m.NumScalars)
+
+	_, _, diags = check.LoadSource("m.qrc", []byte(src), check.Options{Sets: map[string]*data.Set{"d": set, "e": set}})
+	require.Error(t, diags.Err())
+	assert.Contains(t, diags.Error(), `no data set "e"`)
+
+	_, _, diags = check.LoadSource("m.qrc", []byte(src), check.Options{})
+	require.Error(t, diags.Err(), "without the set the file is read, and it does not exist")
 }

@@ -61,11 +61,6 @@ func (l *List) AddAt(pos ast.Pos, format string, args ...any) {
 	*l = append(*l, &Diagnostic{Severity: Error, Pos: pos, Msg: fmt.Sprintf(format, args...)})
 }
 
-// Warn appends a warning at the span of node n.
-func (l *List) Warn(n ast.Node, format string, args ...any) {
-	*l = append(*l, &Diagnostic{Severity: Warning, Pos: n.Pos(), End: n.End(), Msg: fmt.Sprintf(format, args...)})
-}
-
 // HasErrors reports whether any diagnostic in l is an error.
 func (l List) HasErrors() bool {
 	for _, d := range l {

@@ -1,8 +1,9 @@
 package lang
 
 import (
-	"github.com/qrc-lang/qrc/ast"
 	"strings"
+
+	"github.com/qrc-lang/qrc/ast"
 )
 
 // item is a unit that comments attach to: a declaration, a constraint inside

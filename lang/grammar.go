@@ -264,7 +264,7 @@ type (
 
 // keywordMapper gives the identifiers that are keywords the Keyword type.
 func keywordMapper(tok lexer.Token) (lexer.Token, error) {
-	if keywords[tok.Value] {
+	if IsKeyword(tok.Value) {
 		tok.Type = qrcLexer.Symbols()["Keyword"]
 	}
 	return tok, nil

@@ -35,11 +35,14 @@ var prefixAfter = map[string]bool{"(": true, "[": true, ",": true, "=": true, ":
 	"==": true, "!=": true, "minimize": true, "maximize": true, "in": true, "where": true, "and": true,
 	"or": true, "not": true}
 
-// resets end a chain of nested unary operators at the current level.
+// resets end a chain of nested unary operators at the current level, as
+// does every keyword but "not" (resetsChain).
 var resets = map[string]bool{",": true, "=": true, ":": true, "..": true, "*": true, "/": true,
-	"<": true, "<=": true, ">": true, ">=": true, "==": true, "!=": true, "and": true, "or": true,
-	"data": true, "param": true, "var": true, "func": true, "minimize": true, "maximize": true,
-	"subject": true, "to": true, "in": true, "where": true}
+	"<": true, "<=": true, ">": true, ">=": true, "==": true, "!=": true}
+
+// resetsChain reports whether token v ends a chain of nested unary
+// operators.
+func resetsChain(v string) bool { return resets[v] || IsKeyword(v) && v != "not" }
 
 // prescan checks src against the size limits of package limits before it
 // is parsed: its length, its line lengths, its number of tokens and its
@@ -129,7 +132,7 @@ func prescan(name string, src []byte) scan {
 		case (v == "-" || v == "+") && (prev == "" || prefixAfter[prev]), v == "^", v == "not":
 			top.chain++
 			depth++
-		case resets[v] || v == "+" || v == "-":
+		case resetsChain(v) || v == "+" || v == "-":
 			depth -= top.chain
 			top.chain = 0
 		}

@@ -138,7 +138,7 @@ func syntaxError(filename string, src []byte, err error) *diag.Diagnostic {
 		switch {
 		case tok.EOF():
 			msg = "unexpected end of file" + expect
-		case expect == " (expected a name)" && keywords[tok.Value]:
+		case expect == " (expected a name)" && IsKeyword(tok.Value):
 			msg = fmt.Sprintf("unexpected keyword %q (expected a name; keywords cannot be used as names)", tok.Value)
 		default:
 			msg = "unexpected " + describeToken(tok) + expect
@@ -153,10 +153,6 @@ func syntaxError(filename string, src []byte, err error) *diag.Diagnostic {
 	d.Msg = "syntax error: " + msg
 	return d
 }
-
-// keywords are the reserved words of the lexer's Keyword rule.
-var keywords = map[string]bool{"data": true, "param": true, "var": true, "func": true, "minimize": true,
-	"maximize": true, "subject": true, "to": true, "in": true, "where": true, "and": true, "or": true, "not": true}
 
 // grammarWords names the grammar's rules in error messages.
 var grammarWords = map[string]string{

@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/internal/solvecli"
 )
 
 // command is a REPL command, typed as :NAME ARGS.
@@ -176,10 +178,6 @@ func (s *Session) needModel() bool {
 }
 
 func (s *Session) solveCmd(arg string, _ Statement, _ int) {
-	if s.opts.Solver == nil {
-		s.fail(":solve: no solver in this session")
-		return
-	}
 	if !s.needModel() {
 		return
 	}
@@ -199,7 +197,7 @@ func (s *Session) solveCmd(arg string, _ Statement, _ int) {
 		}
 		args = append(args, a)
 	}
-	if err := s.opts.Solver.CheckFlags(args); err != nil {
+	if _, _, err := solvecli.ParseArgs(args); err != nil {
 		s.fail(":solve: %v", err)
 		return
 	}
@@ -218,17 +216,17 @@ func (s *Session) solveCmd(arg string, _ Statement, _ int) {
 		s.startPoint()
 		x0 = slices.Clone(s.cur.x)
 	}
-	req := &SolveRequest{Args: args, Model: s.model, Program: prog, Sources: s.sources, X0: x0,
-		Out: s.out, Err: s.errw, Interactive: s.opts.Interactive}
+	req := &solveRequest{args: args, model: s.model, prog: prog, sources: s.sources, x0: x0,
+		out: s.out, err: s.errw, interactive: s.opts.Interactive}
 	if s.opts.Watch != nil {
-		stop, release := s.opts.Watch()
+		ctx, release := s.opts.Watch(context.Background())
 		defer release()
-		req.Stop = stop
+		req.ctx = ctx
 	}
 	if s.opts.Interactive {
 		fmt.Fprintf(s.errw, "solving from %s; Ctrl-C stops the solve and keeps the best point so far\n", s.cur.from)
 	}
-	res, err := s.opts.Solver.Solve(req)
+	res, err := s.solveFn(req)
 	prog.ResetSamples() // a stochastic solve leaves the program on a minibatch
 	if err != nil {
 		s.fail(":solve: %v", err)
@@ -315,19 +313,17 @@ func (s *Session) setCmd(arg string, _ Statement, _ int) {
 			next = append(next, setting{name, value})
 		}
 	}
-	if s.opts.Solver != nil {
-		var args []string
-		for _, o := range next {
-			if o.name == "cold" {
-				s.fail(":set: cold is not a setting; use :solve --cold")
-				return
-			}
-			args = append(args, "--"+o.name+"="+o.value)
-		}
-		if err := s.opts.Solver.CheckFlags(args); err != nil {
-			s.fail(":set: %v", err)
+	var args []string
+	for _, o := range next {
+		if o.name == "cold" {
+			s.fail(":set: cold is not a setting; use :solve --cold")
 			return
 		}
+		args = append(args, "--"+o.name+"="+o.value)
+	}
+	if _, _, err := solvecli.ParseArgs(args); err != nil {
+		s.fail(":set: %v", err)
+		return
 	}
 	s.set = next
 }

@@ -8,11 +8,17 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/qrc-lang/qrc/internal/solvecli"
+	"github.com/qrc-lang/qrc/lang"
 	"github.com/qrc-lang/qrc/stdlib"
 )
 
-// keywords are the language's keywords and the REPL's statement words.
-var keywords = []string{"data", "param", "var", "func", "minimize", "subject", "to", "in", "where", "and", "or", "not", "let", "drop"}
+// keywords are the language's keywords (but maximize, which the checker
+// refuses) and the REPL's statement words.
+func keywords() []string {
+	out := slices.DeleteFunc(lang.Keywords(), func(k string) bool { return k == "maximize" })
+	return append(out, "let", "drop")
+}
 
 // builtinNames are the loaders, domains and the word rows.
 var builtinNames = []string{"libsvm", "csv", "box", "ball", "simplex", "l1ball", "nonneg", "inf", "rows"}
@@ -39,9 +45,9 @@ func (s *Session) Complete(line string, pos int) (head string, completions []str
 		cands = s.fields(trailingWord(head[:len(head)-1]))
 	} else {
 		cands = append(cands, s.names("")...)
-		cands = append(cands, keywords...)
+		cands = append(cands, keywords()...)
 		cands = append(cands, stdlib.Names()...)
-		cands = append(cands, stdlib.Comprehensions...)
+		cands = append(cands, stdlib.Comprehensions()...)
 		cands = append(cands, builtinNames...)
 	}
 	return head, matching(cands, word), tail
@@ -70,17 +76,13 @@ func (s *Session) completeCommand(before, trimmed, tail string) (string, []strin
 	case c.name == "help":
 		cands = append(commandNames(), "let", "drop")
 	case c.name == "set":
-		if s.opts.Solver != nil {
-			for _, f := range s.opts.Solver.Flags() {
-				cands = append(cands, f+"=")
-			}
+		for _, f := range solvecli.FlagNames() {
+			cands = append(cands, f+"=")
 		}
 	case c.name == "solve":
 		cands = []string{"--cold"}
-		if s.opts.Solver != nil {
-			for _, f := range s.opts.Solver.Flags() {
-				cands = append(cands, "--"+f)
-			}
+		for _, f := range solvecli.FlagNames() {
+			cands = append(cands, "--"+f)
 		}
 	case c.name == "reset":
 		cands = []string{"point"}
@@ -95,7 +97,7 @@ func (s *Session) completeCommand(before, trimmed, tail string) (string, []strin
 			cands = append(cands, "objective")
 		} else {
 			cands = append(cands, stdlib.Names()...)
-			cands = append(cands, stdlib.Comprehensions...)
+			cands = append(cands, stdlib.Comprehensions()...)
 		}
 		return h, matching(cands, w), tail
 	}

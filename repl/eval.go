@@ -14,6 +14,7 @@ import (
 	"github.com/qrc-lang/qrc/diag"
 	"github.com/qrc-lang/qrc/lang"
 	"github.com/qrc-lang/qrc/summary"
+	"gonum.org/v1/gonum/floats"
 )
 
 // maxElements bounds the size of an expression :eval evaluates element by
@@ -122,7 +123,7 @@ func (s *Session) gradCmd(arg string, st Statement, col int) {
 		s.printEvalError(err)
 		return
 	}
-	fmt.Fprintf(s.out, "value %s, subgradient norm %s at %s\n", num(vals[0]), num(norm2(g)), s.cur.from)
+	fmt.Fprintf(s.out, "value %s, subgradient norm %s at %s\n", num(vals[0]), num(floats.Norm(g, 2)), s.cur.from)
 	tw := tabwriter.NewWriter(s.out, 0, 0, 1, ' ', 0)
 	for _, v := range s.model.Vars {
 		fmt.Fprintf(tw, "  d/d%s\t= %s\n", v.Name, valueText(v.Shape, v.Of(g)))
@@ -183,7 +184,7 @@ func vecText(v []float64) string {
 			for _, e := range v {
 				lo, hi = math.Min(lo, e), math.Max(hi, e)
 			}
-			parts = append(parts, fmt.Sprintf("... (%d values: min %s, max %s, norm %s)", len(v), num(lo), num(hi), num(norm2(v))))
+			parts = append(parts, fmt.Sprintf("... (%d values: min %s, max %s, norm %s)", len(v), num(lo), num(hi), num(floats.Norm(v, 2))))
 			break
 		}
 		parts = append(parts, num(e))
@@ -192,14 +193,6 @@ func vecText(v []float64) string {
 }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
-
-func norm2(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += v * v
-	}
-	return math.Sqrt(s)
-}
 
 // showCmd is :show [NAME].
 func (s *Session) showCmd(arg string, st Statement, col int) {

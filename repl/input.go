@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/qrc-lang/qrc/lang"
 )
 
 // Input gathers typed lines into statements. A statement is one line unless
@@ -141,10 +143,10 @@ func startsDecl(line string) bool {
 	if len(w) == 0 {
 		return false
 	}
-	switch w[0] {
-	case "data", "param", "var", "func", "minimize", "maximize", "subject":
+	switch {
+	case lang.IsDeclKeyword(w[0]) || w[0] == "subject":
 		return true
-	case "let", "drop": // unless it is a constraint named let or drop
+	case w[0] == "let" || w[0] == "drop": // unless it is a constraint named let or drop
 		return len(w) > 1 && isIdentStart(w[1])
 	}
 	return false
@@ -190,12 +192,11 @@ type scanned struct {
 	subjectTo bool // the text holds the words "subject to"
 }
 
-// continuing are the last tokens after which a statement goes on.
+// continuing are the operators after which a statement goes on, as it
+// does after every keyword (lang.IsKeyword).
 var continuing = map[string]bool{
 	"+": true, "-": true, "*": true, "/": true, "^": true, "=": true, "==": true, "!=": true,
 	"<": true, "<=": true, ">": true, ">=": true, ",": true, "..": true, ".": true, ":": true,
-	"in": true, "where": true, "and": true, "or": true, "not": true, "subject": true, "to": true,
-	"data": true, "param": true, "var": true, "func": true, "minimize": true, "maximize": true,
 }
 
 // scan tokenizes text roughly — enough to count brackets outside strings and
@@ -256,6 +257,6 @@ func scan(text string) scanned {
 			sc.subjectTo = true
 		}
 	}
-	sc.trailing = continuing[last]
+	sc.trailing = continuing[last] || lang.IsKeyword(last)
 	return sc
 }

@@ -13,11 +13,12 @@
 //
 // The package does no terminal handling: a LineReader supplies the lines
 // (cmd/qrc edits them with liner on a terminal, reads them plainly from a
-// script) and a Solver runs :solve with the flags and the result report of
-// qrc solve.
+// script). :solve runs the qrc library's solve with the flags, output files
+// and result report of qrc solve (internal/solvecli).
 package repl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -25,11 +26,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/qrc-lang/qrc"
 	"github.com/qrc-lang/qrc/ast"
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/data"
 	"github.com/qrc-lang/qrc/diag"
+	"github.com/qrc-lang/qrc/internal/solvecli"
 	"github.com/qrc-lang/qrc/lang"
 	"github.com/qrc-lang/qrc/solve"
 )
@@ -53,40 +56,45 @@ type Options struct {
 	// Echo writes each input line to Out after the prompt, as a
 	// transcript of a scripted session.
 	Echo bool
-	// Solver runs :solve; nil makes :solve an error.
-	Solver Solver
-	// Watch, when not nil, is called as a solve starts: Ctrl-C closes the
-	// returned channel (which stops the solve) until release is called.
-	Watch func() (stop <-chan struct{}, release func())
+	// Watch, when not nil, is called as a solve starts with the solve's
+	// context: Ctrl-C cancels the returned context (which stops the solve)
+	// until release is called.
+	Watch func(ctx context.Context) (watched context.Context, release func())
 }
 
-// Solver runs the solver for :solve. cmd/qrc implements it with the flags,
-// progress display and result report of qrc solve.
-type Solver interface {
-	// CheckFlags checks solver flags as qrc solve takes them (without the
-	// model file): a bad flag or value is an error saying which.
-	CheckFlags(args []string) error
-	// Flags lists the flags CheckFlags accepts, without dashes, for
-	// completion and :set.
-	Flags() []string
-	// Solve minimizes req.Model from req.X0 with the flags req.Args,
-	// prints the result to req.Out (progress to req.Err when
-	// req.Interactive) and returns the solver's result. The error is for
-	// bad flags or an invalid problem; what goes wrong while solving is in
-	// the result.
-	Solve(req *SolveRequest) (*solve.Result, error)
+// solveRequest is one :solve.
+type solveRequest struct {
+	args        []string // the flags, :set options first
+	model       *check.Model
+	prog        *autodiff.Program
+	sources     check.Sources
+	x0          []float64 // the warm start (or the model's start for --cold)
+	ctx         context.Context
+	out, err    io.Writer
+	interactive bool
 }
 
-// SolveRequest is one :solve.
-type SolveRequest struct {
-	Args        []string // the flags, :set options first
-	Model       *check.Model
-	Program     *autodiff.Program
-	Sources     check.Sources
-	X0          []float64 // the warm start (or the model's start for --cold)
-	Stop        <-chan struct{}
-	Out, Err    io.Writer
-	Interactive bool
+// runSolve solves a :solve request with the library, as qrc solve does
+// (flags, output files, progress when interactive, the report), and
+// returns the solver's result. The error is for bad flags or a solve that
+// could not start; what goes wrong while solving is in the result.
+func runSolve(req *solveRequest) (*solve.Result, error) {
+	flags, settings, err := solvecli.ParseArgs(req.args)
+	if err != nil {
+		return nil, err
+	}
+	ctx := req.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	run := &solvecli.Run{Name: "repl", Model: qrc.NewModel("session", req.model, req.prog, req.sources), X0: req.x0,
+		Flags: flags, Settings: settings, Ctx: ctx, Stdout: req.out, Stderr: req.err,
+		Progress: req.interactive, HideTime: !req.interactive}
+	rep, _ := run.Solve()
+	if rep == nil {
+		return nil, errors.New("the solve did not start")
+	}
+	return rep.Result(), nil
 }
 
 // Session is an interactive modelling session. It is not safe for
@@ -107,8 +115,9 @@ type Session struct {
 	comp    compiled
 	cur     current
 	last    *lastSolve
-	set     []setting // :set options
-	failed  bool      // a statement or command failed
+	solveFn func(*solveRequest) (*solve.Result, error) // runSolve; tests replace it
+	set     []setting                                  // :set options
+	failed  bool                                       // a statement or command failed
 	quit    bool
 }
 
@@ -137,7 +146,7 @@ func New(opts Options) *Session {
 	if opts.Err == nil {
 		opts.Err = opts.Out
 	}
-	s := &Session{opts: opts, out: opts.Out, errw: opts.Err}
+	s := &Session{opts: opts, out: opts.Out, errw: opts.Err, solveFn: runSolve}
 	s.in.NeedsMore = needsMore
 	s.reset()
 	return s
@@ -296,12 +305,8 @@ func needsMore(text string) bool {
 	if len(w) == 0 || strings.HasPrefix(w[0], ":") || keywordStatement(text, "let") || keywordStatement(text, "drop") {
 		return false
 	}
-	switch w[0] {
-	case "data", "param", "var", "func", "minimize", "maximize":
-	default:
-		if !strings.Contains(text, ":") {
-			return false
-		}
+	if !lang.IsDeclKeyword(w[0]) && !strings.Contains(text, ":") {
+		return false
 	}
 	_, errs := lang.Parse(InputName, []byte(text))
 	return len(errs) > 0 && strings.HasPrefix(errs[0].Msg, "syntax error: unexpected end of file")

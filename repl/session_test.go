@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,32 +15,21 @@ import (
 	"github.com/qrc-lang/qrc/solve"
 )
 
-// fakeSolver records the requests and returns the point at (or, when nil,
-// the start it was given).
+// fakeSolver stands in for the library's solve: it records the requests
+// and returns the point at (or, when nil, the start it was given).
 type fakeSolver struct {
 	at   []float64
-	reqs []*SolveRequest
+	reqs []*solveRequest
 }
 
-func (f *fakeSolver) CheckFlags(args []string) error {
-	for _, a := range args {
-		if strings.HasPrefix(a, "--bogus") {
-			return assert.AnError
-		}
-	}
-	return nil
-}
-
-func (f *fakeSolver) Flags() []string { return []string{"inner", "outer", "eps"} }
-
-func (f *fakeSolver) Solve(req *SolveRequest) (*solve.Result, error) {
+func (f *fakeSolver) solve(req *solveRequest) (*solve.Result, error) {
 	f.reqs = append(f.reqs, req)
-	x := slices.Clone(req.X0)
+	x := slices.Clone(req.x0)
 	if f.at != nil {
 		x = slices.Clone(f.at)
 	}
 	res := &solve.Result{Status: solve.Converged, Point: solve.Point{X: x}}
-	res.Certificate = &solve.Certificate{Multipliers: make([]float64, len(req.Model.Constraints))}
+	res.Certificate = &solve.Certificate{Multipliers: make([]float64, len(req.model.Constraints))}
 	for i := range res.Certificate.Multipliers {
 		res.Certificate.Multipliers[i] = float64(i + 1)
 	}
@@ -57,7 +45,8 @@ type harness struct {
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	h := &harness{solver: &fakeSolver{}}
-	h.s = New(Options{Out: &h.out, Err: &h.err, Solver: h.solver})
+	h.s = New(Options{Out: &h.out, Err: &h.err})
+	h.s.solveFn = h.solver.solve
 	return h
 }
 
@@ -161,8 +150,8 @@ func TestPointFollowsSolvesAndChanges(t *testing.T) {
 	h.solver.at = []float64{0.6, -0.6, 0.5}
 	h.exec(t, ":solve --inner=10", true)
 	require.Len(t, h.solver.reqs, 1)
-	assert.Equal(t, []string{"--inner=10"}, h.solver.reqs[0].Args)
-	assert.Equal(t, []float64{0.1, 0.1, 0}, h.solver.reqs[0].X0)
+	assert.Equal(t, []string{"--inner=10"}, h.solver.reqs[0].args)
+	assert.Equal(t, []float64{0.1, 0.1, 0}, h.solver.reqs[0].x0)
 	stdout, _ := h.exec(t, ":show c", true)
 	assert.Contains(t, stdout, "at the last solve (converged)")
 	assert.Regexp(t, `c +-1\.1 +1\.1 +1\n`, stdout) // f = -0.5 - 0.6, multiplier 1 from the solver
@@ -179,10 +168,10 @@ func TestPointFollowsSolvesAndChanges(t *testing.T) {
 	h.exec(t, ":set outer=5", true)
 	h.solver.at = nil
 	h.exec(t, ":solve", true)
-	assert.Equal(t, []string{"--outer=5"}, h.solver.reqs[1].Args)
-	assert.InDeltaSlice(t, []float64{0.353553, -0.353553, 0.5}, h.solver.reqs[1].X0, 1e-6)
+	assert.Equal(t, []string{"--outer=5"}, h.solver.reqs[1].args)
+	assert.InDeltaSlice(t, []float64{0.353553, -0.353553, 0.5}, h.solver.reqs[1].x0, 1e-6)
 	h.exec(t, ":solve --cold", true)
-	assert.InDeltaSlice(t, []float64{0.1, 0.1, 0}, h.solver.reqs[2].X0, 1e-12)
+	assert.InDeltaSlice(t, []float64{0.1, 0.1, 0}, h.solver.reqs[2].x0, 1e-12)
 	_, stderr := h.exec(t, ":set bogus=1", false)
 	assert.Contains(t, stderr, ":set:")
 

@@ -13,6 +13,7 @@ package stdlib
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -106,9 +107,22 @@ var (
 	nan = math.NaN()
 )
 
-var table = map[string]*Func{}
+// table indexes the built-ins by name, each prepared.
+var table = index(builtins)
 
-func add(f *Func) {
+// index prepares the functions and indexes them by name.
+func index(fs []*Func) map[string]*Func {
+	t := make(map[string]*Func, len(fs))
+	for _, f := range fs {
+		prepare(f)
+		t[f.Name] = f
+	}
+	return t
+}
+
+// prepare makes f's value functions propagate NaNs and fills in ValueDeriv
+// from Scalar and Deriv.
+func prepare(f *Func) {
 	// A NaN argument gives a NaN, whatever the function's branches would
 	// make of it (mcp(NaN) would otherwise be its constant tail), so that
 	// evaluation reports where the NaN arose instead of hiding it.
@@ -140,7 +154,6 @@ func add(f *Func) {
 		value, deriv := f.Scalar, f.Deriv
 		f.ValueDeriv = func(z float64, p []float64) (float64, float64) { return value(z, p), deriv(z, p) }
 	}
-	table[f.Name] = f
 }
 
 // hasNaN reports whether v holds a NaN.
@@ -153,11 +166,11 @@ func hasNaN(v []float64) bool {
 	return false
 }
 
-// unary registers an elementwise function of one argument. valueDeriv,
+// unaryFunc is an elementwise function of one argument. valueDeriv,
 // when given, computes the value and the derivative together (sharing an
 // exponential or a square root); it must agree with fn and deriv bit for
 // bit.
-func unary(name, doc string, props Props, fn, deriv func(float64) float64, valueDeriv ...func(float64) (float64, float64)) {
+func unaryFunc(name, doc string, props Props, fn, deriv func(float64) float64, valueDeriv ...func(float64) (float64, float64)) *Func {
 	f := &Func{Name: name, MinArgs: 1, MaxArgs: 1, Kind: Elementwise, Doc: doc, Props: props,
 		Scalar: func(z float64, _ []float64) float64 { return fn(z) },
 		Deriv:  func(z float64, _ []float64) float64 { return deriv(z) }}
@@ -165,53 +178,53 @@ func unary(name, doc string, props Props, fn, deriv func(float64) float64, value
 		vd := valueDeriv[0]
 		f.ValueDeriv = func(z float64, _ []float64) (float64, float64) { return vd(z) }
 	}
-	add(f)
+	return f
 }
 
-func init() {
+// builtins are the built-in functions (docs/stdlib.md documents them).
+var builtins = []*Func{
 	// abs'(0) = 0, the element of [-1, 1] of least norm.
-	unary("abs", "|z|", Props{Convex: true, Lipschitz: 1, WeakConvexity: 0}, math.Abs, sign)
+	unaryFunc("abs", "|z|", Props{Convex: true, Lipschitz: 1, WeakConvexity: 0}, math.Abs, sign),
 	// pos'(0) = 0, an end of [0, 1].
-	unary("pos", "max(0, z)", Props{Convex: true, Lipschitz: 1, WeakConvexity: 0, Monotone: 1},
+	unaryFunc("pos", "max(0, z)", Props{Convex: true, Lipschitz: 1, WeakConvexity: 0, Monotone: 1},
 		func(z float64) float64 { return math.Max(0, z) },
 		func(z float64) float64 {
 			if z > 0 {
 				return 1
 			}
 			return 0 * z // 0, or NaN for NaN
-		})
-	unary("exp", "e^z", Props{Convex: true, Smooth: true, Lipschitz: inf, WeakConvexity: 0, Monotone: 1}, math.Exp, math.Exp,
-		func(z float64) (float64, float64) { e := math.Exp(z); return e, e })
-	unary("log", "natural logarithm, z > 0", Props{Concave: true, Smooth: true, Lipschitz: inf, WeakConvexity: inf, Monotone: 1}, math.Log,
-		func(z float64) float64 { return 1 / z })
-	unary("log1p", "log(1 + z), z > -1", Props{Concave: true, Smooth: true, Lipschitz: inf, WeakConvexity: inf, Monotone: 1}, math.Log1p,
-		func(z float64) float64 { return 1 / (1 + z) })
+		}),
+	unaryFunc("exp", "e^z", Props{Convex: true, Smooth: true, Lipschitz: inf, WeakConvexity: 0, Monotone: 1}, math.Exp, math.Exp,
+		func(z float64) (float64, float64) { e := math.Exp(z); return e, e }),
+	unaryFunc("log", "natural logarithm, z > 0", Props{Concave: true, Smooth: true, Lipschitz: inf, WeakConvexity: inf, Monotone: 1}, math.Log,
+		func(z float64) float64 { return 1 / z }),
+	unaryFunc("log1p", "log(1 + z), z > -1", Props{Concave: true, Smooth: true, Lipschitz: inf, WeakConvexity: inf, Monotone: 1}, math.Log1p,
+		func(z float64) float64 { return 1 / (1 + z) }),
 	// sqrt'(0) = +Inf: sqrt is not Lipschitz at 0.
-	unary("sqrt", "square root, z >= 0", Props{Concave: true, Lipschitz: inf, WeakConvexity: inf, Monotone: 1}, math.Sqrt,
+	unaryFunc("sqrt", "square root, z >= 0", Props{Concave: true, Lipschitz: inf, WeakConvexity: inf, Monotone: 1}, math.Sqrt,
 		func(z float64) float64 { return 0.5 / math.Sqrt(z) },
-		func(z float64) (float64, float64) { s := math.Sqrt(z); return s, 0.5 / s })
-	unary("square", "z^2", Props{Convex: true, Smooth: true, Lipschitz: inf, WeakConvexity: 0}, func(z float64) float64 { return z * z },
-		func(z float64) float64 { return 2 * z })
+		func(z float64) (float64, float64) { s := math.Sqrt(z); return s, 0.5 / s }),
+	unaryFunc("square", "z^2", Props{Convex: true, Smooth: true, Lipschitz: inf, WeakConvexity: 0}, func(z float64) float64 { return z * z },
+		func(z float64) float64 { return 2 * z }),
 	// sigmoid'' = s(1-s)(1-2s) has largest magnitude 1/(6 sqrt 3) at
 	// s = (3 ± sqrt 3)/6; sigmoid' is largest, 1/4, at 0.
-	unary("sigmoid", "1 / (1 + e^-z)", Props{Smooth: true, Lipschitz: 0.25, WeakConvexity: 1 / (6 * math.Sqrt(3)), Monotone: 1}, Sigmoid, SigmoidDeriv, sigmoidValueDeriv)
-	unary("logistic", "log(1 + e^z)", Props{Convex: true, Smooth: true, Lipschitz: 1, WeakConvexity: 0, Monotone: 1}, Logistic, Sigmoid,
-		logisticValueDeriv)
+	unaryFunc("sigmoid", "1 / (1 + e^-z)", Props{Smooth: true, Lipschitz: 0.25, WeakConvexity: 1 / (6 * math.Sqrt(3)), Monotone: 1}, Sigmoid, SigmoidDeriv, sigmoidValueDeriv),
+	unaryFunc("logistic", "log(1 + e^z)", Props{Convex: true, Smooth: true, Lipschitz: 1, WeakConvexity: 0, Monotone: 1}, Logistic, Sigmoid,
+		logisticValueDeriv),
 	// tanh'' = -2 t (1 - t^2) has largest magnitude 4/(3 sqrt 3) at
 	// t = ±1/sqrt 3; tanh' is largest, 1, at 0.
-	unary("tanh", "hyperbolic tangent", Props{Smooth: true, Lipschitz: 1, WeakConvexity: 4 / (3 * math.Sqrt(3)), Monotone: 1}, math.Tanh, tanhDeriv)
+	unaryFunc("tanh", "hyperbolic tangent", Props{Smooth: true, Lipschitz: 1, WeakConvexity: 4 / (3 * math.Sqrt(3)), Monotone: 1}, math.Tanh, tanhDeriv),
 	// hinge'(1) = 0, an end of [-1, 0].
-	unary("hinge", "max(0, 1 - z)", Props{Convex: true, Lipschitz: 1, WeakConvexity: 0, Monotone: -1},
+	unaryFunc("hinge", "max(0, 1 - z)", Props{Convex: true, Lipschitz: 1, WeakConvexity: 0, Monotone: -1},
 		func(z float64) float64 { return math.Max(0, 1-z) },
 		func(z float64) float64 {
 			if z < 1 {
 				return -1
 			}
 			return 0 * z // 0, or NaN for NaN
-		})
+		}),
 
-	huberProps := Props{Convex: true, Smooth: true, Lipschitz: 1, WeakConvexity: 0}
-	add(&Func{Name: "huber", MinArgs: 2, MaxArgs: 2, Kind: Elementwise, ParamArgs: 1,
+	&Func{Name: "huber", MinArgs: 2, MaxArgs: 2, Kind: Elementwise, ParamArgs: 1,
 		Doc:   "z^2/(2 delta) for |z| <= delta, |z| - delta/2 beyond; delta > 0",
 		Props: huberProps,
 		Scalar: func(z float64, p []float64) float64 {
@@ -230,8 +243,8 @@ func init() {
 			return z / d
 		},
 		PropsAt:     func([]float64) Props { return huberProps },
-		CheckParams: func(p []float64) string { return positive("delta", p[0]) }})
-	add(&Func{Name: "mcp", MinArgs: 3, MaxArgs: 3, Kind: Elementwise, ParamArgs: 2,
+		CheckParams: func(p []float64) string { return positive("delta", p[0]) }},
+	&Func{Name: "mcp", MinArgs: 3, MaxArgs: 3, Kind: Elementwise, ParamArgs: 2,
 		Doc:   "minimax concave penalty: lambda|z| - z^2/(2 gamma) for |z| <= gamma lambda, gamma lambda^2/2 beyond",
 		Props: Props{Lipschitz: nan, WeakConvexity: nan},
 		Scalar: func(z float64, p []float64) float64 {
@@ -260,8 +273,8 @@ func init() {
 				return s
 			}
 			return positive("gamma", p[1])
-		}})
-	add(&Func{Name: "scad", MinArgs: 3, MaxArgs: 3, Kind: Elementwise, ParamArgs: 2,
+		}},
+	&Func{Name: "scad", MinArgs: 3, MaxArgs: 3, Kind: Elementwise, ParamArgs: 2,
 		Doc:   "smoothly clipped absolute deviation penalty with lambda > 0 and a > 2",
 		Props: Props{Lipschitz: nan, WeakConvexity: nan},
 		Scalar: func(z float64, p []float64) float64 {
@@ -302,48 +315,9 @@ func init() {
 				return "a must be greater than 2"
 			}
 			return ""
-		}})
-	for _, name := range []string{"max", "min"} {
-		s := 1.0
-		props := Props{Convex: true, Lipschitz: 1, WeakConvexity: 0, Monotone: 1}
-		if name == "min" {
-			s = -1
-			// min(z, 0) has a concave kink, which no rho/2 z^2 can make convex.
-			props = Props{Concave: true, Lipschitz: 1, WeakConvexity: inf, Monotone: 1}
-		}
-		// extreme is the lowest index of a largest (s = 1) or smallest
-		// (s = -1) element of v.
-		extreme := func(v []float64) int {
-			k := 0
-			for j, q := range v {
-				if s*q > s*v[k] {
-					k = j
-				}
-			}
-			return k
-		}
-		add(&Func{Name: name, MinArgs: 1, MaxArgs: -1, Kind: Elementwise,
-			Doc:   name + " of its arguments elementwise (scalars broadcast), or of the elements of a single vector",
-			Props: props,
-			Scalar: func(z float64, p []float64) float64 {
-				m := z
-				for _, q := range p {
-					if s*q > s*m {
-						m = q
-					}
-				}
-				return m
-			},
-			Reduce: func(v []float64) float64 { return v[extreme(v)] },
-			// One-hot at the lowest index attaining the extreme value.
-			Grad: func(v, g []float64) {
-				clear(g)
-				if len(v) > 0 {
-					g[extreme(v)] = 1
-				}
-			}})
-	}
-	add(&Func{Name: "norm1", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "sum of absolute values",
+		}},
+	extremum("max"), extremum("min"),
+	&Func{Name: "norm1", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "sum of absolute values",
 		// Lipschitz sqrt(n) for n elements: no constant for every length.
 		Props: Props{Convex: true, Lipschitz: nan, WeakConvexity: 0}, Reduce: func(v []float64) float64 {
 			s := 0.0
@@ -357,8 +331,8 @@ func init() {
 			for j, x := range v {
 				g[j] = sign(x)
 			}
-		}})
-	add(&Func{Name: "norm2", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "Euclidean norm (Frobenius for a matrix)",
+		}},
+	&Func{Name: "norm2", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "Euclidean norm (Frobenius for a matrix)",
 		Props: Props{Convex: true, Lipschitz: 1, WeakConvexity: 0}, Reduce: func(v []float64) float64 {
 			scale, ssq := scaledSSQ(v)
 			return scale * math.Sqrt(ssq)
@@ -392,8 +366,8 @@ func init() {
 					g[j] = x / scale / r
 				}
 			}
-		}})
-	add(&Func{Name: "norminf", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "largest absolute value",
+		}},
+	&Func{Name: "norminf", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "largest absolute value",
 		Props: Props{Convex: true, Lipschitz: 1, WeakConvexity: 0}, Reduce: func(v []float64) float64 {
 			m := 0.0
 			for _, x := range v {
@@ -414,26 +388,26 @@ func init() {
 			if k >= 0 {
 				g[k] = sign(v[k])
 			}
-		}})
+		}},
 	// The gradient softmax(v) lies in the simplex, so its norm is at most
 	// 1; the Hessian diag(p) - p p^T is positive semidefinite.
-	add(&Func{Name: "logsumexp", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "log(sum of e^v_j), computed stably as m + log(sum e^(v_j - m)), m = max v_j",
+	&Func{Name: "logsumexp", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "log(sum of e^v_j), computed stably as m + log(sum e^(v_j - m)), m = max v_j",
 		Props:  Props{Convex: true, Smooth: true, Lipschitz: 1, WeakConvexity: 0, Monotone: 1},
 		Reduce: LogSumExp,
 		// softmax(v)_j = e^(v_j - m) / sum_k e^(v_k - m), which neither
 		// overflows nor underflows to 0/0. With +Inf elements it is the
 		// limit: 1/k on the k infinite elements; when every element is
 		// -Inf, 1/n on each (the limit along v = (t, ..., t), t -> -Inf).
-		Grad: softmax})
-	add(&Func{Name: "sum", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "sum of the elements",
+		Grad: softmax},
+	&Func{Name: "sum", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "sum of the elements",
 		// Lipschitz sqrt(n) for n elements: no constant for every length.
 		Props: Props{Convex: true, Concave: true, Smooth: true, Lipschitz: nan, WeakConvexity: 0, Monotone: 1}, Reduce: sum,
 		Grad: func(v, g []float64) {
 			for j := range v {
 				g[j] = 1
 			}
-		}})
-	add(&Func{Name: "mean", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "mean of the elements",
+		}},
+	&Func{Name: "mean", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "mean of the elements",
 		// Lipschitz 1/sqrt(n) <= 1 for n elements.
 		Props:  Props{Convex: true, Concave: true, Smooth: true, Lipschitz: 1, WeakConvexity: 0, Monotone: 1},
 		Reduce: func(v []float64) float64 { return sum(v) / float64(len(v)) },
@@ -442,10 +416,56 @@ func init() {
 			for j := range v {
 				g[j] = w
 			}
-		}})
-	add(&Func{Name: "dot", MinArgs: 2, MaxArgs: 2, Kind: Dot,
+		}},
+	&Func{Name: "dot", MinArgs: 2, MaxArgs: 2, Kind: Dot,
 		Doc:   "inner product of two vectors, or matrix times vector",
-		Props: Props{Smooth: true, Lipschitz: nan, WeakConvexity: nan}})
+		Props: Props{Smooth: true, Lipschitz: nan, WeakConvexity: nan}},
+}
+
+// huberProps are the properties of the Huber loss.
+var huberProps = Props{Convex: true, Smooth: true, Lipschitz: 1, WeakConvexity: 0}
+
+// extremum is max or min: of its arguments elementwise, or of the
+// elements of a vector.
+func extremum(name string) *Func {
+	s := 1.0
+	props := Props{Convex: true, Lipschitz: 1, WeakConvexity: 0, Monotone: 1}
+	if name == "min" {
+		s = -1
+		// min(z, 0) has a concave kink, which no rho/2 z^2 can make convex.
+		props = Props{Concave: true, Lipschitz: 1, WeakConvexity: inf, Monotone: 1}
+	}
+	// extreme is the lowest index of a largest (s = 1) or smallest
+	// (s = -1) element of v.
+	extreme := func(v []float64) int {
+		k := 0
+		for j, q := range v {
+			if s*q > s*v[k] {
+				k = j
+			}
+		}
+		return k
+	}
+	return &Func{Name: name, MinArgs: 1, MaxArgs: -1, Kind: Elementwise,
+		Doc:   name + " of its arguments elementwise (scalars broadcast), or of the elements of a single vector",
+		Props: props,
+		Scalar: func(z float64, p []float64) float64 {
+			m := z
+			for _, q := range p {
+				if s*q > s*m {
+					m = q
+				}
+			}
+			return m
+		},
+		Reduce: func(v []float64) float64 { return v[extreme(v)] },
+		// One-hot at the lowest index attaining the extreme value.
+		Grad: func(v, g []float64) {
+			clear(g)
+			if len(v) > 0 {
+				g[extreme(v)] = 1
+			}
+		}}
 }
 
 // LogSumExp is log(sum_j e^v_j) without overflow: m + log(sum_j
@@ -568,19 +588,16 @@ func Names() []string {
 	return names
 }
 
-// Comprehensions are the names that can head a comprehension
+// comprehensions are the names that can head a comprehension
 // "op(i in S) body".
-var Comprehensions = []string{"sum", "mean", "max", "min"}
+var comprehensions = []string{"sum", "mean", "max", "min"}
+
+// Comprehensions returns the names that can head a comprehension
+// "op(i in S) body" (a new slice on every call).
+func Comprehensions() []string { return slices.Clone(comprehensions) }
 
 // IsComprehension reports whether name can head a comprehension.
-func IsComprehension(name string) bool {
-	for _, c := range Comprehensions {
-		if c == name {
-			return true
-		}
-	}
-	return false
-}
+func IsComprehension(name string) bool { return slices.Contains(comprehensions, name) }
 
 // Sigmoid is 1/(1+e^-z), computed without overflow for any z.
 func Sigmoid(z float64) float64 {

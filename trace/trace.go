@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -26,6 +27,11 @@ const (
 
 // Header is the first line of a trace CSV file.
 const Header = "method,series,cpu_seconds,wall_seconds,t,k,objective,infeasibility"
+
+// SolveHeader is the first line of the trace qrc solve --trace writes (the
+// library's qrc.TraceWriter): one row per outer iteration. Read takes
+// these files too.
+const SolveHeader = "seconds,t,phase,objective,infeasibility,max_violated,step,feasible_fraction,rho_hat"
 
 // Record is one iterate of a method.
 type Record struct {
@@ -72,8 +78,11 @@ func (t *Writer) writeHeader() error {
 	return err
 }
 
-// Read reads a trace CSV; name (the file's name) prefixes every error,
-// with the line.
+// Read reads a trace CSV, as qrc compare writes it (Header) or as qrc solve
+// --trace does (SolveHeader: each row an Outer record of the method its
+// phase names, iqrc, phase1 or penalty, timed in wall-clock seconds, which
+// stand for the CPU seconds too); name (the file's name) prefixes every
+// error, with the line.
 func Read(r io.Reader, name string) ([]Record, error) {
 	cr := csv.NewReader(bufio.NewReader(r))
 	cr.FieldsPerRecord = -1
@@ -84,8 +93,13 @@ func Read(r io.Reader, name string) ([]Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
-	if strings.Join(head, ",") != Header {
-		return nil, fmt.Errorf("%s:1: the header is %q; want %s (a trace written by qrc compare)", name, strings.Join(head, ","), Header)
+	parse := parse
+	switch strings.Join(head, ",") {
+	case Header:
+	case SolveHeader:
+		parse = parseSolve
+	default:
+		return nil, fmt.Errorf("%s:1: the header is %q; want %s (a trace written by qrc compare) or %s (by qrc solve --trace)", name, strings.Join(head, ","), Header, SolveHeader)
 	}
 	var out []Record
 	for line := 2; ; line++ {
@@ -104,6 +118,16 @@ func Read(r io.Reader, name string) ([]Record, error) {
 	}
 }
 
+// parseSolve reads a row of a qrc solve --trace file.
+func parseSolve(f []string) (Record, error) {
+	n := len(strings.Split(SolveHeader, ","))
+	if len(f) != n {
+		return Record{}, fmt.Errorf("%d fields; want %d (%s)", len(f), n, SolveHeader)
+	}
+	return parse([]string{f[2], Outer, f[0], f[0], f[1], "0", f[3], f[4]})
+}
+
+// parse reads a row of a qrc compare trace.
 func parse(f []string) (Record, error) {
 	if len(f) != 8 {
 		return Record{}, fmt.Errorf("%d fields; want 8 (%s)", len(f), Header)
@@ -211,8 +235,12 @@ type Summary struct {
 	ToBest float64
 }
 
-// Fractions are the fractions of the time limit the summary reports.
-var Fractions = []float64{0.25, 0.5, 1}
+// fractions are the fractions of the time limit the summary reports.
+var fractions = []float64{0.25, 0.5, 1}
+
+// Fractions returns the fractions of the time limit the summary reports
+// (a new slice on every call).
+func Fractions() []float64 { return slices.Clone(fractions) }
 
 // BestWithin is the relative margin of "reaching the best objective".
 const BestWithin = 0.01
@@ -235,7 +263,7 @@ func Summarize(lines []*Line, limit, eps float64) (rows []Summary, best float64)
 	}
 	for _, l := range lines {
 		s := Summary{Line: l, ToBest: math.NaN()}
-		for _, f := range Fractions {
+		for _, f := range fractions {
 			r, ok := l.At(f * limit)
 			s.At, s.Have = append(s.At, r), append(s.Have, ok)
 		}

@@ -5,6 +5,7 @@ import (
 	"image"
 	_ "image/png"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -105,4 +106,26 @@ func TestDraw(t *testing.T) {
 	assert.Error(t, trace.Draw(&svg, "png", nil, ""))
 	assert.Error(t, trace.DrawFile(t.TempDir()+"/f.gif", lines, ""))
 	assert.Equal(t, 1e-6, trace.InfeasibilityFloor(lines), "a tenth of 1e-4, capped at 1e-6")
+}
+
+// A qrc solve --trace file reads as Outer records of the method each row's
+// phase names, timed by its seconds.
+func TestReadSolveTrace(t *testing.T) {
+	src := trace.SolveHeader + "\n" +
+		"0.010000,1,phase1,2.5,0.25,\"cap[1, 2]\",0.5,0.000000,1\n" +
+		"0.020000,2,iqrc,2,0,,0.25,1.000000,2\n"
+	recs, err := trace.Read(strings.NewReader(src), "s.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []trace.Record{
+		{Method: "phase1", Series: trace.Outer, CPU: 0.01, Wall: 0.01, T: 1, Objective: 2.5, Infeasibility: 0.25},
+		{Method: "iqrc", Series: trace.Outer, CPU: 0.02, Wall: 0.02, T: 2, Objective: 2, Infeasibility: 0},
+	}
+	if !reflect.DeepEqual(recs, want) {
+		t.Errorf("got %+v, want %+v", recs, want)
+	}
+	if _, err := trace.Read(strings.NewReader(trace.SolveHeader+"\n1,2,iqrc\n"), "s.csv"); err == nil || !strings.Contains(err.Error(), "s.csv:2: 3 fields") {
+		t.Errorf("a short row: %v", err)
+	}
 }

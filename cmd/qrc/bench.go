@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/qrc-lang/qrc/internal/solvecli"
 	"github.com/qrc-lang/qrc/point"
 )
 
@@ -85,7 +86,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	for range 3 {
 		if err := full(); err != nil {
-			printEvalError(stderr, "bench", err, sources)
+			solvecli.PrintEvalError(stderr, "bench", err, sources)
 			return exitInvalid
 		}
 	}
@@ -95,7 +96,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	for i := range times {
 		t0 := time.Now()
 		if err := full(); err != nil {
-			printEvalError(stderr, "bench", err, sources)
+			solvecli.PrintEvalError(stderr, "bench", err, sources)
 			return exitInvalid
 		}
 		times[i] = time.Since(t0).Seconds()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/qrc-lang/qrc"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/summary"
 	"github.com/qrc-lang/qrc/weakconvex"
@@ -45,7 +46,19 @@ type modelFlags struct {
 	set, data assignList
 }
 
-func (m *modelFlags) options() check.Options {
+func (m *modelFlags) options() []qrc.Option {
+	var opts []qrc.Option
+	for _, a := range m.set {
+		opts = append(opts, qrc.WithParamExpr(a.Name, a.Value))
+	}
+	for _, a := range m.data {
+		opts = append(opts, qrc.WithDataFile(a.Name, a.Value))
+	}
+	return opts
+}
+
+// checkOptions are the flags as the checker's options.
+func (m *modelFlags) checkOptions() check.Options {
 	return check.Options{Set: m.set, Data: m.data, RequireVariables: true}
 }
 
@@ -63,7 +76,7 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "qrc check: --explain prints text; it does not combine with --json")
 		return exitUsage
 	}
-	m, sources, diags := check.LoadFile(file, mf.options())
+	m, sources, diags := check.LoadFile(file, mf.checkOptions())
 	s := summary.Of(file, m, diags)
 	var wc *weakconvex.Report
 	if m != nil {

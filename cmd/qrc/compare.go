@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,8 +15,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/qrc-lang/qrc"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/fileio"
+	"github.com/qrc-lang/qrc/internal/solvecli"
 	"github.com/qrc-lang/qrc/point"
 	"github.com/qrc-lang/qrc/problem"
 	"github.com/qrc-lang/qrc/solve"
@@ -52,7 +55,7 @@ on the machine does not count; see docs/experiments.md.
 
 Flags:
   --methods LIST     comma-separated methods (default iqrc,penalty); the
-                     methods are ` + strings.Join(methodNames, ", ") + `
+                     methods are ` + strings.Join(qrc.MethodNames(), ", ") + `
   --time-limit D     CPU time per method (default 60s)
   --out DIR          the directory for the traces and the figure (required;
                      created if needed)
@@ -79,6 +82,7 @@ type compareOptions struct {
 	title       string
 	model       *check.Model
 	newProblem  func() *solve.Problem
+	lib         *qrc.Model
 	x0          []float64
 	interrupted chan struct{} // closed by Ctrl-C
 	finished    chan struct{} // closed when the runs are over
@@ -135,17 +139,20 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	case *inner < 0 || *inner == 1 || *every < 0:
 		fmt.Fprintln(stderr, "qrc compare: --inner must be at least 2, and --record-every must not be negative")
 		return exitUsage
-	case !(*rhoHat > 0 || *rhoHat == 0 && !set(fs, "rho-hat")) || !(*eps > 0 || *eps == 0 && !set(fs, "eps")):
+	case !(*rhoHat > 0 || *rhoHat == 0 && !solvecli.Given(fs, "rho-hat")) || !(*eps > 0 || *eps == 0 && !solvecli.Given(fs, "eps")):
 		fmt.Fprintln(stderr, "qrc compare: --rho-hat and --eps must be positive, as for qrc solve")
 		return exitUsage
 	}
-	m, sources, prog, ok := loadProgram("compare", file, &mf, true, stderr)
+	model, ok := loadModel("compare", file, &mf, true, stderr)
 	if !ok {
 		return exitInvalid
 	}
+	m, prog := model.Checked(), model.Program()
 	for _, name := range []string{methodStochastic, methodSmooth} {
 		if slices.Contains(list, name) {
-			if _, ok := chooseOracle(name, m, prog, false, true, sources, stderr); !ok {
+			o, _ := solve.OracleNamed(name)
+			if err := model.CheckOracle(o, false); err != nil {
+				solvecli.PrintSolveError(stderr, "compare", model, err)
 				return exitInvalid
 			}
 		}
@@ -171,13 +178,13 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if s.RecordEvery == 0 {
 		s.RecordEvery = max(1, s.Inner/20)
 	}
-	o := &compareOptions{methods: list, limit: *timeLimit, out: *out, settings: s, title: *title, model: m,
+	o := &compareOptions{methods: list, limit: *timeLimit, out: *out, settings: s, title: *title, model: m, lib: model,
 		newProblem: func() *solve.Problem { return problem.New(m, prog, problem.Options{}) }, x0: x0, interrupted: make(chan struct{}), finished: make(chan struct{})}
 
-	stop, release := notifyStop()
+	ctx, release := notifyStop()
 	go func() {
 		select {
-		case <-stop:
+		case <-ctx.Done():
 			close(o.interrupted)
 		case <-o.finished:
 		}
@@ -262,8 +269,8 @@ func (o *compareOptions) runOne(name string, w io.Writer, stderr io.Writer) ([]t
 	s.Outer = math.MaxInt32 // the time limit ends the run, or convergence
 	s.TimeLimit = 10*o.limit + 10*time.Second
 	s.Recorder = rec
-	stop := make(chan struct{})
-	s.Stop = stop
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 
 	// the start, at CPU time 0
 	vals := make([]float64, prob.M+1)
@@ -291,18 +298,25 @@ func (o *compareOptions) runOne(name string, w io.Writer, stderr io.Writer) ([]t
 			case <-done:
 				return
 			case <-o.interrupted:
-				close(stop)
+				cancel()
 				return
 			case <-tick.C:
 				if cpuSeconds()-rec.cpu0 >= o.limit.Seconds() {
-					close(stop)
+					cancel()
 					return
 				}
 			}
 		}
 	})
 	fmt.Fprintf(stderr, "qrc compare: running %s for %s of %s\n", name, o.limit, cpuClock)
-	res, _, err := minimize(name, prob, o.model, o.x0, s, stderr)
+	method, err := qrc.MethodNamed(name)
+	if err != nil {
+		return nil, err
+	}
+	if w := o.lib.SmoothnessWarning(method); w != "" {
+		fmt.Fprintln(stderr, w)
+	}
+	res, err := method.Minimize(ctx, prob, o.x0, s)
 	close(done)
 	wg.Wait()
 	if err != nil {
@@ -374,14 +388,15 @@ func writeSummary(w io.Writer, lines []*trace.Line, limit time.Duration, eps flo
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := []string{"method"}
-	for _, f := range trace.Fractions {
+	fractions := trace.Fractions()
+	for _, f := range fractions {
 		p := fmt.Sprintf("%g%%", 100*f)
 		head = append(head, "objective "+p, "infeas "+p)
 	}
 	fmt.Fprintln(tw, strings.Join(append(head, "to best"), "\t"))
 	for _, r := range rows {
 		cells := []string{r.Line.Label()}
-		for i := range trace.Fractions {
+		for i := range fractions {
 			if !r.Have[i] {
 				cells = append(cells, "-", "-")
 				continue

@@ -8,10 +8,12 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/qrc-lang/qrc"
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
-	"github.com/qrc-lang/qrc/diag"
+	"github.com/qrc-lang/qrc/internal/solvecli"
 	"github.com/qrc-lang/qrc/point"
+	"gonum.org/v1/gonum/floats"
 )
 
 var evalCommand = &command{
@@ -105,7 +107,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fns := prog.Functions()
 	values := make([]float64, len(fns))
 	if err := prog.Eval(x, values); err != nil {
-		printEvalError(stderr, "eval", err, sources)
+		solvecli.PrintEvalError(stderr, "eval", err, sources)
 		return exitInvalid
 	}
 	norms := make([]float64, len(fns))
@@ -116,10 +118,10 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		err := prog.Gradient(w, g)
 		w[i] = 0
 		if err != nil {
-			printEvalError(stderr, "eval", err, sources)
+			solvecli.PrintEvalError(stderr, "eval", err, sources)
 			return exitInvalid
 		}
-		norms[i] = norm2(g)
+		norms[i] = floats.Norm(g, 2)
 	}
 
 	res := evalResult{File: file, Point: where, Constraints: []evalConstraint{}, DomainViolations: domainViolations(m, x)}
@@ -217,31 +219,39 @@ func domainViolations(m *check.Model, x []float64) []domainViolation {
 // name. It prints the model's diagnostics to stderr (warnings only when
 // warnings is set) and reports whether the model compiled.
 func loadProgram(name, file string, mf *modelFlags, warnings bool, stderr io.Writer) (*check.Model, check.Sources, *autodiff.Program, bool) {
-	m, sources, diags := check.LoadFile(file, mf.options())
-	if m == nil {
-		diags.Print(stderr, sources)
-		printErrorCount(stderr, file, len(diags.Errors()))
+	model, ok := loadModel(name, file, mf, warnings, stderr)
+	if !ok {
 		return nil, nil, nil, false
+	}
+	return model.Checked(), model.Sources(), model.Program(), true
+}
+
+// loadModel loads, checks and compiles the model in file with the library,
+// printing its diagnostics on stderr (its warnings only when warnings is
+// set).
+func loadModel(name, file string, mf *modelFlags, warnings bool, stderr io.Writer) (*qrc.Model, bool) {
+	model, err := qrc.Load(file, mf.options()...)
+	var le *qrc.Error
+	switch {
+	case errors.As(err, &le):
+		if warnings {
+			le.Warnings.Print(stderr, le.Sources)
+		}
+		if len(le.Diagnostics) > 0 {
+			le.Print(stderr)
+			printErrorCount(stderr, file, len(le.Diagnostics.Errors()))
+		} else {
+			fmt.Fprintf(stderr, "%s: %v\n", file, le.Err)
+		}
+		return nil, false
+	case err != nil:
+		fmt.Fprintf(stderr, "qrc %s: %v\n", name, err)
+		return nil, false
 	}
 	if warnings {
-		diags.Print(stderr, sources)
+		model.Warnings().Print(stderr, model.Sources())
 	}
-	prog, err := autodiff.Compile(m)
-	if err != nil {
-		var list diag.List
-		if errors.As(err, &list) && len(list) > 0 {
-			list.Print(stderr, sources)
-			printErrorCount(stderr, file, len(list.Errors()))
-		} else {
-			fmt.Fprintf(stderr, "%s: cannot compile: %v\n", file, err)
-		}
-		return nil, nil, nil, false
-	}
-	if prog.NumVars() != m.NumScalars {
-		fmt.Fprintf(stderr, "qrc %s: internal error: the compiled program has %d variables, the model %d\n", name, prog.NumVars(), m.NumScalars)
-		return nil, nil, nil, false
-	}
-	return m, sources, prog, true
+	return model, true
 }
 
 func printErrorCount(w io.Writer, file string, n int) {
@@ -250,26 +260,6 @@ func printErrorCount(w io.Writer, file string, n int) {
 		s = ""
 	}
 	fmt.Fprintf(w, "%s: %d error%s\n", file, n, s)
-}
-
-// printEvalError prints an evaluation failure: an *autodiff.EvalError as
-// file:line:col: message with the source line and a caret, anything else
-// after the command's name.
-func printEvalError(w io.Writer, name string, err error, sources check.Sources) {
-	var ee *autodiff.EvalError
-	if errors.As(err, &ee) && ee.Pos.Line > 0 {
-		diag.Render(w, &diag.Diagnostic{Pos: ee.Pos, Msg: ee.Msg}, sources[ee.Pos.Filename])
-		return
-	}
-	fmt.Fprintf(w, "qrc %s: %v\n", name, err)
-}
-
-func norm2(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += v * v
-	}
-	return math.Sqrt(s)
 }
 
 // num formats a number for the text tables: six significant digits.

@@ -10,11 +10,12 @@ import (
 
 var plotCommand = &command{
 	name:    "plot",
-	summary: "redraw Figure 1 from traces saved by qrc compare",
+	summary: "redraw Figure 1 from traces saved by qrc compare or qrc solve --trace",
 	usage: `Usage: qrc plot [flags] TRACE.csv... -o FILE.png|FILE.svg
 
 Plot reads traces written by qrc compare (METHOD.csv, with the header
 ` + trace.Header + `)
+or by qrc solve --trace (one line per phase, timed in wall-clock seconds)
 and draws the same figure as compare: objective against CPU seconds on the
 left, infeasibility (log scale; 0 drawn at a floor the title gives) on the
 right, one line per method and series. The extension of FILE chooses PNG or

@@ -3,8 +3,8 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,7 +17,6 @@ import (
 
 	"github.com/qrc-lang/qrc/fileio"
 	"github.com/qrc-lang/qrc/repl"
-	"github.com/qrc-lang/qrc/solve"
 )
 
 var replCommand = &command{
@@ -93,7 +92,7 @@ func runRepl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer intr.stop()
 	sess := repl.New(repl.Options{
 		Out: stdout, Err: stderr, Interactive: interactive, Echo: *echo,
-		Solver: cliSolver{}, Watch: intr.watch,
+		Watch: intr.watch,
 	})
 	if len(files) == 1 {
 		if !sess.Load(files[0]) {
@@ -203,15 +202,15 @@ func (l *linerReader) ReadLine(prompt string) (string, error) {
 	return line, nil
 }
 
-// interrupts turns Ctrl-C (SIGINT) into the Stop channel of a running
-// solve. On a terminal it catches SIGINT for the whole session (at the
+// interrupts turns Ctrl-C (SIGINT) into the cancellation of a running
+// solve's context. On a terminal it catches SIGINT for the whole session (at the
 // prompt liner reads Ctrl-C itself, and a Ctrl-C between prompts must not
 // end the session); for a script only during solves.
 type interrupts struct {
 	always bool
 	sig    chan os.Signal
 	mu     sync.Mutex
-	cur    chan struct{} // the running solve's stop channel, or nil
+	cur    context.CancelFunc // cancels the running solve's context, or nil
 	done   chan struct{}
 }
 
@@ -227,7 +226,7 @@ func (w *interrupts) start() {
 			case <-w.sig:
 				w.mu.Lock()
 				if w.cur != nil {
-					close(w.cur)
+					w.cur()
 					w.cur = nil
 				}
 				w.mu.Unlock()
@@ -244,67 +243,21 @@ func (w *interrupts) stop() {
 }
 
 // watch is repl.Options.Watch.
-func (w *interrupts) watch() (<-chan struct{}, func()) {
-	stop := make(chan struct{})
+func (w *interrupts) watch(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
 	w.mu.Lock()
-	w.cur = stop
+	w.cur = cancel
 	w.mu.Unlock()
 	if !w.always {
 		signal.Notify(w.sig, os.Interrupt)
 	}
-	return stop, func() {
+	return ctx, func() {
 		if !w.always {
 			signal.Stop(w.sig)
 		}
 		w.mu.Lock()
 		w.cur = nil
 		w.mu.Unlock()
+		cancel()
 	}
-}
-
-// cliSolver runs :solve with the flags, progress and report of qrc solve.
-type cliSolver struct{}
-
-// parse parses :solve's flags.
-func (cliSolver) parse(args []string) (*solveFlags, solve.Settings, error) {
-	fs := flag.NewFlagSet("solve", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	sf := registerSolveFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return nil, solve.Settings{}, err
-	}
-	if fs.NArg() > 0 {
-		return nil, solve.Settings{}, fmt.Errorf("unexpected argument %q (the model is the session's)", fs.Arg(0))
-	}
-	settings, err := sf.settings()
-	return sf, settings, err
-}
-
-func (c cliSolver) CheckFlags(args []string) error {
-	_, _, err := c.parse(args)
-	return err
-}
-
-func (cliSolver) Flags() []string {
-	fs := flag.NewFlagSet("solve", flag.ContinueOnError)
-	registerSolveFlags(fs)
-	var out []string
-	fs.VisitAll(func(f *flag.Flag) { out = append(out, f.Name) })
-	return out
-}
-
-func (c cliSolver) Solve(req *repl.SolveRequest) (*solve.Result, error) {
-	flags, settings, err := c.parse(req.Args)
-	if err != nil {
-		return nil, err
-	}
-	run := &solveRun{name: "repl", file: "session", m: req.Model, sources: req.Sources, prog: req.Program, x0: req.X0,
-		flags: flags, settings: settings, stop: req.Stop, stdout: req.Out, stderr: req.Err,
-		progress: req.Interactive, hideTime: !req.Interactive}
-	res, _ := run.run()
-	if res == nil {
-		return nil, errors.New("the solve did not start")
-	}
-	return res, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
@@ -12,18 +13,18 @@ import (
 // terminal (SIGHUP) are treated alike.
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
-// notifyStop returns a channel closed at the first stop signal; a second
-// signal exits at once with status 130 (the user insists). release stops
-// listening.
-func notifyStop() (stop <-chan struct{}, release func()) {
-	ch := make(chan struct{})
+// notifyStop returns a context cancelled at the first stop signal; a
+// second signal exits at once with status 130 (the user insists). release
+// stops listening.
+func notifyStop() (ctx context.Context, release func()) {
+	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, stopSignals...)
 	done := make(chan struct{})
 	go func() {
 		select {
 		case <-sig:
-			close(ch)
+			cancel()
 		case <-done:
 			return
 		}
@@ -34,8 +35,9 @@ func notifyStop() (stop <-chan struct{}, release func()) {
 		case <-done:
 		}
 	}()
-	return ch, func() {
+	return ctx, func() {
 		signal.Stop(sig)
 		close(done)
+		cancel()
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/internal/solvecli"
 	"github.com/qrc-lang/qrc/point"
 	"github.com/qrc-lang/qrc/solve"
 )
@@ -61,7 +62,7 @@ type sweepRow struct {
 
 func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("sweep", sweepCommand.usage, stderr)
-	flags := registerSolveFlags(fs)
+	flags := solvecli.RegisterFlags(fs)
 	over := fs.String("over", "", "")
 	var mf modelFlags
 	mf.register(fs)
@@ -70,25 +71,25 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	dir := new(string)
-	*dir, *flags.out = *flags.out, "" // solve's --out is the sweep's directory
+	*dir, *flags.Out = *flags.Out, "" // solve's --out is the sweep's directory
 	name, list, found := strings.Cut(*over, "=")
 	values := strings.Split(list, ",")
 	switch {
 	case !found || strings.TrimSpace(name) == "" || strings.TrimSpace(list) == "":
 		fmt.Fprintln(stderr, `qrc sweep: want --over NAME=V1,V2,...; "qrc help sweep" shows the usage`)
 		return exitUsage
-	case *flags.asJSON || *flags.trace != "" || *flags.startFile != "":
+	case *flags.JSON || *flags.Trace != "" || *flags.Start != "":
 		fmt.Fprintln(stderr, "qrc sweep: --json, --trace and --start are not sweep flags")
 		return exitUsage
 	case *dir == "":
 		fmt.Fprintln(stderr, "qrc sweep: want --out DIR")
 		return exitUsage
 	}
-	if *flags.method == methodPenalty {
+	if *flags.Method == methodPenalty {
 		fmt.Fprintln(stderr, "qrc sweep: sweeps run IQRC (--method iqrc or stochastic)")
 		return exitUsage
 	}
-	settings, err := flags.settings()
+	settings, err := flags.Settings()
 	if err != nil {
 		fmt.Fprintf(stderr, "qrc sweep: %v\n", err)
 		return exitUsage
@@ -106,23 +107,24 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		v = strings.TrimSpace(v)
 		one := mf
 		one.set = append(append(assignList(nil), mf.set...), check.Assign{Name: name, Value: v})
-		mi, sources, prog, ok := loadProgram("sweep", file, &one, len(rows) == 0, stderr)
+		model, ok := loadModel("sweep", file, &one, len(rows) == 0, stderr)
 		if !ok {
 			return exitInvalid
 		}
-		m = mi
+		m = model.Checked()
 		if x0 == nil || len(x0) != m.NumScalars {
 			x0 = point.Start(m)
 		}
 		out := filepath.Join(*dir, name+"="+v+".json")
-		*flags.out = out
-		run := &solveRun{name: "sweep", file: file, m: m, sources: sources, prog: prog, x0: x0,
-			flags: flags, settings: settings, stdout: io.Discard, stderr: stderr, progress: false}
+		*flags.Out = out
+		run := &solvecli.Run{Name: "sweep", Model: model, X0: x0,
+			Flags: flags, Settings: settings, Stdout: io.Discard, Stderr: stderr, Progress: false}
 		fmt.Fprintf(stderr, "qrc sweep: %s = %s ...\n", name, v)
-		res, c := run.run()
-		if res == nil {
+		rep, c := run.Solve()
+		if rep == nil {
 			return c
 		}
+		res := rep.Result()
 		if c == exitInfeasible {
 			code = exitInfeasible
 		}

@@ -1,4 +1,4 @@
-package main
+package qrc
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 // When a row set is monitored on a sample, the progress table says so
 // above its header; on all rows it says nothing.
 func TestMonitorNote(t *testing.T) {
-	m, _, diags := check.LoadFile("../../examples/fairness.qrc", check.Options{})
+	m, _, diags := check.LoadFile("examples/fairness.qrc", check.Options{})
 	require.NoError(t, diags.Err())
 	prog, err := autodiff.Compile(m)
 	require.NoError(t, err)
@@ -28,9 +28,10 @@ func TestMonitorNote(t *testing.T) {
 	assert.Contains(t, note, "the result is on all rows")
 
 	var buf bytes.Buffer
-	pr := newProgress(&buf, prog)
-	pr.note = note
-	require.NoError(t, pr.Record(solve.Iteration{T: 1}))
+	pr := NewPrinter(&buf)
+	pr.Prefix = "qrc solve: "
+	require.NoError(t, pr.Init(Run{MonitorNote: note}))
+	require.NoError(t, pr.Record(Iteration{Iteration: solve.Iteration{T: 1}}))
 	assert.Contains(t, buf.String(), "qrc solve: objective and infeasibility at outer iterations are on a fixed sample")
 
 	assert.Empty(t, monitorNote(problem.New(m, prog, problem.Options{}), prog))

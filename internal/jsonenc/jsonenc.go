@@ -1,4 +1,8 @@
-package main
+// Package jsonenc writes Go values as indented JSON the way encoding/json
+// does, except that a NaN or infinite number is written as the string
+// "NaN", "Infinity" or "-Infinity" (docs/cli.md): the JSON results of qrc
+// solve and of the library's Report.
+package jsonenc
 
 import (
 	"bytes"
@@ -11,11 +15,11 @@ import (
 	"github.com/qrc-lang/qrc/point"
 )
 
-// writeJSON writes v as indented JSON. A NaN or infinite number, which
+// Write writes v as indented JSON. A NaN or infinite number, which
 // JSON cannot represent, is written as the string "NaN", "Infinity" or
 // "-Infinity" (docs/cli.md), so a result at a non-finite point is still
 // printed rather than lost.
-func writeJSON(w io.Writer, v any) error {
+func Write(w io.Writer, v any) error {
 	tree, err := jsonTree(reflect.ValueOf(v))
 	if err != nil {
 		return err
@@ -39,6 +43,7 @@ type jsonField struct {
 	val any
 }
 
+// MarshalJSON writes the fields in order.
 func (o jsonObject) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')

@@ -1,4 +1,4 @@
-package main
+package solvecli
 
 import (
 	"fmt"
@@ -31,6 +31,7 @@ type checkpointer struct {
 	name    string // the command, for messages
 }
 
+// Record writes an outer iterate when the interval has passed.
 func (c *checkpointer) Record(it solve.Iteration) error {
 	if it.K > 0 { // inner records
 		return nil

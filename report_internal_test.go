@@ -1,4 +1,4 @@
-package main
+package qrc
 
 import (
 	"regexp"
@@ -17,7 +17,7 @@ import (
 // most eps (allowed: results are feasible to eps) is marked too; a
 // satisfied one is not.
 func TestConstraintMarks(t *testing.T) {
-	r := &solveResult{Status: "converged", Settings: solveSettings{Eps: 1e-3}, Constraints: []solveConstraint{
+	r := &Report{Status: "converged", Settings: ReportSettings{Eps: 1e-3}, Constraints: []ReportConstraint{
 		{Name: "over", Value: 2e-3, Slack: -2e-3},
 		{Name: "edge", Value: 1e-3, Slack: -1e-3},
 		{Name: "inside", Value: 5e-4, Slack: -5e-4},
@@ -25,7 +25,7 @@ func TestConstraintMarks(t *testing.T) {
 		{Name: "zero", Value: 0, Slack: 0},
 	}}
 	var b strings.Builder
-	r.text(&b, &check.Model{}, nil)
+	r.text(&b, &check.Model{}, nil, false)
 	line := func(name string) string {
 		return regexp.MustCompile(`(?m)^` + name + ` .*$`).FindString(b.String())
 	}
@@ -38,11 +38,11 @@ func TestConstraintMarks(t *testing.T) {
 
 // A Stalled solve gets a verdict that names the oracle and what to try.
 func TestStalledVerdict(t *testing.T) {
-	r := &solveResult{Status: "stalled"}
+	r := &Report{Status: "stalled"}
 	r.diagnose(&solve.Diagnosis{}, &solve.Result{Status: solve.Stalled}, solve.Settings{Oracle: solve.Bundle}, 0)
 	assert.Contains(t, r.Verdict, "stalled: the bundle oracle could neither move this point nor certify it")
 	assert.Contains(t, r.Verdict, "--eps")
-	r = &solveResult{Status: "stalled"}
+	r = &Report{Status: "stalled"}
 	r.diagnose(&solve.Diagnosis{}, &solve.Result{Status: solve.Stalled}, solve.Settings{}, 0)
 	assert.Contains(t, r.Verdict, "the accurate oracle")
 }
@@ -52,11 +52,11 @@ func TestStalledVerdict(t *testing.T) {
 // heartbeat before any row.
 func TestProgressShowsTheCertificate(t *testing.T) {
 	var b strings.Builder
-	p := &progress{w: &b}
-	beat := solve.Iteration{Stage: "certificate", T: 3, K: 120, Objective: 1.5, Elapsed: 2 * time.Second}
+	p := &Printer{w: &b}
+	beat := Iteration{Iteration: solve.Iteration{Stage: "certificate", T: 3, K: 120, Objective: 1.5, Elapsed: 2 * time.Second}}
 	require.NoError(t, p.Record(beat))
 	assert.Empty(t, b.String())
-	require.NoError(t, p.Record(solve.Iteration{T: 3, Objective: 1.5, Elapsed: time.Second}))
+	require.NoError(t, p.Record(Iteration{Iteration: solve.Iteration{T: 3, Objective: 1.5, Elapsed: time.Second}, Phase: "iqrc"}))
 	require.NoError(t, p.Record(beat))
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	require.Len(t, lines, 3, b.String())

@@ -1,0 +1,515 @@
+package qrc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/qrc-lang/qrc/autodiff"
+	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/diag"
+	"github.com/qrc-lang/qrc/penalty"
+	"github.com/qrc-lang/qrc/problem"
+	"github.com/qrc-lang/qrc/solve"
+	"github.com/qrc-lang/qrc/weakconvex"
+)
+
+// AutoStochasticRows is the size of the data means, in rows over all the
+// row sets they sample, from which Solve picks the stochastic oracle when
+// no oracle is given (docs/performance.md gives the reason).
+const AutoStochasticRows = 50000
+
+// SolveOption configures [Model.Solve].
+type SolveOption func(*solveConfig)
+
+// solveConfig collects the SolveOptions of one solve.
+type solveConfig struct {
+	method      Method
+	settings    solve.Settings
+	seed        uint64
+	oracle      solve.Oracle // nil: auto
+	rhoSet      bool
+	rhoHatSet   bool
+	theory      bool
+	sigma       float64
+	batch       int
+	allowBiased bool
+	restarts    int
+	start       []float64
+	recorders   []Recorder
+	notes       func(Note)
+}
+
+// WithMethod solves with the method m (IQRC by default).
+func WithMethod(m Method) SolveOption { return func(c *solveConfig) { c.method = m } }
+
+// WithOracle makes IQRC solve its subproblems with the oracle o:
+// solve.Smooth or solve.Bundle (certified gaps), solve.Switching
+// (Algorithm 2) or solve.Stochastic (Algorithm 3 on minibatches). nil, the
+// default, picks one: stochastic when the data means run over at least
+// AutoStochasticRows rows and can be estimated without bias, else smooth
+// for a differentiable model and bundle for one with a kink.
+func WithOracle(o solve.Oracle) SolveOption { return func(c *solveConfig) { c.oracle = o } }
+
+// WithSettings sets the solver's settings: RhoHat, Rho, Eps, EpsHat,
+// Inner, Outer, TimeLimit, Pick, Seed, MaxEvals, V and Alpha (zero means
+// the default; the default Seed is 1, as for qrc solve, and WithSeed sets
+// any seed). Their Oracle, Recorder and Stop are not used: see WithOracle,
+// WithRecorder and the context.
+func WithSettings(s solve.Settings) SolveOption {
+	return func(c *solveConfig) {
+		c.settings = s
+		if s.Seed != 0 {
+			c.seed = s.Seed
+		}
+		c.rhoSet = c.rhoSet || s.Rho > 0
+		c.rhoHatSet = c.rhoHatSet || s.RhoHat > 0
+	}
+}
+
+// WithSeed seeds the random pick, the minibatches, the monitoring samples
+// and the restarts (default 1).
+func WithSeed(seed uint64) SolveOption { return func(c *solveConfig) { c.seed = seed } }
+
+// WithRho sets the weak-convexity modulus the oracle assumes (< RhoHat),
+// instead of the one the weak-convexity analysis derives.
+func WithRho(rho float64) SolveOption {
+	return func(c *solveConfig) { c.settings.Rho, c.rhoSet = rho, true }
+}
+
+// WithRhoHat sets the proximal parameter's start, instead of the one
+// derived from the weak-convexity analysis.
+func WithRhoHat(rhoHat float64) SolveOption {
+	return func(c *solveConfig) { c.settings.RhoHat, c.rhoHatSet = rhoHat, true }
+}
+
+// WithTheory sets EpsHat, Inner (K) and Outer (T) by the paper's formulas
+// from the derived rho, M, the domain's diameter and the Slater constant
+// sigma (qrc solve --theory); a Note gives the values.
+func WithTheory(sigma float64) SolveOption {
+	return func(c *solveConfig) { c.theory, c.sigma = true, sigma }
+}
+
+// WithBatch sets the rows the stochastic oracle draws from each row set per
+// step (default problem.DefaultBatch).
+func WithBatch(n int) SolveOption { return func(c *solveConfig) { c.batch = n } }
+
+// WithAllowBiased lets the stochastic oracle sample data means that sit
+// inside a nonlinearity; their minibatch estimates are biased.
+func WithAllowBiased() SolveOption { return func(c *solveConfig) { c.allowBiased = true } }
+
+// WithRestarts sets how many perturbed starts are tried when phase 1 gives
+// up (default solve.DefaultRestarts; 0: none).
+func WithRestarts(n int) SolveOption { return func(c *solveConfig) { c.restarts = n } }
+
+// WithStart starts the solve at x (NumVars values) instead of the model's
+// start: a warm start from an earlier Report's X.
+func WithStart(x []float64) SolveOption {
+	return func(c *solveConfig) { c.start = slices.Clone(x) }
+}
+
+// WithRecorder adds a Recorder told about the solve's iterations.
+func WithRecorder(r Recorder) SolveOption {
+	return func(c *solveConfig) { c.recorders = append(c.recorders, r) }
+}
+
+// WithNotes calls f with every note the solve makes: the oracle picked and
+// why, what the weak-convexity analysis gave, restarts, warnings.
+func WithNotes(f func(Note)) SolveOption { return func(c *solveConfig) { c.notes = f } }
+
+// Note is something a solve tells its caller besides the report.
+type Note struct {
+	Kind NoteKind
+	// Text is the note, one line without a trailing newline (qrc prints
+	// it after "qrc solve: ", except for NoteMethod).
+	Text string
+	// Verbose marks progress information that a quiet caller leaves out
+	// (qrc solve --quiet); the others are choices or warnings to show.
+	Verbose bool
+}
+
+// NoteKind says what a Note is about.
+type NoteKind int
+
+// The kinds of notes.
+const (
+	NoteOracle   NoteKind = iota // the oracle picked, and why
+	NoteAnalysis                 // the weak-convexity analysis: rho, and why not
+	NoteTheory                   // the settings WithTheory derived
+	NoteRestart                  // phase 1 restarts from a perturbed start
+	NoteMethod                   // a warning about the method's fit to the model
+)
+
+// RefusalError is a solve the chosen oracle refuses: the smooth oracle on a
+// model with a kink, the stochastic oracle on biased data means (each a
+// diagnostic at the mean).
+type RefusalError struct {
+	Msg         string
+	Diagnostics diag.List
+}
+
+// Error returns the message, or the first diagnostic.
+func (e *RefusalError) Error() string {
+	if e.Msg == "" && len(e.Diagnostics) > 0 {
+		return e.Diagnostics[0].Error()
+	}
+	return e.Msg
+}
+
+// NewModel wraps a model checked and compiled elsewhere (qrc repl builds
+// its model a statement at a time); file names it in reports.
+func NewModel(file string, m *check.Model, prog *autodiff.Program, sources check.Sources) *Model {
+	return &Model{file: file, checked: m, sources: sources, prog: prog}
+}
+
+// Solve minimizes the model's objective subject to its constraints, from
+// its start (or WithStart's point), and returns the report. Cancelling ctx
+// (or its deadline) stops the solve after the current inner step with
+// status interrupted and the best point so far. The error is for invalid
+// options or a solve that could not start (a *RefusalError when the oracle
+// refuses the model); what goes wrong while solving, such as a value that
+// is not finite, is in the report's status.
+func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error) {
+	c := &solveConfig{method: IQRC, sigma: 1, batch: problem.DefaultBatch, restarts: solve.DefaultRestarts, seed: 1}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.method == nil {
+		return nil, errors.New("WithMethod: nil method")
+	}
+	if c.notes == nil {
+		c.notes = func(Note) {}
+	}
+	x0 := c.start
+	if x0 == nil {
+		x0 = m.Start()
+	}
+	if len(x0) != m.checked.NumScalars {
+		return nil, fmt.Errorf("the start has %d values, the model %d variables", len(x0), m.checked.NumScalars)
+	}
+	settings := c.settings
+	settings.Oracle, settings.Recorder, settings.Stop, settings.Seed = nil, nil, nil, c.seed
+	prob := problem.New(m.checked, m.prog, problem.Options{Batch: c.batch, Seed: settings.Seed})
+	iq, isIQRC := c.method.(iqrcMethod)
+	switch {
+	case isIQRC:
+		o := c.oracle
+		if iq.oracle != nil {
+			o = iq.oracle
+		}
+		var err error
+		if settings.Oracle, err = c.chooseOracle(o, m.checked, m.prog); err != nil {
+			return nil, err
+		}
+		if err := c.applyAnalysis(ctx, prob, m.checked, x0, &settings); err != nil {
+			return nil, err
+		}
+	case c.theory:
+		return nil, fmt.Errorf("--theory sets IQRC's parameters; --method %s does not use them", c.method.Name())
+	default:
+		settings.Oracle = c.oracle
+	}
+	if settings.Oracle != solve.Stochastic {
+		prob.Sampler = nil
+	}
+	if prob.Sampler != nil {
+		defer m.prog.ResetSamples() // a stochastic solve leaves the program on a minibatch
+	}
+	run := Run{Model: m, Method: c.method.Name(), MonitorNote: monitorNote(prob, m.prog)}
+	if isIQRC {
+		run.Oracle = settings.Oracle.String()
+	}
+	for i, r := range c.recorders {
+		if err := r.Init(run); err != nil {
+			return nil, err
+		}
+		defer c.recorders[i].Finish()
+	}
+	if len(c.recorders) > 0 {
+		settings.Recorder = &recorders{rs: c.recorders, names: functionNames(m.prog)}
+	}
+	settings.Stop = ctx.Done()
+
+	began := time.Now()
+	var (
+		res   *solve.Result
+		rep   *penalty.Report
+		diagn *solve.Diagnosis
+		err   error
+	)
+	switch {
+	case c.method == Penalty:
+		if w := m.SmoothnessWarning(Penalty); w != "" {
+			c.notes(Note{Kind: NoteMethod, Text: w})
+		}
+		prob.Sampler = nil
+		res, rep, err = penalty.MinimizeReport(prob, x0, penaltySettings(settings))
+	case isIQRC:
+		res, diagn, err = solve.MinimizeRestarts(prob, x0, settings, c.restartSettings(settings.Seed))
+	default:
+		res, err = c.method.Minimize(ctx, prob, x0, settings)
+	}
+	if err == nil && res == nil {
+		err = fmt.Errorf("method %s returned no result", c.method.Name())
+	}
+	if err != nil {
+		return nil, err
+	}
+	report := resultOf(m.file, m.checked, prob, res, settings, time.Since(began))
+	report.Settings.AllowBiased = c.allowBiased
+	report.describeMethod(c.method.Name(), settings, rep)
+	report.diagnose(diagn, res, settings, c.restarts)
+	report.model, report.result = m, res
+	return report, nil
+}
+
+// restartSettings are the restart settings of the solve, with a note
+// before each restart.
+func (c *solveConfig) restartSettings(seed uint64) solve.Restarts {
+	n := c.restarts
+	if n == 0 {
+		n = -1
+	}
+	return solve.Restarts{Starts: n, Seed: seed, Notify: func(k int, scale float64, _ []float64) {
+		c.notes(Note{Kind: NoteRestart, Verbose: true, Text: fmt.Sprintf("phase 1 found no feasible point from this start; restart %d of %d from a perturbed start (scale %s, --seed %d)",
+			k, n, num(scale), seed)})
+	}}
+}
+
+// chooseOracle resolves the oracle o (nil: auto): auto picks the
+// stochastic oracle when the data means are large (AutoStochasticRows) and
+// unbiased, else the smooth oracle for a model whose functions are all
+// differentiable and the bundle oracle for one with kinks, and says which
+// it picked and why in a note. The stochastic oracle refuses a model with
+// biased means unless allowBiased; the smooth oracle refuses a model with a
+// kink.
+func (c *solveConfig) chooseOracle(o solve.Oracle, m *check.Model, prog *autodiff.Program) (solve.Oracle, error) {
+	smooth, kink := check.Smooth(m)
+	accurate := func() solve.Oracle {
+		if smooth {
+			return solve.Smooth
+		}
+		return solve.Bundle
+	}
+	why := func() string {
+		if smooth {
+			return "every function is differentiable"
+		}
+		return fmt.Sprintf("%s: %s", kink.Expr.Src().Pos(), kink.Reason)
+	}
+	note := func(verbose bool, format string, args ...any) {
+		c.notes(Note{Kind: NoteOracle, Verbose: verbose, Text: fmt.Sprintf(format, args...)})
+	}
+	if o != nil && o != solve.Stochastic {
+		if o == solve.Smooth && !smooth {
+			return nil, &RefusalError{Msg: fmt.Sprintf("--oracle smooth needs a differentiable model, and at %s (use --oracle bundle)", why())}
+		}
+		return o, nil
+	}
+	biased := problem.Biased(m, prog)
+	rows := problem.SampledRows(prog)
+	if o == nil {
+		switch {
+		case rows == 0:
+			note(true, "oracle %s (auto: %s; the model has no means over data rows to sample)", accurate(), why())
+			return accurate(), nil
+		case rows < AutoStochasticRows:
+			note(true, "oracle %s (auto: %s; the data means run over %d rows, fewer than %d)", accurate(), why(), rows, AutoStochasticRows)
+			return accurate(), nil
+		case len(biased) > 0 && !c.allowBiased:
+			note(false, "oracle %s (auto: %s): the data means run over %d rows, but a minibatch estimate of %s is biased (qrc check lists why)", accurate(), why(), rows, biased[0].Function)
+			return accurate(), nil
+		}
+		note(false, "oracle stochastic (auto: the data means run over %d rows, at least %d)", rows, AutoStochasticRows)
+		return solve.Stochastic, nil
+	}
+	if len(biased) > 0 && !c.allowBiased {
+		e := &RefusalError{}
+		for _, b := range biased {
+			e.Diagnostics = append(e.Diagnostics, &diag.Diagnostic{Pos: b.Mean.Src().Pos(), Msg: fmt.Sprintf("%s: this mean over data rows is %s (%s); a minibatch estimate of %s is biased, so the stochastic oracle refuses it (use --oracle smooth, bundle or switching, or --allow-biased to sample it anyway)",
+				b.Function, b.Why, b.Context.Pos(), b.Function)})
+		}
+		return nil, e
+	}
+	return solve.Stochastic, nil
+}
+
+// applyAnalysis is the solver's use of the weak-convexity analysis
+// (docs/analysis.md). When every function is provably weakly convex and
+// the caller gave neither Rho nor RhoHat, and 2 rho is at most
+// maxDerivedRhoHat, the derived rho becomes Problem.WeakConvexity, from
+// which the solver takes Rho = rho and starts RhoHat at max(1, 2 rho)
+// (solve.Settings); for the accurate oracles it becomes ProvenRho, which
+// the certificate compares with. A model that is not provably weakly
+// convex still solves, with a warning. With WithTheory it sets EpsHat,
+// Inner (K) and Outer (T) from the paper's formulas.
+func (c *solveConfig) applyAnalysis(ctx context.Context, prob *solve.Problem, m *check.Model, x0 []float64, s *solve.Settings) error {
+	r, ok := analyze(ctx, m)
+	if !ok {
+		// the solve that follows stops at once, at the start
+		c.notes(Note{Kind: NoteAnalysis, Verbose: true, Text: "the weak-convexity analysis did not finish before the solve was stopped"})
+		return nil
+	}
+	note := func(verbose bool, format string, args ...any) {
+		c.notes(Note{Kind: NoteAnalysis, Verbose: verbose, Text: fmt.Sprintf(format, args...)})
+	}
+	switch {
+	case r.Err != nil:
+		note(false, "warning: the weak-convexity analysis did not run (%v); RhoHat starts at its default", r.Err)
+	case !r.Weak:
+		for _, f := range r.Functions {
+			if !f.Weak {
+				note(false, "warning: %s is not provably weakly convex (%s); the method's guarantees assume weak convexity, so RhoHat starts at its default and a certificate holds only locally", f.Name, f.Why)
+				break
+			}
+		}
+	case c.rhoSet || c.rhoHatSet || c.theory:
+	case s.Oracle == solve.Smooth || s.Oracle == solve.Bundle:
+		// the accurate oracles start RhoHat at the default and move it on
+		// evidence; the derived rho tells the certificate whether its
+		// assumption is proven
+		prob.ProvenRho = r.Rho
+		if r.Rho > 0 {
+			note(true, "rho <= %.3g by the weak-convexity analysis; the %s oracle starts RhoHat at %g and moves it on evidence (docs/solver.md), and the certificate says whether its Rho reaches the proven bound", r.Rho, s.Oracle, solve.DefaultRhoHat)
+		}
+	case 2*r.Rho <= maxDerivedRhoHat:
+		prob.WeakConvexity = r.Rho
+		if r.Rho > 0 {
+			note(true, "rho = %.3g from the weak-convexity analysis (qrc check --explain shows it); RhoHat starts at %.3g", r.Rho, math.Max(solve.DefaultRhoHat, 2*r.Rho))
+		}
+	default:
+		note(true, "the weak-convexity analysis bounds rho by %.3g over all of X; starting RhoHat at twice that would make the steps tiny, so it starts at %g and doubles when a subproblem is not convex (--rho-hat sets it)", r.Rho, solve.DefaultRhoHat)
+	}
+	if !c.theory {
+		return nil
+	}
+	return c.applyTheory(prob, m, r, x0, s)
+}
+
+// analyze runs the weak-convexity analysis of m (a second or more on a
+// large model) unless ctx ends first; ok is false then, and the analysis
+// finishes in the background.
+func analyze(ctx context.Context, m *check.Model) (r *weakconvex.Report, ok bool) {
+	if ctx.Done() == nil {
+		return weakconvex.Analyze(m), true
+	}
+	done := make(chan *weakconvex.Report, 1)
+	go func() { done <- weakconvex.Analyze(m) }()
+	select {
+	case r := <-done:
+		return r, true
+	case <-ctx.Done():
+		return nil, false
+	}
+}
+
+// maxDerivedRhoHat is the largest 2 rho the solver starts RhoHat at: a
+// derived rho is a worst case over all of X, and a much larger RhoHat than
+// the curvature along the iterates' path needs makes every step tiny (on
+// the raw pendigits features, rho <= 66000 where RhoHat 8 suffices;
+// docs/performance.md). Above it RhoHat starts at the default and the
+// safeguard doubles it as needed.
+const maxDerivedRhoHat = 64
+
+// maxTheoryIter caps the K and T of WithTheory.
+const maxTheoryIter = math.MaxInt32
+
+// applyTheory sets EpsHat (Algorithm 1's input), K (Algorithm 2, line 3)
+// and T (Theorem 1's condition) from rho, M, D, the Slater constant sigma
+// and f(x0) - f_lb, with f_lb the analysis' lower bound of the objective
+// on X.
+func (c *solveConfig) applyTheory(prob *solve.Problem, m *check.Model, r *weakconvex.Report, x0 []float64, s *solve.Settings) error {
+	if !r.Weak || math.IsInf(r.M, 1) || math.IsInf(r.D, 1) {
+		return errors.New("--theory needs every function provably weakly convex with a finite M on a bounded domain (qrc check shows why not)")
+	}
+	rho := r.Rho
+	if c.rhoSet {
+		rho = s.Rho
+	}
+	rhoHat := math.Max(solve.DefaultRhoHat, 2*rho)
+	if c.rhoHatSet {
+		rhoHat = s.RhoHat
+	}
+	if rho == 0 { // any rho' >= rho is a modulus: the solver's default
+		rho = rhoHat / 2
+	}
+	if rho >= rhoHat {
+		return fmt.Errorf("--theory: rho = %g must be below RhoHat = %g", rho, rhoHat)
+	}
+	eps := s.Eps
+	if eps == 0 {
+		eps = solve.DefaultEps
+	}
+	sigma := c.sigma
+	mu := rhoHat - rho
+	epsHat := math.Min(1, math.Sqrt(mu/4)/math.Sqrt((r.M+rhoHat*r.D)/math.Sqrt(2*sigma*mu)+1)) * eps
+	k := math.Ceil(4 * (r.M*r.M + rhoHat*r.D*r.D) / (mu * epsHat * epsHat))
+	gap := 0.0
+	if m.Objective != nil {
+		vals := make([]float64, prob.M+1)
+		if err := prob.Eval(x0, vals); err != nil {
+			return fmt.Errorf("--theory: evaluating the start: %w", err)
+		}
+		gap = math.Max(0, vals[0]-r.Functions[0].Range.Lo)
+	}
+	t := math.Max(1, math.Ceil(4*gap/(eps*eps*mu)))
+	capped := ""
+	if k > maxTheoryIter || t > maxTheoryIter {
+		capped = fmt.Sprintf(" (capped at %d)", maxTheoryIter)
+	}
+	c.notes(Note{Kind: NoteTheory, Text: fmt.Sprintf("--theory: rho = %.4g, M = %.4g, D = %.4g, sigma = %g, f(x0) - f_lb <= %.4g: RhoHat = %.4g, EpsHat = %.4g (Algorithm 1), K = %.4g (Algorithm 2, line 3), T = %.4g (Theorem 1)%s",
+		rho, r.M, r.D, sigma, gap, rhoHat, epsHat, k, t, capped)})
+	s.RhoHat, s.Rho, s.Eps, s.EpsHat = rhoHat, rho, eps, epsHat
+	s.Inner, s.Outer = int(math.Min(k, maxTheoryIter)), int(math.Min(t, maxTheoryIter))
+	return nil
+}
+
+// nonsmoothAtoms lists, sorted, the nonsmooth operations the objective and
+// constraints use on the variables (check.Kinks).
+func nonsmoothAtoms(m *check.Model) []string {
+	var out []string
+	for _, k := range check.Kinks(m) {
+		if !slices.Contains(out, k.Atom) {
+			out = append(out, k.Atom)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// functionNames lists the program's function names, the objective first.
+func functionNames(prog *autodiff.Program) []string {
+	var names []string
+	for _, f := range prog.Functions() {
+		names = append(names, f.Name)
+	}
+	return names
+}
+
+// CheckOracle says why the oracle o (nil: the one Solve would pick) would
+// refuse the model, as a *RefusalError, or returns nil; allowBiased is
+// WithAllowBiased.
+func (m *Model) CheckOracle(o solve.Oracle, allowBiased bool) error {
+	c := &solveConfig{allowBiased: allowBiased, notes: func(Note) {}}
+	_, err := c.chooseOracle(o, m.checked, m.prog)
+	return err
+}
+
+// SmoothnessWarning is the warning Solve notes when method is the penalty
+// method and the model uses nonsmooth operations (its theory assumes
+// smooth functions), or "".
+func (m *Model) SmoothnessWarning(method Method) string {
+	if method != Penalty {
+		return ""
+	}
+	atoms := nonsmoothAtoms(m.checked)
+	if len(atoms) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("warning: the model uses %s, which %s not smooth: the penalty method runs on subgradients, but its theory (Cartis, Gould & Toint 2011) assumes smooth functions",
+		strings.Join(atoms, ", "), map[bool]string{true: "is", false: "are"}[len(atoms) == 1])
+}
