@@ -28,7 +28,7 @@ var methodOracle = map[string]solve.Oracle{methodStochastic: solve.Stochastic, m
 
 // iqrcOnlyFlags are the qrc solve flags that mean nothing to the penalty
 // method.
-var iqrcOnlyFlags = []string{"rho-hat", "rho", "inner", "pick", "seed", "oracle", "batch", "allow-biased", "v", "alpha"}
+var iqrcOnlyFlags = []string{"rho-hat", "rho", "inner", "pick", "seed", "oracle", "batch", "allow-biased", "v", "alpha", "sample", "sample-growth"}
 
 // knownMethod says why name is not a method, or returns nil.
 func knownMethod(name string) error {

@@ -94,10 +94,16 @@ Flags:
                      2, the switching subgradient method on all rows; also
                      called deterministic), stochastic (Algorithm 3, Yu et
                      al.'s method with virtual queues, on minibatches of the
-                     data means), or auto (the default): stochastic when the
-                     data means run over at least 50000 rows in all and can
-                     be estimated without bias, else smooth for a
-                     differentiable model and bundle for one with a kink
+                     data means), dynamic (smooth or bundle on growing
+                     uniform samples of the data means' rows, warm-started,
+                     finishing on all rows), or auto (the default): dynamic
+                     when the data means run over at least 50000 rows in
+                     all, else smooth for a differentiable model and bundle
+                     for one with a kink
+  --sample N         dynamic oracle: the first sample's rows, over all the
+                     row sets the data means run over (default 10000)
+  --sample-growth G  dynamic oracle: each sample has G times the rows of the
+                     last (default 10), up to a third of all rows; then all
   --batch B          rows drawn from each set of rows a data mean runs over,
                      per stochastic step (default 64)
   --allow-biased     let the stochastic oracle sample means that sit inside a
@@ -181,6 +187,8 @@ type solveResult struct {
 	// Polish counts the rounds of Algorithm 2 on all rows that made the
 	// stochastic oracle's last point feasible.
 	Polish int `json:"polish_rounds"`
+	// Stages are the dynamic oracle's stages, the last one on every row.
+	Stages []solveStage `json:"stages,omitempty"`
 
 	hideTime bool // text leaves out the time (the REPL's scripted output is the same on every run)
 }
@@ -247,6 +255,8 @@ type solveFlags struct {
 	theory    *bool
 	sigma     *float64
 	restarts  *int
+	sample    *int
+	growth    *int
 }
 
 // registerSolveFlags adds the solver's flags to fs.
@@ -277,6 +287,8 @@ func registerSolveFlags(fs *flag.FlagSet) *solveFlags {
 		theory:    fs.Bool("theory", false, ""),
 		sigma:     fs.Float64("sigma", 1, ""),
 		restarts:  fs.Int("restarts", solve.DefaultRestarts, ""),
+		sample:    fs.Int("sample", solve.DynamicStartRows, ""),
+		growth:    fs.Int("sample-growth", solve.DynamicGrowth, ""),
 	}
 }
 
@@ -302,11 +314,15 @@ func (f *solveFlags) settings() (solve.Settings, error) {
 		}
 	}
 	if _, ok := solve.OracleNamed(*f.oracle); !ok && *f.oracle != "auto" {
-		return settings, fmt.Errorf("--oracle must be auto, smooth, bundle, switching or stochastic, not %q", *f.oracle)
+		return settings, fmt.Errorf("--oracle must be auto, smooth, bundle, dynamic, switching or stochastic, not %q", *f.oracle)
 	}
 	if *f.batch <= 0 {
 		return settings, errors.New("--batch must be at least 1")
 	}
+	if *f.sample <= 0 || *f.growth < 2 {
+		return settings, errors.New("--sample must be at least 1 and --sample-growth at least 2")
+	}
+	settings.SampleStart, settings.SampleGrowth = *f.sample, *f.growth
 	if *f.yuV < 0 || *f.yuAlpha < 0 || math.IsNaN(*f.yuV) || math.IsNaN(*f.yuAlpha) {
 		return settings, errors.New("--v and --alpha must be positive")
 	}
@@ -342,9 +358,13 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "qrc solve: %v\n", err)
 		return exitUsage
 	}
+	loading := startClock()
 	m, sources, prog, ok := loadProgram("solve", file, &mf, !*flags.asJSON, stderr)
 	if !ok {
 		return exitInvalid
+	}
+	if !*flags.quiet && len(m.Data) > 0 {
+		fmt.Fprintf(stderr, "qrc solve: %s\n", loading.note("loading the data and compiling"))
 	}
 
 	stop, release := notifyStop()
@@ -403,13 +423,15 @@ func (r *solveRun) run() (*solve.Result, int) {
 		fmt.Fprintf(r.stderr, "qrc %s: %v\n", r.name, err)
 		return nil, exitUsage
 	}
-	if settings.Oracle != solve.Stochastic {
+	if settings.Oracle != solve.Stochastic && settings.Oracle != solve.Dynamic {
 		prob.Sampler = nil
 	}
 	var rec recorders
 	if !quiet {
 		pr := newProgress(r.stderr, prog)
-		pr.note = monitorNote(prob, prog)
+		if settings.Oracle == solve.Stochastic {
+			pr.note = monitorNote(prob, prog)
+		}
 		rec = append(rec, pr)
 	}
 	if err := r.checkOutputs(); err != nil {
@@ -453,6 +475,9 @@ func (r *solveRun) run() (*solve.Result, int) {
 		return nil, exitUsage
 	}
 	rec.finish()
+	if !quiet {
+		printStages(r.stderr, res.Stages)
+	}
 	if ckpt != nil {
 		ckpt.write(res.X) // the point the result reports
 	}
@@ -570,12 +595,12 @@ func set(fs *flag.FlagSet, name string) bool {
 	return found
 }
 
-// chooseOracle resolves --oracle: auto picks the stochastic oracle when the
-// data means are large (autoStochasticRows) and unbiased, else the smooth
-// oracle for a model whose functions are all differentiable and the
-// bundle oracle for one with kinks, and says which it picked and why on
-// stderr (quiet silences the note, but not the one that a model's biased
-// means kept auto from the stochastic oracle). The stochastic oracle
+// chooseOracle resolves --oracle: auto picks the dynamic oracle (the
+// accurate one on growing samples, docs/solver.md) when the data means are
+// large (autoStochasticRows), else the smooth oracle for a model whose
+// functions are all differentiable and the bundle oracle for one with
+// kinks, and says which it picked and why on stderr (quiet silences the
+// note). The stochastic oracle
 // refuses a model with biased means unless allowBiased, printing each
 // with its position; the smooth oracle refuses a model with a kink.
 func chooseOracle(flag string, m *check.Model, prog *autodiff.Program, allowBiased, quiet bool, sources check.Sources, stderr io.Writer) (solve.Oracle, bool) {
@@ -614,12 +639,11 @@ func chooseOracle(flag string, m *check.Model, prog *autodiff.Program, allowBias
 				fmt.Fprintf(stderr, "qrc solve: oracle %s (auto: %s; the data means run over %d rows, fewer than %d)\n", accurate(), why(), rows, autoStochasticRows)
 			}
 			return accurate(), true
-		case len(biased) > 0 && !allowBiased:
-			fmt.Fprintf(stderr, "qrc solve: oracle %s (auto: %s): the data means run over %d rows, but a minibatch estimate of %s is biased (qrc check lists why)\n", accurate(), why(), rows, biased[0].Function)
-			return accurate(), true
 		}
-		fmt.Fprintf(stderr, "qrc solve: oracle stochastic (auto: the data means run over %d rows, at least %d)\n", rows, autoStochasticRows)
-		return solve.Stochastic, true
+		if !quiet {
+			fmt.Fprintf(stderr, "qrc solve: oracle dynamic (auto: the data means run over %d rows, at least %d): %s on growing samples of the rows, then on all of them\n", rows, autoStochasticRows, accurate())
+		}
+		return solve.Dynamic, true
 	}
 	if len(biased) > 0 && !allowBiased {
 		for _, b := range biased {
@@ -690,6 +714,7 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 			Oracle: s.Oracle.String(),
 		},
 		Polish: res.Stats.Polish,
+		Stages: stagesOf(res.Stages),
 	}
 	if s.Oracle == solve.Stochastic {
 		r.Settings.V, r.Settings.Alpha = s.Algorithm3(res.Inner)
