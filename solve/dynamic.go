@@ -64,6 +64,11 @@ type Stage struct {
 	// all rows.
 	Outer, Evals int
 	Passes       float64
+	// RestoreEvals and RestoreGrads count the evaluations and reverse
+	// passes (one per constraint, over that constraint's rows) of the
+	// restoration of feasibility at the stage's start (included in Evals
+	// and Passes).
+	RestoreEvals, RestoreGrads int
 	// Objective and Infeasibility are the stage's returned point's, on
 	// the stage's rows.
 	Objective, Infeasibility float64
@@ -239,6 +244,7 @@ func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		addStats(&res.Stats, pre)
 		addStats(&stats, res.Stats)
 		st := stageOf(res, ss, got, frac, eps, 0)
+		st.RestoreEvals, st.RestoreGrads = pre.Evals, pre.Grads
 		st.Time = time.Since(stageBegan)
 		stages = append(stages, st)
 		t += res.Stats.Outer + res.Stats.Phase1Outer
@@ -264,10 +270,12 @@ func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	if res.F == nil && res.Status == TimeLimit {
 		// the time ran out in the restoration, before the solve
 		st := stageOf(res, ss, rows, 1, full.Eps, 0)
+		st.RestoreEvals, st.RestoreGrads = pre.Evals, pre.Grads
 		st.Time = time.Since(stageBegan)
 		return haltedStages(p, ss, res, append(stages, st), stats, began, t, full.Eps)
 	}
 	last := stageOf(res, ss, rows, 1, full.Eps, 0)
+	last.RestoreEvals, last.RestoreGrads = pre.Evals, pre.Grads
 	last.Time = time.Since(stageBegan)
 	res.Stages = append(stages, last)
 	renumber(res, t)

@@ -160,6 +160,9 @@ func TestDynamicKnownAnswer(t *testing.T) {
 	assert.InDelta(t, wantObj, res.Objective, 1e-5*wantObj)
 	assert.InDelta(t, float64(res.Stages[0].Evals)*0.1+float64(res.Stages[1].Evals), Passes(res.Stages), 1e-9)
 	assert.Equal(t, res.Stats.Evals, res.Stages[0].Evals+res.Stages[1].Evals)
+	assert.Zero(t, res.Stages[0].RestoreEvals)
+	assert.GreaterOrEqual(t, res.Stages[1].RestoreEvals, 1)
+	assert.LessOrEqual(t, res.Stages[1].RestoreEvals, maxRestoreSteps+1)
 
 	ref, err := Minimize(d.problem(), []float64{0, 0}, Settings{Oracle: Smooth})
 	require.NoError(t, err)

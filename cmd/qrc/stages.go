@@ -31,6 +31,7 @@ type solveStage struct {
 	Outer         int     `json:"outer_iterations"`
 	Evals         int     `json:"evaluations"`
 	Passes        float64 `json:"data_passes"`
+	RestoreEvals  int     `json:"restore_evaluations"`
 	Objective     float64 `json:"objective"`
 	Infeasibility float64 `json:"infeasibility"`
 	Seconds       float64 `json:"seconds"`
@@ -41,7 +42,7 @@ func stagesOf(stages []solve.Stage) []solveStage {
 	var out []solveStage
 	for _, s := range stages {
 		out = append(out, solveStage{Rows: s.Rows, Fraction: s.Fraction, Eps: s.Eps, Status: s.Status.String(),
-			Outer: s.Outer, Evals: s.Evals, Passes: s.Passes, Objective: s.Objective, Infeasibility: s.Infeasibility, Seconds: s.Time.Seconds()})
+			Outer: s.Outer, Evals: s.Evals, Passes: s.Passes, RestoreEvals: s.RestoreEvals, Objective: s.Objective, Infeasibility: s.Infeasibility, Seconds: s.Time.Seconds()})
 	}
 	return out
 }
@@ -58,8 +59,12 @@ func printStages(w io.Writer, stages []solve.Stage) {
 		if s.Fraction == 1 {
 			what = fmt.Sprintf("all %d rows", s.Rows)
 		}
-		fmt.Fprintf(w, "qrc solve: stage %d, %s, eps %.3g: %s after %d outer steps, %d evaluations (%.3g data passes), %.2f s; objective %.6g, infeasibility %.3g on these rows\n",
-			i+1, what, s.Eps, s.Status, s.Outer, s.Evals, s.Passes, s.Time.Seconds(), s.Objective, s.Infeasibility)
+		restore := ""
+		if s.RestoreEvals > 0 {
+			restore = fmt.Sprintf(" (%d in the restoration of feasibility)", s.RestoreEvals)
+		}
+		fmt.Fprintf(w, "qrc solve: stage %d, %s, eps %.3g: %s after %d outer steps, %d evaluations%s, %.3g data passes, %.2f s; objective %.6g, infeasibility %.3g on these rows\n",
+			i+1, what, s.Eps, s.Status, s.Outer, s.Evals, restore, s.Passes, s.Time.Seconds(), s.Objective, s.Infeasibility)
 	}
 	fmt.Fprintf(w, "qrc solve: %.3g data passes in all\n", solve.Passes(stages))
 }
