@@ -105,7 +105,8 @@ func stageSizes(rows int, s Settings) []int {
 }
 
 // stageRecorder numbers a stage's iterations on from the earlier stages'
-// and names the stage in Iteration.Method.
+// and names the stage in Iteration.Method; a sampled stage's records are
+// marked Estimate (their values are on the sample).
 type stageRecorder struct {
 	next    Recorder
 	t       int
@@ -118,6 +119,7 @@ func (r *stageRecorder) Record(it Iteration) error {
 	it.Elapsed += r.elapsed
 	if r.method != "" && it.Method == "" {
 		it.Method = r.method
+		it.Estimate = true // values on the stage's sample, not on all rows
 	}
 	return r.next.Record(it)
 }
@@ -183,7 +185,7 @@ func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 				return &Result{Status: NumericalError, Point: Point{X: clone(x), Objective: math.NaN(), Infeasibility: math.NaN()}, Err: err}, pre, nil
 			}
 			if s.Recorder != nil {
-				it := Iteration{T: t, Elapsed: time.Since(began), X: x, Objective: vals[0], Infeasibility: infeasibility(vals), Method: "restore"}
+				it := Iteration{T: t, Elapsed: time.Since(began), X: x, Objective: vals[0], Infeasibility: infeasibility(vals), Method: "restore", Estimate: frac < 1}
 				if g, i := maxConstraint(vals); g > 0 {
 					it.MaxViolated = i
 				}

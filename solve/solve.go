@@ -326,8 +326,9 @@ type Iteration struct {
 	EmptyI           bool    // no inner iterate was feasible, so x_T = x_{T-1}
 	RhoHat           float64 // the RhoHat this step was done with
 	RhoDoubled       bool    // the safeguard doubled RhoHat in this step
-	// Estimate marks an inner record of the stochastic oracle: Objective,
-	// Infeasibility and MaxViolated are minibatch estimates there.
+	// Estimate marks an inner record of the stochastic oracle, or a record
+	// of a sampled stage of the Dynamic oracle: Objective, Infeasibility
+	// and MaxViolated are minibatch or sample estimates there.
 	Estimate bool
 
 	Method string // the method, when not IQRC ("penalty"), for progress tables and traces

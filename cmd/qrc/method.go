@@ -18,13 +18,14 @@ const (
 	methodStochastic = "stochastic" // package solve with the stochastic oracle (qrc solve: --oracle stochastic)
 	methodSmooth     = "smooth"     // package solve with the smooth oracle (qrc solve: --oracle smooth)
 	methodBundle     = "bundle"     // package solve with the bundle oracle (qrc solve: --oracle bundle)
+	methodDynamic    = "dynamic"    // package solve with dynamic sampling (qrc solve: --oracle dynamic)
 )
 
 // methodNames lists the methods in the order help texts give them.
-var methodNames = []string{methodIQRC, methodPenalty, methodStochastic, methodSmooth, methodBundle}
+var methodNames = []string{methodIQRC, methodPenalty, methodStochastic, methodSmooth, methodBundle, methodDynamic}
 
 // methodOracle is the oracle a method name fixes (nil for iqrc and penalty).
-var methodOracle = map[string]solve.Oracle{methodStochastic: solve.Stochastic, methodSmooth: solve.Smooth, methodBundle: solve.Bundle}
+var methodOracle = map[string]solve.Oracle{methodStochastic: solve.Stochastic, methodSmooth: solve.Smooth, methodBundle: solve.Bundle, methodDynamic: solve.Dynamic}
 
 // iqrcOnlyFlags are the qrc solve flags that mean nothing to the penalty
 // method.
@@ -66,8 +67,8 @@ func checkMethod(method, oracle string, given func(string) bool) error {
 // stderr when the model is not smooth. The report is nil for IQRC. qrc
 // solve and qrc compare both run their methods through here, so a new
 // method is one more case (and one more name in methodNames). The
-// stochastic method is IQRC with the stochastic oracle; prob's Sampler is
-// dropped for the others.
+// stochastic and dynamic methods are IQRC with those oracles; prob's
+// Sampler is dropped for the others.
 func minimize(method string, prob *solve.Problem, m *check.Model, x0 []float64, s solve.Settings, stderr io.Writer) (*solve.Result, *penalty.Report, error) {
 	switch method {
 	case methodPenalty:
@@ -77,15 +78,15 @@ func minimize(method string, prob *solve.Problem, m *check.Model, x0 []float64, 
 		}
 		prob.Sampler = nil
 		return penalty.MinimizeReport(prob, x0, penaltySettings(s))
-	case methodStochastic, methodSmooth, methodBundle:
+	case methodStochastic, methodSmooth, methodBundle, methodDynamic:
 		s.Oracle = methodOracle[method]
-		if s.Oracle != solve.Stochastic {
+		if s.Oracle != solve.Stochastic && s.Oracle != solve.Dynamic {
 			prob.Sampler = nil
 		}
 		res, err := solve.Minimize(prob, x0, s)
 		return res, nil, err
 	default:
-		if s.Oracle != solve.Stochastic {
+		if s.Oracle != solve.Stochastic && s.Oracle != solve.Dynamic {
 			prob.Sampler = nil
 		}
 		res, err := solve.Minimize(prob, x0, s)
