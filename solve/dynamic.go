@@ -180,7 +180,7 @@ func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	// multipliers.
 	stage := func(q *Problem, frac float64, eps float64, method string) (*Result, Stats, error) {
 		var pre Stats
-		if t > 0 {
+		if len(stages) > 0 {
 			if _, err := restoreFeasible(q, x, vals, &pre); err != nil {
 				return &Result{Status: NumericalError, Point: Point{X: clone(x), Objective: math.NaN(), Infeasibility: math.NaN()}, Err: err}, pre, nil
 			}
@@ -269,8 +269,9 @@ func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	}
 	addStats(&res.Stats, pre)
 	addStats(&stats, res.Stats)
-	if res.F == nil && res.Status == TimeLimit {
-		// the time ran out in the restoration, before the solve
+	if res.F == nil && (res.Status == TimeLimit || res.Status == Interrupted) {
+		// the time ran out (or the Recorder failed) in the restoration,
+		// before the solve
 		st := stageOf(res, ss, rows, 1, full.Eps, 0)
 		st.RestoreEvals, st.RestoreGrads = pre.Evals, pre.Grads
 		st.Time = time.Since(stageBegan)
