@@ -252,7 +252,7 @@ func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		t += res.Stats.Outer + res.Stats.Phase1Outer
 		switch res.Status {
 		case NumericalError, TimeLimit, Interrupted:
-			return haltedStages(p, ss, res, stages, stats, began, t, full.Eps)
+			return haltedStages(p, ss, res, stages, stats, began, t, full.Eps, began.Add(s.TimeLimit+GraceTime))
 		}
 		copy(x, res.X)
 		rhoHat, rho = res.RhoHat, res.Rho
@@ -260,7 +260,7 @@ func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	// the last stage: every row, from the last sample's point
 	ss.Full()
 	if _, ok := remaining(); !ok {
-		return haltedStages(p, ss, &Result{Status: TimeLimit, Point: Point{X: x}, RhoHat: rhoHat, Rho: rho}, stages, stats, began, t, full.Eps)
+		return haltedStages(p, ss, &Result{Status: TimeLimit, Point: Point{X: x}, RhoHat: rhoHat, Rho: rho}, stages, stats, began, t, full.Eps, began.Add(s.TimeLimit+GraceTime))
 	}
 	stageBegan := time.Now()
 	res, pre, err := stage(p, 1, full.Eps, "")
@@ -275,7 +275,7 @@ func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		st := stageOf(res, ss, rows, 1, full.Eps, 0)
 		st.RestoreEvals, st.RestoreGrads = pre.Evals, pre.Grads
 		st.Time = time.Since(stageBegan)
-		return haltedStages(p, ss, res, append(stages, st), stats, began, t, full.Eps)
+		return haltedStages(p, ss, res, append(stages, st), stats, began, t, full.Eps, began.Add(s.TimeLimit+GraceTime))
 	}
 	last := stageOf(res, ss, rows, 1, full.Eps, 0)
 	last.RestoreEvals, last.RestoreGrads = pre.Evals, pre.Grads
@@ -312,16 +312,26 @@ func renumber(res *Result, t int) {
 
 // haltedStages ends a dynamic solve that stopped during a sampled stage
 // (time limit, Stop, a numerical error): the stage's point is evaluated
-// on every row and returned with the stage's status, or with Infeasible
-// when it is not feasible to Eps there. There is no certificate: nothing
-// was solved on all rows.
-func haltedStages(p *Problem, ss Subsampler, res *Result, stages []Stage, stats Stats, began time.Time, t int, eps float64) (*Result, error) {
+// on every row (after a time limit, restored to feasibility there, with
+// steps until deadline, the time limit plus GraceTime) and returned with
+// the stage's status, or with Infeasible when it is not feasible to Eps
+// there. There is no certificate: nothing was solved on all rows.
+func haltedStages(p *Problem, ss Subsampler, res *Result, stages []Stage, stats Stats, began time.Time, t int, eps float64, deadline time.Time) (*Result, error) {
 	ss.Full()
 	out := &Result{Status: res.Status, RhoHat: res.RhoHat, Rho: res.Rho, Inner: res.Inner, Err: res.Err, Stages: stages}
 	out.Point = Point{X: clone(res.X), T: res.T + t, Objective: math.NaN(), Infeasibility: math.NaN()}
 	vals := make([]float64, p.M+1)
-	stats.Evals++
-	if err := p.EvalFinite(out.X, vals); err != nil {
+	var err error
+	if out.Status == TimeLimit {
+		// a few Gauss-Newton steps on all rows, within the grace the
+		// certificate and polish get, so that the point is feasible there
+		// rather than on the sample only
+		_, err = restoreFeasibleBy(p, out.X, vals, &stats, deadline)
+	} else {
+		stats.Evals++
+		err = p.EvalFinite(out.X, vals)
+	}
+	if err != nil {
 		if out.Status != NumericalError {
 			out.Status, out.Err = NumericalError, err
 		}
@@ -382,6 +392,12 @@ const restoreFloor = 1e-9
 // tens of evaluations. It reports whether it found such a point (x is
 // then that point, vals its values), and counts its work in st.
 func restoreFeasible(p *Problem, x, vals []float64, st *Stats) (bool, error) {
+	return restoreFeasibleBy(p, x, vals, st, time.Time{})
+}
+
+// restoreFeasibleBy is restoreFeasible that takes no step after the
+// deadline (none when it is zero); vals are always x's values.
+func restoreFeasibleBy(p *Problem, x, vals []float64, st *Stats, deadline time.Time) (bool, error) {
 	m := p.M
 	w := make([]float64, m+1)
 	var rows [][]float64 // the gradients of the constraints in A
@@ -395,7 +411,7 @@ func restoreFeasible(p *Problem, x, vals []float64, st *Stats) (bool, error) {
 		if v <= 0 {
 			return true, nil
 		}
-		if step == maxRestoreSteps {
+		if step == maxRestoreSteps || !deadline.IsZero() && !time.Now().Before(deadline) {
 			return false, nil
 		}
 		act = act[:0]

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -247,4 +248,46 @@ func TestRestoreFeasible(t *testing.T) {
 	assert.InDelta(t, 0.0, z[1], 1e-15)
 	_, ok = solveSPD([]float64{1, 2, 2, 1}, []float64{1, 1}, 2)
 	assert.False(t, ok)
+}
+
+// A time limit in a sampled stage: the stage's point is restored to
+// feasibility on all rows within the grace, or returned as it is (status
+// Infeasible when it violates a constraint by more than Eps) when the grace
+// is over; Stop returns it as it is.
+func TestHaltedStages(t *testing.T) {
+	d := newRowsData(1000, 9)
+	p := d.problem()
+	_, err := d.Subsample(0.1)
+	require.NoError(t, err)
+	x := []float64{1.2, 0.9} // outside the constraint on all rows
+	vals := make([]float64, 2)
+	d.sel = nil
+	require.NoError(t, p.Eval(x, vals))
+	require.Greater(t, vals[1], DefaultEps)
+	stages := []Stage{{Rows: 100, Fraction: 0.1}}
+	began := time.Now()
+
+	_, _ = d.Subsample(0.1)
+	res, err := haltedStages(p, d, &Result{Status: TimeLimit, Point: Point{X: x}}, stages, Stats{}, began, 3, DefaultEps, began.Add(time.Hour))
+	require.NoError(t, err)
+	assert.Nil(t, d.sel, "all rows selected")
+	assert.Equal(t, TimeLimit, res.Status)
+	assert.Equal(t, 0.0, res.Infeasibility)
+	assert.NotEmpty(t, res.NoCertificate)
+	assert.Equal(t, stages, res.Stages)
+	require.NotNil(t, res.Best)
+	assert.Greater(t, res.Stats.Evals, 1)
+
+	res, err = haltedStages(p, d, &Result{Status: TimeLimit, Point: Point{X: x}}, stages, Stats{}, began, 3, DefaultEps, began.Add(-time.Second))
+	require.NoError(t, err)
+	assert.Equal(t, Infeasible, res.Status, "no time to restore")
+	assert.Equal(t, []int{1}, res.Violated)
+	assert.Equal(t, 1, res.Stats.Evals)
+	assert.Equal(t, []float64{1.2, 0.9}, x, "the stage's point is not modified")
+
+	res, err = haltedStages(p, d, &Result{Status: Interrupted, Point: Point{X: []float64{0.1, 0.1}}}, stages, Stats{}, began, 3, DefaultEps, began.Add(time.Hour))
+	require.NoError(t, err)
+	assert.Equal(t, Interrupted, res.Status)
+	assert.Equal(t, "the solve was interrupted", res.NoCertificate)
+	assert.Equal(t, []float64{0.1, 0.1}, res.X)
 }
