@@ -30,7 +30,7 @@ func applyAnalysis(prob *solve.Problem, m *check.Model, x0 []float64, flags *sol
 		// large data: the analysis expands every row (about a minute
 		// on 10^6 rows before it gives up), longer than the solve
 		if !quiet {
-			fmt.Fprintln(stderr, "qrc solve: the weak-convexity analysis is skipped on large data (qrc check runs it); RhoHat starts at its default and moves on evidence")
+			fmt.Fprintln(stderr, "qrc solve: the weak-convexity analysis is skipped with the dynamic oracle (qrc check runs it); RhoHat starts at its default and moves on evidence")
 		}
 		return nil
 	}
