@@ -36,6 +36,9 @@ var (
 	Smooth Method = iqrcMethod{name: "smooth", oracle: solve.Smooth}
 	// Bundle is IQRC with the bundle oracle.
 	Bundle Method = iqrcMethod{name: "bundle", oracle: solve.Bundle}
+	// Dynamic is IQRC with dynamic sampling: the accurate oracle on
+	// growing samples of the data means' rows, then on all of them.
+	Dynamic Method = iqrcMethod{name: "dynamic", oracle: solve.Dynamic}
 	// Penalty is the exact penalty trust-region method of Cartis, Gould &
 	// Toint (package penalty), the paper's baseline. It uses the settings'
 	// Eps, Outer (as its iteration limit) and TimeLimit.
@@ -43,7 +46,7 @@ var (
 )
 
 // methods lists the built-in methods in the order help texts give them.
-var methods = []Method{IQRC, Penalty, Stochastic, Smooth, Bundle}
+var methods = []Method{IQRC, Penalty, Stochastic, Smooth, Bundle, Dynamic}
 
 // MethodNames lists the names of the built-in methods.
 func MethodNames() []string {
@@ -79,12 +82,17 @@ func (m iqrcMethod) Minimize(ctx context.Context, p *solve.Problem, x0 []float64
 	if m.oracle != nil {
 		s.Oracle = m.oracle
 	}
-	if s.Oracle != solve.Stochastic {
+	if !samples(s.Oracle) {
 		p.Sampler = nil
 	}
 	s.Stop = ctx.Done()
 	return solve.Minimize(p, x0, s)
 }
+
+// samples reports whether the oracle o draws from the data means' rows
+// (the stochastic and dynamic oracles), so that the problem keeps its
+// Sampler.
+func samples(o solve.Oracle) bool { return o == solve.Stochastic || o == solve.Dynamic }
 
 // penaltyMethod is package penalty's method.
 type penaltyMethod struct{}

@@ -68,6 +68,8 @@ type Report struct {
 	// Polish counts the rounds of Algorithm 2 on all rows that made the
 	// stochastic oracle's last point feasible.
 	Polish int `json:"polish_rounds"`
+	// Stages are the dynamic oracle's stages, the last one on every row.
+	Stages []ReportStage `json:"stages,omitempty"`
 
 	model  *Model
 	result *solve.Result
@@ -139,6 +141,32 @@ func monitorNote(p *solve.Problem, prog *autodiff.Program) string {
 	return "objective and infeasibility at outer iterations are on a fixed sample (" + strings.Join(parts, "; ") + "); the result is on all rows"
 }
 
+// ReportStage is one stage of the dynamic oracle (solve.Stage) in a
+// Report.
+type ReportStage struct {
+	Rows          int     `json:"rows"`
+	Fraction      float64 `json:"fraction"`
+	Eps           float64 `json:"eps"`
+	Status        string  `json:"status"`
+	Outer         int     `json:"outer_iterations"`
+	Evals         int     `json:"evaluations"`
+	Passes        float64 `json:"data_passes"`
+	RestoreEvals  int     `json:"restore_evaluations"`
+	Objective     float64 `json:"objective"`
+	Infeasibility float64 `json:"infeasibility"`
+	Seconds       float64 `json:"seconds"`
+}
+
+// stagesOf converts the dynamic oracle's stages for the report.
+func stagesOf(stages []solve.Stage) []ReportStage {
+	var out []ReportStage
+	for _, s := range stages {
+		out = append(out, ReportStage{Rows: s.Rows, Fraction: s.Fraction, Eps: s.Eps, Status: s.Status.String(),
+			Outer: s.Outer, Evals: s.Evals, Passes: s.Passes, RestoreEvals: s.RestoreEvals, Objective: s.Objective, Infeasibility: s.Infeasibility, Seconds: s.Time.Seconds()})
+	}
+	return out
+}
+
 // resultOf builds the report of a solve of m with the settings s that took
 // elapsed.
 func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Result, s solve.Settings, elapsed time.Duration) *Report {
@@ -171,6 +199,7 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 			Oracle: oracleName(s.Oracle),
 		},
 		Polish: res.Stats.Polish,
+		Stages: stagesOf(res.Stages),
 	}
 	if s.Oracle == solve.Stochastic {
 		r.Settings.V, r.Settings.Alpha = s.Algorithm3(res.Inner)

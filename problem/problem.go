@@ -6,7 +6,9 @@ package problem
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
@@ -86,6 +88,8 @@ type Sampler struct {
 	batch   []int   // per row set
 	pos     [][]int // the current draw's positions, per row set
 	monitor [][]int // the fixed monitoring sample per row set; nil for all rows
+	perm    [][]int // Subsample's fixed random order of every row set's rows, drawn on first use
+	seed    uint64
 }
 
 // NewSampler returns a Sampler for prog's sampleable data means, or nil
@@ -103,7 +107,7 @@ func NewSampler(prog *autodiff.Program, opts Options) *Sampler {
 	if mon == 0 {
 		mon = DefaultMonitorRows
 	}
-	s := &Sampler{prog: prog, batch: make([]int, len(sets)), pos: make([][]int, len(sets)), monitor: make([][]int, len(sets))}
+	s := &Sampler{prog: prog, batch: make([]int, len(sets)), pos: make([][]int, len(sets)), monitor: make([][]int, len(sets)), seed: opts.Seed}
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x2545f4914f6cdd1d))
 	for i, set := range sets {
 		s.batch[i] = min(batch, set.Rows)
@@ -155,6 +159,47 @@ func (s *Sampler) Monitor() bool {
 
 // Full selects every row of every set.
 func (s *Sampler) Full() { s.prog.ResetSamples() }
+
+// Rows is the number of rows over all the sampled row sets
+// (solve.Subsampler).
+func (s *Sampler) Rows() int { return SampledRows(s.prog) }
+
+// Subsample selects, for every sampled row set, a fixed uniform sample
+// without replacement of ceil(frac * rows) of its rows (at least one, at
+// most all), and returns the rows selected in all (solve.Subsampler, for
+// the dynamic oracle). The sample of a set is a prefix of one random
+// permutation of its rows, drawn once from the seed of Options on a
+// stream of its own, so that the samples of growing fractions are
+// nested; the prefix is sorted, so that the rows are gathered in file
+// order.
+func (s *Sampler) Subsample(frac float64) (int, error) {
+	if !(frac > 0) {
+		return 0, fmt.Errorf("problem: a subsample of a fraction %v of the rows", frac)
+	}
+	sets := s.prog.Samples()
+	if s.perm == nil {
+		s.perm = make([][]int, len(sets))
+		rng := rand.New(rand.NewPCG(s.seed, 0x6a09e667f3bcc909))
+		for i, set := range sets {
+			s.perm[i] = rng.Perm(set.Rows)
+		}
+	}
+	s.prog.ResetSamples()
+	total := 0
+	for i, set := range sets {
+		n := min(set.Rows, max(1, int(math.Ceil(frac*float64(set.Rows)))))
+		total += n
+		if n == set.Rows {
+			continue // every row: the set stays on its full data
+		}
+		pos := slices.Clone(s.perm[i][:n])
+		slices.Sort(pos)
+		if err := s.prog.SetSample(i, pos); err != nil {
+			return 0, fmt.Errorf("problem: %w", err)
+		}
+	}
+	return total, nil
+}
 
 // FullCost is the cost of an evaluation on all rows relative to one on a
 // minibatch: the rows of every sampled set over the rows drawn from them

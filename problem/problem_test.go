@@ -12,6 +12,7 @@ import (
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/problem"
+	"github.com/qrc-lang/qrc/solve"
 )
 
 func load(t testing.TB, name string, src string) (*check.Model, *autodiff.Program) {
@@ -161,4 +162,51 @@ func TestMonitor(t *testing.T) {
 
 	p = problem.New(m, prog, problem.Options{})
 	assert.True(t, p.Sampler.Monitor())
+}
+
+// Subsample selects ceil(frac * rows) rows of every row set, the same ones
+// for the same seed; all rows give the full values, and Full restores them.
+func TestSubsample(t *testing.T) {
+	m, prog := load(t, "npc.qrc", "")
+	p := problem.New(m, prog, problem.Options{Seed: 3})
+	s := p.Sampler.(*problem.Sampler)
+	var _ solve.Subsampler = s
+	assert.Equal(t, 3000, s.Rows())
+	x := make([]float64, p.N)
+	for j := range x {
+		x[j] = 0.01 * float64(j%7-3)
+	}
+	p.Project(x)
+	full, a, b := make([]float64, p.M+1), make([]float64, p.M+1), make([]float64, p.M+1)
+	s.Full()
+	require.NoError(t, p.Eval(x, full))
+
+	n, err := s.Subsample(0.1)
+	require.NoError(t, err)
+	assert.Equal(t, 10*30, n) // 10 classes of 300 rows
+	require.NoError(t, p.Eval(x, a))
+	assert.NotEqual(t, full, a)
+	for i := range a {
+		assert.InDelta(t, full[i], a[i], 0.5, "function %d on a tenth of the rows", i)
+	}
+	q := problem.New(m, prog, problem.Options{Seed: 3}).Sampler.(*problem.Sampler)
+	_, err = q.Subsample(0.1)
+	require.NoError(t, err)
+	require.NoError(t, p.Eval(x, b))
+	assert.Equal(t, a, b, "the same seed, the same sample")
+
+	n, err = s.Subsample(1)
+	require.NoError(t, err)
+	assert.Equal(t, 3000, n)
+	require.NoError(t, p.Eval(x, b))
+	assert.Equal(t, full, b)
+
+	_, err = s.Subsample(1e-9)
+	require.NoError(t, err)
+	s.Full()
+	require.NoError(t, p.Eval(x, b))
+	assert.Equal(t, full, b)
+
+	_, err = s.Subsample(0)
+	assert.Error(t, err)
 }

@@ -28,17 +28,20 @@ type (
 	stochasticOracle struct{}
 	smoothOracle     struct{}
 	bundleOracle     struct{}
+	dynamicOracle    struct{}
 )
 
 func (switchingOracle) String() string  { return "switching" }
 func (stochasticOracle) String() string { return "stochastic" }
 func (smoothOracle) String() string     { return "smooth" }
 func (bundleOracle) String() string     { return "bundle" }
+func (dynamicOracle) String() string    { return "dynamic" }
 
 func (switchingOracle) accurate() bool  { return false }
 func (stochasticOracle) accurate() bool { return false }
 func (smoothOracle) accurate() bool     { return true }
 func (bundleOracle) accurate() bool     { return true }
+func (dynamicOracle) accurate() bool    { return false }
 
 // The oracles.
 var (
@@ -59,6 +62,12 @@ var (
 	// model of every function, whose minimum over X is a certified lower
 	// bound (bundle.go).
 	Bundle Oracle = bundleOracle{}
+	// Dynamic is dynamic sampling (dynamic.go): Auto(p), the accurate
+	// oracle, on a growing uniform subsample of the data means' rows
+	// (Problem.Sampler must implement Subsampler), warm-started from one
+	// sample to the next, finishing on every row; on all rows from the
+	// start when there is nothing to sample.
+	Dynamic Oracle = dynamicOracle{}
 )
 
 // Auto returns the oracle a nil Settings.Oracle means for p: Smooth when
@@ -73,7 +82,8 @@ func Auto(p *Problem) Oracle {
 }
 
 // OracleNamed returns the oracle named name ("switching", "stochastic",
-// "smooth" or "bundle"; "deterministic" is an older name of "switching").
+// "smooth", "bundle" or "dynamic"; "deterministic" is an older name of
+// "switching").
 func OracleNamed(name string) (Oracle, bool) {
 	switch name {
 	case "switching", "deterministic":
@@ -84,6 +94,8 @@ func OracleNamed(name string) (Oracle, bool) {
 		return Smooth, true
 	case "bundle":
 		return Bundle, true
+	case "dynamic":
+		return Dynamic, true
 	}
 	return nil, false
 }

@@ -167,6 +167,11 @@ type Settings struct {
 	// V and Alpha are Algorithm 3's parameters; 0 means the paper's
 	// V = sqrt(Inner) and Alpha = Inner.
 	V, Alpha float64
+	// SampleStart and SampleGrowth are the Dynamic oracle's schedule:
+	// the first sample's rows (over all sampled row sets) and the factor
+	// by which each sample is larger than the last; 0 means
+	// DynamicStartRows and DynamicGrowth.
+	SampleStart, SampleGrowth int
 	// NoSafeguard disables the doubling of RhoHat when a subproblem is
 	// found not to be convex (for experiments and tests).
 	NoSafeguard bool
@@ -306,6 +311,9 @@ type Result struct {
 	// the Recorder for Interrupted.
 	Err   error
 	Stats Stats
+	// Stages are the stages of the Dynamic oracle, the last one on every
+	// row (nil for the other oracles).
+	Stages []Stage
 }
 
 // Iteration is what a Recorder is told.
@@ -325,8 +333,9 @@ type Iteration struct {
 	EmptyI           bool    // no inner iterate was feasible, so x_T = x_{T-1}
 	RhoHat           float64 // the RhoHat this step was done with
 	RhoDoubled       bool    // the safeguard doubled RhoHat in this step
-	// Estimate marks an inner record of the stochastic oracle: Objective,
-	// Infeasibility and MaxViolated are minibatch estimates there.
+	// Estimate marks an inner record of the stochastic oracle, or a record
+	// of a sampled stage of the Dynamic oracle: Objective, Infeasibility
+	// and MaxViolated are minibatch or sample estimates there.
 	Estimate bool
 
 	Method string // the method, when not IQRC ("penalty"), for progress tables and traces
@@ -352,6 +361,9 @@ type Recorder interface {
 // The error is for an invalid problem or invalid settings; everything that
 // goes wrong while solving is in the Result.
 func Minimize(p *Problem, x0 []float64, s Settings) (*Result, error) {
+	if s.Oracle == Dynamic {
+		return minimizeDynamic(p, x0, s)
+	}
 	sv, err := newSolver(p, x0, s)
 	if err != nil {
 		return nil, err
@@ -384,8 +396,11 @@ func withDefaults(p *Problem, s Settings) (Settings, error) {
 			return s, fmt.Errorf("solve: %s = %v; it must be a nonnegative finite number", c.name, c.v)
 		}
 	}
-	if s.Inner < 0 || s.Outer < 0 || s.RecordEvery < 0 || s.TimeLimit < 0 {
-		return s, fmt.Errorf("solve: negative Inner, Outer, RecordEvery or TimeLimit")
+	if s.Inner < 0 || s.Outer < 0 || s.RecordEvery < 0 || s.TimeLimit < 0 || s.SampleStart < 0 || s.SampleGrowth < 0 {
+		return s, fmt.Errorf("solve: negative Inner, Outer, RecordEvery, TimeLimit, SampleStart or SampleGrowth")
+	}
+	if s.SampleGrowth == 1 {
+		return s, fmt.Errorf("solve: SampleGrowth = 1: the samples must grow; use at least 2")
 	}
 	if s.Inner == 1 {
 		return s, fmt.Errorf("solve: Inner = 1: with one inner iteration the oracle's average is x_t itself; use at least 2")
@@ -393,7 +408,7 @@ func withDefaults(p *Problem, s Settings) (Settings, error) {
 	switch s.Oracle {
 	case nil:
 		s.Oracle = Auto(p)
-	case Switching, Stochastic, Bundle:
+	case Switching, Stochastic, Bundle, Dynamic:
 	case Smooth:
 		if !p.Smooth {
 			return s, errors.New("solve: the Smooth oracle needs a smooth Problem (Problem.Smooth); use Bundle")

@@ -71,10 +71,16 @@ Flags:
                      2, the switching subgradient method on all rows; also
                      called deterministic), stochastic (Algorithm 3, Yu et
                      al.'s method with virtual queues, on minibatches of the
-                     data means), or auto (the default): stochastic when the
-                     data means run over at least 50000 rows in all and can
-                     be estimated without bias, else smooth for a
-                     differentiable model and bundle for one with a kink
+                     data means), dynamic (smooth or bundle on growing
+                     uniform samples of the data means' rows, warm-started,
+                     finishing on all rows), or auto (the default): dynamic
+                     when the data means run over at least 50000 rows in
+                     all, else smooth for a differentiable model and bundle
+                     for one with a kink
+  --sample N         dynamic oracle: the first sample's rows, over all the
+                     row sets the data means run over (default 10000)
+  --sample-growth G  dynamic oracle: each sample has G times the rows of the
+                     last (default 10), up to a third of all rows; then all
   --batch B          rows drawn from each set of rows a data mean runs over,
                      per stochastic step (default 64)
   --allow-biased     let the stochastic oracle sample means that sit inside a
@@ -125,9 +131,13 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "qrc solve: %v\n", err)
 		return exitUsage
 	}
+	loading := startClock()
 	model, ok := loadModel("solve", file, &mf, !*flags.JSON, stderr)
 	if !ok {
 		return exitInvalid
+	}
+	if !*flags.Quiet && len(model.Checked().Data) > 0 {
+		fmt.Fprintf(stderr, "qrc solve: %s\n", loading.note("loading the data and compiling"))
 	}
 
 	ctx, release := notifyStop()

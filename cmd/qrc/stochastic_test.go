@@ -77,7 +77,7 @@ func TestSolveOracleAuto(t *testing.T) {
 	assert.Contains(t, r.stderr, "oracle smooth (auto: every function is differentiable; the data means run over 3000 rows, fewer than 50000)")
 	r = qrc(t, "", "solve", "examples/phase.qrc", "--oracle", "sometimes")
 	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "--oracle must be auto, smooth, bundle, switching or stochastic")
+	assert.Contains(t, r.stderr, "--oracle must be auto, smooth, bundle, dynamic, switching or stochastic")
 	r = qrc(t, "", "solve", "examples/phase.qrc", "--oracle", "smooth")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "--oracle smooth needs a differentiable model, and at examples/phase.qrc:7:26: abs is not differentiable everywhere")
@@ -160,9 +160,10 @@ func bigCSV(t *testing.T, n int) string {
 	return path
 }
 
-// --oracle auto picks the stochastic oracle from 50000 rows and says so,
-// unless a mean is biased; then it keeps the deterministic one and says
-// why. --v and --alpha reach Algorithm 3.
+// --oracle auto picks the dynamic oracle from 50000 rows and says so (the
+// smooth oracle, or the bundle oracle for a model with a kink, on growing
+// samples), biased means or not: each stage solves a sample-average
+// problem, not minibatch estimates. --v and --alpha reach Algorithm 3.
 func TestSolveOracleAutoLarge(t *testing.T) {
 	data := bigCSV(t, 50000)
 	dir := t.TempDir()
@@ -171,9 +172,17 @@ func TestSolveOracleAutoLarge(t *testing.T) {
 var x[d.d] in ball(1)
 minimize mean(i in d) logistic(-d.y[i] * dot(d.X[i], x))
 `), 0o644))
-	s, r := jsonOut[stochJSON](t, false, "solve", linear, "--outer", "1", "--inner", "20", "--v", "2", "--alpha", "40")
+	s, r := jsonOut[stochJSON](t, false, "solve", linear, "--outer", "1")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stderr, "oracle stochastic (auto: the data means run over 50000 rows, at least 50000)")
+	assert.Contains(t, r.stderr, "oracle dynamic (auto: the data means run over 50000 rows, at least 50000): smooth on growing samples of the rows, then on all of them")
+	assert.Equal(t, "dynamic", s.Settings.Oracle)
+	assert.Contains(t, r.stderr, "stage 1, sample of 10000 rows (20%), eps 0.00224")
+	assert.Contains(t, r.stderr, "stage 2, all 50000 rows, eps 0.001")
+	assert.Contains(t, r.stdout, `"stages": [`)
+	assert.Contains(t, r.stdout, `"data_passes": `)
+
+	s, r = jsonOut[stochJSON](t, false, "solve", linear, "--outer", "1", "--inner", "20", "--v", "2", "--alpha", "40", "--oracle", "stochastic")
+	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "stochastic", s.Settings.Oracle)
 	assert.Equal(t, 2.0, s.Settings.V)
 	assert.Equal(t, 40.0, s.Settings.Alpha)
@@ -183,10 +192,10 @@ minimize mean(i in d) logistic(-d.y[i] * dot(d.X[i], x))
 var x[d.d] in ball(1)
 minimize log(1 + mean(i in d) abs(dot(d.X[i], x) - 0.1))
 `), 0o644))
-	s, r = jsonOut[stochJSON](t, false, "solve", biased, "--outer", "1", "--inner", "20")
+	s, r = jsonOut[stochJSON](t, false, "solve", biased, "--outer", "1")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stderr, "(auto: "+biased+":3:31: abs is not differentiable everywhere): the data means run over 50000 rows, but a minibatch estimate of objective is biased")
-	assert.Equal(t, "bundle", s.Settings.Oracle)
+	assert.Contains(t, r.stderr, "oracle dynamic (auto: the data means run over 50000 rows, at least 50000): bundle on growing samples")
+	assert.Equal(t, "dynamic", s.Settings.Oracle)
 }
 
 // --method stochastic is IQRC with the stochastic oracle, and refuses

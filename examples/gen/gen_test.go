@@ -171,3 +171,40 @@ func TestLoad(t *testing.T) {
 		assert.InDelta(t, 0.22, float64(pos)/float64(s.N()), 0.005)
 	})
 }
+
+// --rows writes a LIBSVM set of the requested shape, the same bytes for
+// the same seed.
+func TestLarge(t *testing.T) {
+	sp := largeSpec{Rows: 2000, Features: 16, Classes: 10, Noise: 0.18, Seed: 18}
+	path := filepath.Join(t.TempDir(), largeName(sp))
+	require.NoError(t, runLarge(sp, "", path))
+	s, err := data.LoadLibSVM(path, data.LibSVMOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, 2000, s.N())
+	assert.Equal(t, 16, s.D())
+	assert.Equal(t, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, s.Labels())
+	for i := range s.N() {
+		for j := range s.D() {
+			v := s.X.At(i, j)
+			require.True(t, v >= 0 && v <= 1, "X[%d,%d] = %v", i, j, v)
+		}
+	}
+	var a, b bytes.Buffer
+	require.NoError(t, writeLarge(&a, sp))
+	require.NoError(t, writeLarge(&b, sp))
+	assert.Equal(t, a.String(), b.String())
+	committed, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, a.Bytes(), committed)
+	sp.Seed++
+	b.Reset()
+	require.NoError(t, writeLarge(&b, sp))
+	assert.NotEqual(t, a.String(), b.String())
+
+	assert.Error(t, writeLarge(&b, largeSpec{Rows: 0, Features: 1, Classes: 2}))
+	assert.Error(t, writeLarge(&b, largeSpec{Rows: 1, Features: 1, Classes: 1}))
+	assert.Equal(t, "npc-1000000-16x10-s18.svm", largeName(defaultLarge))
+	assert.Equal(t, "0.0001", string(appendFixed4(nil, 1)))
+	assert.Equal(t, "0.1234", string(appendFixed4(nil, 1234)))
+	assert.Equal(t, "1", string(appendFixed4(nil, 10000)))
+}

@@ -28,6 +28,19 @@
 //     a fresh clone and on the real files with --data; see standins.go.
 //
 // Real values are written with four decimals.
+//
+// With --rows N it writes instead one large synthetic classification set
+// in LIBSVM format, for the large-data measurements of
+// docs/performance.md (issue 18), and nothing else:
+//
+//	go run ./examples/gen --rows 1000000 --out /tmp    # /tmp/npc-1000000-16x10-s18.svm, 148 MB
+//
+// N rows, --features (16) features in [0, 1], labels 1..--classes (10)
+// drawn uniformly; each class's mean per feature is uniform in [0.2, 0.8],
+// a value is its class's mean plus Gaussian noise (--noise, 0.18), clipped
+// to [0, 1] (see large.go). --seed (18) seeds it; --file names the file
+// (default: in --out, named after the sizes and the seed). Such files are
+// large: keep them out of the repository.
 package main
 
 import (
@@ -60,7 +73,22 @@ var generators = []generator{
 
 func main() {
 	out := flag.String("out", filepath.Join("examples", "data"), "directory to write the data sets to")
+	sp := defaultLarge
+	rows := flag.Int("rows", 0, "write only a large synthetic classification set of this many rows (LIBSVM)")
+	flag.IntVar(&sp.Features, "features", sp.Features, "with --rows: the number of features")
+	flag.IntVar(&sp.Classes, "classes", sp.Classes, "with --rows: the number of classes")
+	flag.Float64Var(&sp.Noise, "noise", sp.Noise, "with --rows: the standard deviation of the noise around the class means")
+	flag.Uint64Var(&sp.Seed, "seed", sp.Seed, "with --rows: the generator's seed")
+	file := flag.String("file", "", "with --rows: the file to write (default: in --out, named after the sizes and the seed)")
 	flag.Parse()
+	if *rows != 0 {
+		sp.Rows = *rows
+		if err := runLarge(sp, *out, *file); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*out); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
@@ -79,6 +107,25 @@ func run(dir string) error {
 		}
 		fmt.Println("wrote", path)
 	}
+	return nil
+}
+
+// runLarge writes the large set sp into file, or into dir under its
+// default name when file is empty.
+func runLarge(sp largeSpec, dir, file string) error {
+	if err := sp.check(); err != nil {
+		return err
+	}
+	if file == "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		file = filepath.Join(dir, largeName(sp))
+	}
+	if err := writeFile(file, func(w io.Writer) error { return writeLarge(w, sp) }); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	fmt.Println("wrote", file)
 	return nil
 }
 

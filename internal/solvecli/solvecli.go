@@ -52,7 +52,7 @@ func PrintEvalError(w io.Writer, name string, err error, sources check.Sources) 
 
 // iqrcOnlyFlags are the qrc solve flags that mean nothing to the penalty
 // method.
-var iqrcOnlyFlags = []string{"rho-hat", "rho", "inner", "pick", "seed", "oracle", "batch", "allow-biased", "v", "alpha"}
+var iqrcOnlyFlags = []string{"rho-hat", "rho", "inner", "pick", "seed", "oracle", "batch", "allow-biased", "v", "alpha", "sample", "sample-growth"}
 
 // checkMethod says why the method, or the flags given with it (oracle is
 // the value of --oracle), do not fit, or returns nil.
@@ -104,6 +104,8 @@ type Flags struct {
 	Theory          *bool
 	Sigma           *float64
 	Restarts        *int
+	Sample          *int
+	SampleGrowth    *int
 }
 
 // RegisterFlags adds the solver's flags to fs.
@@ -134,6 +136,8 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 		Theory:          fs.Bool("theory", false, ""),
 		Sigma:           fs.Float64("sigma", 1, ""),
 		Restarts:        fs.Int("restarts", solve.DefaultRestarts, ""),
+		Sample:          fs.Int("sample", solve.DynamicStartRows, ""),
+		SampleGrowth:    fs.Int("sample-growth", solve.DynamicGrowth, ""),
 	}
 }
 
@@ -159,11 +163,15 @@ func (f *Flags) Settings() (solve.Settings, error) {
 		}
 	}
 	if _, ok := solve.OracleNamed(*f.Oracle); !ok && *f.Oracle != "auto" {
-		return settings, fmt.Errorf("--oracle must be auto, smooth, bundle, switching or stochastic, not %q", *f.Oracle)
+		return settings, fmt.Errorf("--oracle must be auto, smooth, bundle, dynamic, switching or stochastic, not %q", *f.Oracle)
 	}
 	if *f.Batch <= 0 {
 		return settings, errors.New("--batch must be at least 1")
 	}
+	if *f.Sample <= 0 || *f.SampleGrowth < 2 {
+		return settings, errors.New("--sample must be at least 1 and --sample-growth at least 2")
+	}
+	settings.SampleStart, settings.SampleGrowth = *f.Sample, *f.SampleGrowth
 	if *f.V < 0 || *f.Alpha < 0 || math.IsNaN(*f.V) || math.IsNaN(*f.Alpha) {
 		return settings, errors.New("--v and --alpha must be positive")
 	}
@@ -273,6 +281,9 @@ func (r *Run) Solve() (*qrc.Report, int) {
 		return nil, PrintSolveError(r.Stderr, r.Name, r.Model, err)
 	}
 	res := report.Result()
+	if !quiet {
+		printStages(r.Stderr, res.Stages)
+	}
 	if outs.ckpt != nil {
 		outs.ckpt.write(res.X) // the point the result reports
 	}

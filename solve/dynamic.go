@@ -1,0 +1,503 @@
+package solve
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+)
+
+// Dynamic sampling (issue 18): Algorithm 1 with an accurate oracle on a
+// growing uniform subsample of the data, warm-started from one sample to
+// the next and finishing on every row. It is retrospective approximation
+// (Pasupathy & Schmeiser): stage k solves the sample-average problem on
+// n_k rows to a tolerance of the order of its sampling error, which
+// shrinks like 1/sqrt(n_k), so that no stage solves its sample more
+// accurately than the sample describes the data:
+//
+//	n_k   = DynamicStartRows * DynamicGrowth^k   (k = 0, 1, ... while 3 n_k <= rows)
+//	Eps_k = Eps * sqrt(rows / n_k)
+//
+// Each stage runs Minimize with Auto(p) (smooth or bundle) on its
+// sample, from the last stage's point and RhoHat; the last stage is an
+// ordinary solve on every row from there, and its result, certificate and
+// status are the ones returned: a feasible point of the full problem,
+// converged only when its certificate (on every row) proves it.
+
+// Subsampler is an optional interface of a Problem's Sampler that the
+// Dynamic oracle needs: fixed uniform subsamples of the data means' rows.
+type Subsampler interface {
+	Sampler
+	// Rows is the number of rows over all the sampled row sets: the
+	// work of one evaluation on all the data.
+	Rows() int
+	// Subsample makes the following Eval and Grad calls, until Full or
+	// another Subsample, compute every sampled data mean over a fixed
+	// uniform sample, without replacement, of about frac of its rows (at
+	// least one), and returns the rows selected in all. Samples are
+	// nested: the rows of a smaller frac are among those of a larger one.
+	Subsample(frac float64) (int, error)
+}
+
+// Dynamic sampling's schedule.
+const (
+	// DynamicStartRows is the size of the first sample, in rows over all
+	// the sampled row sets.
+	DynamicStartRows = 10000
+	// DynamicGrowth is the factor by which each sample is larger than the
+	// last.
+	DynamicGrowth = 10
+)
+
+// Stage is what one stage of the Dynamic oracle did.
+type Stage struct {
+	// Rows is the number of rows the stage's data means ran over, in all;
+	// Fraction its share of all rows (1 for the last stage).
+	Rows     int
+	Fraction float64
+	// Eps is the stage's tolerance.
+	Eps float64
+	// Status is how the stage's solve ended.
+	Status Status
+	// Outer and Evals count the stage's outer steps (both phases) and
+	// evaluations; Passes is Evals * Fraction, its work in evaluations on
+	// all rows.
+	Outer, Evals int
+	Passes       float64
+	// RestoreEvals and RestoreGrads count the evaluations and reverse
+	// passes (one per constraint, over that constraint's rows) of the
+	// restoration of feasibility at the stage's start (included in Evals
+	// and Passes).
+	RestoreEvals, RestoreGrads int
+	// Objective and Infeasibility are the stage's returned point's, on
+	// the stage's rows.
+	Objective, Infeasibility float64
+	// Time is the stage's wall-clock time.
+	Time time.Duration
+}
+
+// Passes returns the work of the stages in evaluations on all rows.
+func Passes(stages []Stage) float64 {
+	s := 0.0
+	for _, st := range stages {
+		s += st.Passes
+	}
+	return s
+}
+
+// stageSizes returns the sample sizes of the stages before the last (on
+// every row): SampleStart (DynamicStartRows) times powers of SampleGrowth
+// (DynamicGrowth), each at most a third of all rows (a larger sample
+// costs nearly as much as the last stage and saves little).
+func stageSizes(rows int, s Settings) []int {
+	var out []int
+	start, growth := DynamicStartRows, DynamicGrowth
+	if s.SampleStart > 0 {
+		start = s.SampleStart
+	}
+	if s.SampleGrowth > 1 {
+		growth = s.SampleGrowth
+	}
+	for n := start; 3*n <= rows; n *= growth {
+		out = append(out, n)
+	}
+	return out
+}
+
+// stageRecorder numbers a stage's iterations on from the earlier stages'
+// and names the stage in Iteration.Method; a sampled stage's records are
+// marked Estimate (their values are on the sample).
+type stageRecorder struct {
+	next    Recorder
+	t       int
+	elapsed time.Duration
+	method  string
+}
+
+func (r *stageRecorder) Record(it Iteration) error {
+	it.T += r.t
+	it.Elapsed += r.elapsed
+	if r.method != "" && it.Method == "" {
+		it.Method = r.method
+		it.Estimate = true // values on the stage's sample, not on all rows
+	}
+	return r.next.Record(it)
+}
+
+// stageName is the progress table's name of a stage on frac of the rows:
+// "s1%", "s10%", "s0.1%".
+func stageName(frac float64) string {
+	return "s" + strconv.FormatFloat(100*frac, 'g', 2, 64) + "%"
+}
+
+// minimizeDynamic is Minimize with the Dynamic oracle.
+func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
+	began := time.Now()
+	acc := s
+	acc.Oracle = Auto(p)
+	if err := p.Validate(x0); err != nil {
+		return nil, fmt.Errorf("solve: %w", err)
+	}
+	full, err := withDefaults(p, acc)
+	if err != nil {
+		return nil, err
+	}
+	ss, ok := p.Sampler.(Subsampler)
+	var sizes []int
+	if ok {
+		sizes = stageSizes(ss.Rows(), s)
+	}
+	if len(sizes) == 0 {
+		// nothing to sample, or too little data: the accurate oracle on
+		// every row
+		res, err := Minimize(p, x0, acc)
+		if err == nil {
+			res.Stages = []Stage{stageOf(res, ss, 0, 1, full.Eps, 0)}
+			res.Stages[0].Time = res.Stats.Time
+		}
+		return res, err
+	}
+	rows := ss.Rows()
+	x := clone(x0)
+	vals := make([]float64, p.M+1)
+	var (
+		stages []Stage
+		stats  Stats
+		t      int
+		al     alState // the smooth oracle's multipliers, carried from stage to stage
+	)
+	rhoHat, rho := s.RhoHat, s.Rho
+	remaining := func() (time.Duration, bool) {
+		if s.TimeLimit == 0 {
+			return 0, true
+		}
+		left := s.TimeLimit - time.Since(began)
+		return left, left > 0
+	}
+	// stage runs one stage's solve on q from x: restored to feasibility on
+	// q's data first (when x came from a smaller sample), then IQRC with
+	// the accurate oracle, warm-started with the last stage's RhoHat and
+	// multipliers.
+	stage := func(q *Problem, frac float64, eps float64, method string) (*Result, Stats, error) {
+		var pre Stats
+		if len(stages) > 0 {
+			if _, err := restoreFeasible(q, x, vals, &pre); err != nil {
+				return &Result{Status: NumericalError, Point: Point{X: clone(x), Objective: math.NaN(), Infeasibility: math.NaN()}, Err: err}, pre, nil
+			}
+			if s.Recorder != nil {
+				it := Iteration{T: t, Elapsed: time.Since(began), X: x, Objective: vals[0], Infeasibility: infeasibility(vals), Method: "restore", Estimate: frac < 1}
+				if g, i := maxConstraint(vals); g > 0 {
+					it.MaxViolated = i
+				}
+				if err := s.Recorder.Record(it); err != nil {
+					return &Result{Status: Interrupted, Point: Point{X: clone(x), Objective: vals[0], Infeasibility: infeasibility(vals)}, Err: err}, pre, nil
+				}
+			}
+		}
+		left, ok := remaining()
+		if !ok { // the restoration used the time up
+			return &Result{Status: TimeLimit, Point: Point{X: clone(x)}, RhoHat: rhoHat, Rho: rho}, pre, nil
+		}
+		st := acc
+		st.TimeLimit = left
+		st.Eps = eps
+		if s.EpsHat > 0 {
+			st.EpsHat = s.EpsHat * eps / full.Eps
+		}
+		st.RhoHat, st.Rho = rhoHat, rho
+		if frac < 1 {
+			st.Pick = PickLast
+		}
+		if s.Recorder != nil {
+			st.Recorder = &stageRecorder{next: s.Recorder, t: t, elapsed: time.Since(began), method: method}
+		}
+		sv, err := newSolver(q, x, st)
+		if err != nil {
+			return nil, pre, err
+		}
+		if al.lam != nil {
+			sv.al = alState{lam: clone(al.lam), c: al.c, alpha: al.alpha}
+		}
+		res := sv.run(x)
+		res.Stats = sv.stats
+		res.Stats.Time = time.Since(sv.start)
+		if sv.al.lam != nil {
+			al = alState{lam: clone(sv.al.lam), c: sv.al.c, alpha: sv.al.alpha}
+		}
+		return res, pre, nil
+	}
+	sub := *p
+	sub.Sampler = nil // the stage's sample stays selected: the solver must not reset it
+	for _, n := range sizes {
+		if _, ok := remaining(); !ok {
+			break
+		}
+		stageBegan := time.Now()
+		got, err := ss.Subsample(float64(n) / float64(rows))
+		if err != nil {
+			return nil, fmt.Errorf("solve: %w", err)
+		}
+		frac := float64(got) / float64(rows)
+		eps := full.Eps * math.Sqrt(float64(rows)/float64(got))
+		res, pre, err := stage(&sub, frac, eps, stageName(frac))
+		if err != nil {
+			return nil, err
+		}
+		addStats(&res.Stats, pre)
+		addStats(&stats, res.Stats)
+		st := stageOf(res, ss, got, frac, eps, 0)
+		st.RestoreEvals, st.RestoreGrads = pre.Evals, pre.Grads
+		st.Time = time.Since(stageBegan)
+		stages = append(stages, st)
+		t += res.Stats.Outer + res.Stats.Phase1Outer
+		switch res.Status {
+		case NumericalError, TimeLimit, Interrupted:
+			return haltedStages(p, ss, res, stages, stats, began, t, full.Eps, began.Add(s.TimeLimit+GraceTime))
+		}
+		copy(x, res.X)
+		rhoHat, rho = res.RhoHat, res.Rho
+	}
+	// the last stage: every row, from the last sample's point
+	ss.Full()
+	if _, ok := remaining(); !ok {
+		return haltedStages(p, ss, &Result{Status: TimeLimit, Point: Point{X: x}, RhoHat: rhoHat, Rho: rho}, stages, stats, began, t, full.Eps, began.Add(s.TimeLimit+GraceTime))
+	}
+	stageBegan := time.Now()
+	res, pre, err := stage(p, 1, full.Eps, "")
+	if err != nil {
+		return nil, err
+	}
+	addStats(&res.Stats, pre)
+	addStats(&stats, res.Stats)
+	if res.F == nil && (res.Status == TimeLimit || res.Status == Interrupted) {
+		// the time ran out (or the Recorder failed) in the restoration,
+		// before the solve
+		st := stageOf(res, ss, rows, 1, full.Eps, 0)
+		st.RestoreEvals, st.RestoreGrads = pre.Evals, pre.Grads
+		st.Time = time.Since(stageBegan)
+		return haltedStages(p, ss, res, append(stages, st), stats, began, t, full.Eps, began.Add(s.TimeLimit+GraceTime))
+	}
+	last := stageOf(res, ss, rows, 1, full.Eps, 0)
+	last.RestoreEvals, last.RestoreGrads = pre.Evals, pre.Grads
+	last.Time = time.Since(stageBegan)
+	res.Stages = append(stages, last)
+	renumber(res, t)
+	stats.Time = time.Since(began)
+	res.Stats = stats
+	return res, nil
+}
+
+// stageOf summarises a stage's result.
+func stageOf(res *Result, ss Subsampler, rows int, frac, eps float64, d time.Duration) Stage {
+	if ss != nil && rows == 0 {
+		rows = ss.Rows()
+	}
+	return Stage{
+		Rows: rows, Fraction: frac, Eps: eps, Status: res.Status,
+		Outer: res.Stats.Outer + res.Stats.Phase1Outer, Evals: res.Stats.Evals,
+		Passes:    float64(res.Stats.Evals) * frac,
+		Objective: res.Objective, Infeasibility: res.Infeasibility, Time: d,
+	}
+}
+
+// renumber numbers the last stage's points on from the earlier stages'.
+func renumber(res *Result, t int) {
+	res.Point.T += t
+	for _, q := range []*Point{res.Best, res.MostFeasible} {
+		if q != nil {
+			q.T += t
+		}
+	}
+}
+
+// haltedStages ends a dynamic solve that stopped during a sampled stage
+// (time limit, Stop, a numerical error): the stage's point is evaluated
+// on every row (after a time limit, restored to feasibility there, with
+// steps until deadline, the time limit plus GraceTime) and returned with
+// the stage's status, or with Infeasible when it is not feasible to Eps
+// there. There is no certificate: nothing was solved on all rows.
+func haltedStages(p *Problem, ss Subsampler, res *Result, stages []Stage, stats Stats, began time.Time, t int, eps float64, deadline time.Time) (*Result, error) {
+	ss.Full()
+	out := &Result{Status: res.Status, RhoHat: res.RhoHat, Rho: res.Rho, Inner: res.Inner, Err: res.Err, Stages: stages}
+	out.Point = Point{X: clone(res.X), T: res.T + t, Objective: math.NaN(), Infeasibility: math.NaN()}
+	vals := make([]float64, p.M+1)
+	var err error
+	if out.Status == TimeLimit {
+		// a few Gauss-Newton steps on all rows, within the grace the
+		// certificate and polish get, so that the point is feasible there
+		// rather than on the sample only
+		_, err = restoreFeasibleBy(p, out.X, vals, &stats, deadline)
+	} else {
+		stats.Evals++
+		err = p.EvalFinite(out.X, vals)
+	}
+	if err != nil {
+		if out.Status != NumericalError {
+			out.Status, out.Err = NumericalError, err
+		}
+	} else {
+		out.F = vals
+		out.Objective = vals[0]
+		out.Infeasibility = infeasibility(vals)
+		if out.Status != NumericalError && !(out.Infeasibility <= eps) {
+			out.Status = Infeasible
+			for i := 1; i < len(vals); i++ {
+				if vals[i] > eps {
+					out.Violated = append(out.Violated, i)
+				}
+			}
+		}
+	}
+	if out.Status.Success() {
+		out.NoCertificate = "the solve stopped on a sample of the rows, before the stage on every row"
+		if out.Status == Interrupted {
+			out.NoCertificate = "the solve was interrupted"
+		}
+	}
+	if out.Status != NumericalError || out.F != nil {
+		pt := out.Point
+		out.MostFeasible = clonePoint(&pt)
+		if pt.Infeasibility <= eps {
+			out.Best = clonePoint(&pt)
+		}
+	}
+	stats.Time = time.Since(began)
+	out.Stats = stats
+	return out, nil
+}
+
+// maxRestoreSteps bounds the Gauss-Newton steps of restoreFeasible.
+const maxRestoreSteps = 8
+
+// restoreInside is how far inside the constraints restoreFeasible aims,
+// relative to the largest violation: a little beyond the boundary, so
+// that the curvature the linearisation misses keeps the point feasible.
+const restoreInside = 0.1
+
+// restoreFloor is the least margin restoreFeasible aims inside the
+// constraints by: below it the rounding of a mean over many rows (about
+// 1e-13 here) would keep a point that should be on the boundary outside.
+const restoreFloor = 1e-9
+
+// restoreFeasible moves x, in place, to a point of X where every fi <= 0
+// on the data the Problem has selected, by Gauss-Newton steps on the
+// constraints that are violated or about to be: with v the largest
+// violation and A the constraints with fi >= -v, the least-norm d with
+// fi + <grad fi, d> = min(fi, -restoreInside v) for i in A, then
+// x = Proj_X(x + d). It is what dynamic sampling does when a point solved
+// on one sample is slightly infeasible on the next, or on all rows: the
+// violation is of the order of the sampling error, so one or two steps,
+// each an evaluation and one reverse pass per constraint in A, suffice,
+// where phase 1 (Algorithm 2's phase-1 steps and a bisection) would take
+// tens of evaluations. It reports whether it found such a point (x is
+// then that point, vals its values), and counts its work in st.
+func restoreFeasible(p *Problem, x, vals []float64, st *Stats) (bool, error) {
+	return restoreFeasibleBy(p, x, vals, st, time.Time{})
+}
+
+// restoreFeasibleBy is restoreFeasible that takes no step after the
+// deadline (none when it is zero); vals are always x's values.
+func restoreFeasibleBy(p *Problem, x, vals []float64, st *Stats, deadline time.Time) (bool, error) {
+	m := p.M
+	w := make([]float64, m+1)
+	var rows [][]float64 // the gradients of the constraints in A
+	var act []int
+	for step := 0; ; step++ {
+		st.Evals++
+		if err := p.EvalFinite(x, vals); err != nil {
+			return false, err
+		}
+		v := gOf(vals)
+		if v <= 0 {
+			return true, nil
+		}
+		if step == maxRestoreSteps || !deadline.IsZero() && !time.Now().Before(deadline) {
+			return false, nil
+		}
+		act = act[:0]
+		for i := 1; i <= m; i++ {
+			if vals[i] >= -v {
+				act = append(act, i)
+			}
+		}
+		for len(rows) < len(act) {
+			rows = append(rows, make([]float64, p.N))
+		}
+		for k, i := range act {
+			st.Grads++
+			if err := p.GradFinite(i, w, rows[k]); err != nil {
+				return false, err
+			}
+		}
+		// (J J^T) mu = r, d = J^T mu, with r_k = target_k - f_i
+		na := len(act)
+		a := make([]float64, na*na)
+		r := make([]float64, na)
+		trace := 0.0
+		for k := range na {
+			for l := 0; l <= k; l++ {
+				a[k*na+l] = dot(rows[k], rows[l])
+				a[l*na+k] = a[k*na+l]
+			}
+			trace += a[k*na+k]
+			r[k] = math.Min(vals[act[k]], -max(restoreInside*v, restoreFloor)) - vals[act[k]]
+		}
+		if !(trace > 0) {
+			return false, nil // no constraint gradient to step along
+		}
+		for k := range na {
+			a[k*na+k] += 1e-12 * trace
+		}
+		mu, ok := solveSPD(a, r, na)
+		if !ok {
+			return false, nil
+		}
+		for k := range na {
+			for j, gj := range rows[k] {
+				x[j] += mu[k] * gj
+			}
+		}
+		if p.Project != nil {
+			p.Project(x)
+		}
+	}
+}
+
+// solveSPD solves the symmetric positive definite n x n system a z = b
+// (a row-major; both are overwritten) by Cholesky; ok is false when a is
+// not numerically positive definite.
+func solveSPD(a, b []float64, n int) ([]float64, bool) {
+	for j := range n {
+		d := a[j*n+j]
+		for k := range j {
+			d -= a[j*n+k] * a[j*n+k]
+		}
+		if !(d > 0) {
+			return nil, false
+		}
+		d = math.Sqrt(d)
+		a[j*n+j] = d
+		for i := j + 1; i < n; i++ {
+			s := a[i*n+j]
+			for k := range j {
+				s -= a[i*n+k] * a[j*n+k]
+			}
+			a[i*n+j] = s / d
+		}
+	}
+	for i := range n { // L y = b
+		s := b[i]
+		for k := range i {
+			s -= a[i*n+k] * b[k]
+		}
+		b[i] = s / a[i*n+i]
+	}
+	for i := n - 1; i >= 0; i-- { // L^T z = y
+		s := b[i]
+		for k := i + 1; k < n; k++ {
+			s -= a[k*n+i] * b[k]
+		}
+		b[i] = s / a[i*n+i]
+	}
+	return b, true
+}
