@@ -174,3 +174,36 @@ func WriteCSV(t testing.TB, path, csvPath string, types map[string]string, group
 	require.NoError(t, err)
 	Write(t, path, FromCSV(t, string(text), types), groupRows)
 }
+
+// WriteFloats writes float64 columns (required, no nulls) named names as a
+// Parquet file at path with row groups of at most groupRows rows, for
+// benchmarks of large files.
+func WriteFloats(tb testing.TB, path string, names []string, cols [][]float64, groupRows int) {
+	tb.Helper()
+	var fields schema.FieldList
+	for _, name := range names {
+		n, err := schema.NewPrimitiveNode(name, parquet.Repetitions.Required, parquet.Types.Double, -1, -1)
+		require.NoError(tb, err)
+		fields = append(fields, n)
+	}
+	root, err := schema.NewGroupNode("schema", parquet.Repetitions.Required, fields, -1)
+	require.NoError(tb, err)
+	f, err := os.Create(path)
+	require.NoError(tb, err)
+	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy))
+	w := file.NewParquetWriter(f, root, file.WithWriterProps(props))
+	rows := len(cols[0])
+	for lo := 0; lo < rows; lo += groupRows {
+		hi := min(lo+groupRows, rows)
+		rg := w.AppendRowGroup()
+		for _, c := range cols {
+			cw, err := rg.NextColumn()
+			require.NoError(tb, err)
+			_, err = cw.(*file.Float64ColumnChunkWriter).WriteBatch(c[lo:hi], nil, nil)
+			require.NoError(tb, err)
+			require.NoError(tb, cw.Close())
+		}
+		require.NoError(tb, rg.Close())
+	}
+	require.NoError(tb, w.Close()) // closes f too
+}
