@@ -57,7 +57,7 @@ func SetSourceName(name string) string { return "--set " + name }
 // Reserved names: built-ins, loaders and domains, which declarations cannot
 // reuse.
 var (
-	loaders = []string{"libsvm", "csv"}
+	loaders = []string{"libsvm", "csv", "parquet"}
 	domains = []string{"box", "ball", "simplex", "l1ball", "nonneg", "inf"}
 )
 
@@ -398,7 +398,7 @@ func (c *checker) resolveGlobal(g *global, use ast.Node) bool {
 func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 	call, ok := d.Source.(*ast.Call)
 	if !ok || !slices.Contains(loaders, call.Fun.Name) {
-		c.errorf(d.Source, "a data set is read by a loader: libsvm(\"file\") or csv(\"file\", label = \"y\", drop = [\"col\"])")
+		c.errorf(d.Source, "a data set is read by a loader: libsvm(\"file\"), csv(\"file\", label = \"y\", drop = [\"col\"]) or parquet(\"file\", label = \"y\")")
 		return nil
 	}
 	ds := &DataSet{Name: d.Name.Name, Decl: d, Loader: call.Fun.Name}
@@ -433,14 +433,14 @@ func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 				return nil
 			}
 			libsvmOpt.Features = n
-		case "csv.label":
+		case "csv.label", "parquet.label":
 			s, ok := a.Value.(*ast.String)
 			if !ok {
 				c.errorf(a.Value, "label must be a column name in quotes, e.g. label = \"y\"")
 				return nil
 			}
 			csvOpt.Label = s.Value
-		case "csv.drop":
+		case "csv.drop", "parquet.drop":
 			v, ok := a.Value.(*ast.Vector)
 			if s, isStr := a.Value.(*ast.String); isStr {
 				csvOpt.Drop = append(csvOpt.Drop, s.Value)
@@ -487,15 +487,16 @@ func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 				c.errorf(a.Value, "header must be true or false")
 				return nil
 			}
-		case "csv.missing":
+		case "csv.missing", "parquet.missing":
 			s, ok := a.Value.(*ast.String)
 			if !ok || s.Value != "error" && s.Value != "drop" {
-				c.errorf(a.Value, "missing must be \"error\" (the default: an empty cell is an error) or \"drop\" (rows with an empty cell are left out)")
+				empty := map[bool]string{true: "a null", false: "an empty cell"}[call.Fun.Name == "parquet"]
+				c.errorf(a.Value, "missing must be \"error\" (the default: %s is an error) or \"drop\" (rows with %s are left out)", empty, empty)
 				return nil
 			}
 			csvOpt.Missing = s.Value
 		default:
-			valid := map[string][]string{"libsvm": {"features"}, "csv": {"label", "drop", "sep", "header", "missing"}}[call.Fun.Name]
+			valid := map[string][]string{"libsvm": {"features"}, "csv": {"label", "drop", "sep", "header", "missing"}, "parquet": {"label", "drop", "missing"}}[call.Fun.Name]
 			c.errorf(a.Name, "%s has no option %q; its options are %s%s", call.Fun.Name, a.Name.Name,
 				strings.Join(valid, ", "), DidYouMean(a.Name.Name, valid))
 			return nil
@@ -503,7 +504,7 @@ func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 	}
 	if path == nil {
 		c.errorf(call, "%s needs the data file's name, e.g. %s(\"data/train.%s\")", call.Fun.Name, call.Fun.Name,
-			map[string]string{"libsvm": "svm", "csv": "csv"}[call.Fun.Name])
+			map[string]string{"libsvm": "svm", "csv": "csv", "parquet": "parquet"}[call.Fun.Name])
 		return nil
 	}
 	ds.Path = path.Value
@@ -513,6 +514,7 @@ func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 	for _, a := range c.opts.Data {
 		if a.Name == ds.Name {
 			ds.Path, ds.Override = a.Value, true
+			ds.Loader = overrideLoader(ds.Loader, ds.Path)
 		}
 	}
 	if set, ok := c.opts.Sets[ds.Name]; ok {
@@ -522,8 +524,13 @@ func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 		ds.Set, ds.Path, ds.Override = set, set.Path, true
 		return ds
 	}
+	pqOpt := data.ParquetOptions{Label: csvOpt.Label, Drop: csvOpt.Drop, Missing: csvOpt.Missing}
 	var err error
 	switch {
+	case ds.Loader == "parquet" && c.opts.Cache != nil:
+		ds.Set, err = c.opts.Cache.Parquet(ds.Path, pqOpt)
+	case ds.Loader == "parquet":
+		ds.Set, err = data.LoadParquet(ds.Path, pqOpt)
 	case ds.Loader == "libsvm" && c.opts.Cache != nil:
 		ds.Set, err = c.opts.Cache.LibSVM(ds.Path, libsvmOpt)
 	case ds.Loader == "libsvm":
@@ -557,6 +564,22 @@ func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 		return nil
 	}
 	return ds
+}
+
+// overrideLoader returns the loader that reads path, a file given with
+// --data for a data set the model reads with loader: a ".parquet" file for
+// a csv data set is read with parquet, a ".csv" file for a parquet data set
+// with csv, both with the declaration's label, drop and missing options (a
+// csv declaration's sep and header do not apply to a Parquet file). Other
+// files keep the model's loader.
+func overrideLoader(loader, path string) string {
+	switch ext := strings.ToLower(filepath.Ext(path)); {
+	case loader == "csv" && ext == ".parquet":
+		return "parquet"
+	case loader == "parquet" && ext == ".csv":
+		return "csv"
+	}
+	return loader
 }
 
 // constInt checks e in the global scope and returns its integer value.

@@ -482,7 +482,11 @@ func (c *checker) member(m *ast.Member) Expr {
 		return &DataField{node: node{shape: Shape{s.N(), s.D()}, dep: DepData, src: m}, Set: ds, Field: "X"}
 	case "y":
 		if s.Y == nil {
-			c.errorf(m.Name, "data set %q has no labels; name the label column: csv(\"...\", label = \"y\")", ds.Name)
+			loader := "csv"
+			if ds.Loader == "parquet" {
+				loader = ds.Loader
+			}
+			c.errorf(m.Name, "data set %q has no labels; name the label column: %s(\"...\", label = \"y\")", ds.Name, loader)
 			return nil
 		}
 		return &DataField{node: node{shape: Shape{s.N()}, dep: DepData, src: m}, Set: ds, Field: "y"}

@@ -120,7 +120,7 @@ type Model struct {
 type DataSet struct {
 	Name     string
 	Decl     *ast.DataDecl
-	Loader   string // "libsvm" or "csv"
+	Loader   string // "libsvm", "csv" or "parquet": the loader that read Path
 	Path     string // the file actually read (after --data overrides)
 	Override bool   // Path came from --data
 	Set      *data.Set

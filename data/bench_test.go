@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+
+	"github.com/qrc-lang/qrc/internal/pqtest"
 )
 
 // benchRows is the number of rows of the generated benchmark files.
@@ -115,6 +117,45 @@ func BenchmarkLoadLibSVM1e6(b *testing.B) { benchLoad(b, false) }
 
 // BenchmarkLoadCSV1e6 loads a generated 10^6-row, ~150 MB CSV file.
 func BenchmarkLoadCSV1e6(b *testing.B) { benchLoad(b, true) }
+
+// BenchmarkLoadParquet1e6 loads a generated Parquet file of the CSV
+// benchmark's shape: 10^6 rows of 16 normal float64 features and a ±1
+// label, snappy-compressed, in row groups of 2^17 rows.
+func BenchmarkLoadParquet1e6(b *testing.B) {
+	r := rand.New(rand.NewPCG(11, 13))
+	names := make([]string, 17)
+	cols := make([][]float64, 17)
+	for j := range cols {
+		names[j] = "x" + strconv.Itoa(j+1)
+		cols[j] = make([]float64, benchRows)
+	}
+	names[16] = "y"
+	for i := range benchRows {
+		cols[16][i] = float64(2*r.IntN(2) - 1)
+		for j := range 16 {
+			cols[j][i] = r.NormFloat64()
+		}
+	}
+	path := filepath.Join(b.TempDir(), "bench.parquet")
+	pqtest.WriteFloats(b, path, names, cols, 1<<17)
+	cols = nil
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		s, err := LoadParquet(path, ParquetOptions{Label: "y"})
+		if err != nil || s.N() != benchRows {
+			b.Fatal(err)
+		}
+	}
+	cpu := (cpuSeconds() - cpu0) / float64(b.N)
+	b.ReportMetric(cpu, "cpu-s/op")
+	b.ReportMetric(float64(st.Size())/1e6/cpu, "MB/cpu-s")
+}
 
 // benchParse times the parser alone on one goroutine: the file's blocks,
 // already in memory, parsed one after another (no file reading, no

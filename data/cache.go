@@ -39,6 +39,12 @@ func (c *Cache) CSV(path string, opt CSVOptions) (*Set, error) {
 	return c.load(key, path, func() (*Set, error) { return LoadCSV(path, opt) })
 }
 
+// Parquet is [LoadParquet] through the cache.
+func (c *Cache) Parquet(path string, opt ParquetOptions) (*Set, error) {
+	key := fmt.Sprintf("parquet %q %q %q %d", opt.Label, strings.Join(opt.Drop, "\x00"), opt.Missing, opt.MaxMemory)
+	return c.load(key, path, func() (*Set, error) { return LoadParquet(path, opt) })
+}
+
 // Reads returns how many files the cache has read (loads it could not serve
 // from memory), for tests and measurements.
 func (c *Cache) Reads() int {

@@ -1,6 +1,7 @@
-// Package data loads the data sets a qrc model declares: LIBSVM and CSV files.
+// Package data loads the data sets a qrc model declares: LIBSVM, CSV and
+// Parquet files.
 //
-// Both loaders return a [Set] holding the feature matrix — dense, or for a
+// The loaders return a [Set] holding the feature matrix — dense, or for a
 // LIBSVM file with few nonzeros sparse in [CSR] form — and, when the file has
 // one, a label vector. Problems in a file are reported as [*Error] values
 // carrying the file's path and the 1-based line and byte column of the
@@ -15,6 +16,10 @@
 // sign, digits with an optional point and an optional exponent. NaN, ±Inf,
 // hexadecimal floats and digit separators ("0x1p-2", "1_000") are refused.
 // Files are parsed in blocks on all GOMAXPROCS cores when they are large.
+//
+// Parquet files are decoded by Apache Arrow's Go module; [LoadParquet] says
+// how their typed columns are read and how its errors are positioned (by
+// row and column, a Parquet file having no lines).
 package data
 
 import (
@@ -30,7 +35,7 @@ import (
 // Set is a loaded data set: n rows, d features.
 type Set struct {
 	Path   string // the file it was read from
-	Format string // "libsvm" or "csv"
+	Format string // "libsvm", "csv" or "parquet"
 
 	// X is the n×d feature matrix, row-major. It is nil for a sparse set
 	// until [Set.Dense] converts it.
@@ -44,15 +49,16 @@ type Set struct {
 
 	Y []float64 // labels, length n; nil when the set has no label column
 
-	// Features holds the feature names, length d: the CSV header names of the
-	// feature columns in file order ("c1", "c2", ... for a CSV file without
+	// Features holds the feature names, length d: the CSV header (or
+	// Parquet column) names of the feature columns in file order ("c1", "c2", ... for a CSV file without
 	// a header), or "f1".."fd" for a dense LIBSVM set. It is nil for a sparse
 	// set, whose feature j (1-based) is called "fj"; see [Set.FeatureName].
 	Features []string
 
-	// Columns maps the name of every numeric CSV column to its values, each
-	// of length n: the features, the label and those dropped columns whose
-	// cells are all numbers. It also holds, for each text column (see Text),
+	// Columns maps the name of every numeric CSV or Parquet column to its
+	// values, each of length n: the features, the label and those dropped
+	// columns whose cells are all numbers (for Parquet: numeric, no null,
+	// finite). It also holds, for each text column (see Text),
 	// the row's category code: the 1-based position of its value in
 	// Text[name].Levels, so that an evaluator can run a where filter over
 	// it. The slices are copies; changing them does not change X or Y. It is
@@ -60,16 +66,17 @@ type Set struct {
 	Columns map[string][]float64
 
 	// Text maps the name of every dropped CSV column that holds a cell that
-	// is not a number (a text or category column such as "female"/"male")
-	// to its distinct values. It is nil for LIBSVM.
+	// is not a number (a text or category column such as "female"/"male"),
+	// and of every dropped Parquet string column, to its distinct values. It
+	// is nil for LIBSVM.
 	Text map[string]*TextColumn
 
-	// LabelName is the CSV label column's name; "" for LIBSVM or when the set
-	// has no label.
+	// LabelName is the CSV or Parquet label column's name; "" for LIBSVM or
+	// when the set has no label.
 	LabelName string
 
 	// Dropped counts the rows left out because of a missing value
-	// (CSVOptions.Missing = "drop").
+	// (CSVOptions.Missing or ParquetOptions.Missing = "drop").
 	Dropped int
 
 	n, d       int
