@@ -21,7 +21,7 @@ func keywords() []string {
 }
 
 // builtinNames are the loaders, domains and the word rows.
-var builtinNames = []string{"libsvm", "csv", "box", "ball", "simplex", "l1ball", "nonneg", "inf", "rows"}
+var builtinNames = []string{"libsvm", "csv", "parquet", "box", "ball", "simplex", "l1ball", "nonneg", "inf", "rows"}
 
 // Complete returns the completions of the word before the cursor, in the
 // form of liner's WordCompleter: line is the line being edited, pos the
