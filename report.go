@@ -500,8 +500,8 @@ func (r *Report) diagnose(d *solve.Diagnosis, res *solve.Result, s solve.Setting
 		r.Verdict = fmt.Sprintf("stalled: the %s oracle could neither move this point nor certify it, even with 16 times its evaluation budget; its certificate is below. Try a looser --eps, a larger --rho-hat (the model may be more nonconvex than assumed), or --oracle switching",
 			oracle)
 	case (res.Status == solve.IterationLimit || res.Status == solve.TimeLimit) && d.LastMoving:
-		moving := fmt.Sprintf("the iterates were still moving (last step %s; rho_hat * step = %s > eps = %s)",
-			num(d.LastStep), num(d.LastRhoHat*d.LastStep), num(r.Settings.Eps))
+		moving := fmt.Sprintf("the iterates were still moving (last step %s; max(1, rho_hat) * step = %s > eps = %s)",
+			num(d.LastStep), num(math.Max(1, d.LastRhoHat)*d.LastStep), num(r.Settings.Eps))
 		switch {
 		case res.Stats.RhoDoublings >= 3 && (s.Oracle == solve.Switching || s.Oracle == solve.Stochastic):
 			r.Verdict = fmt.Sprintf("stopped on the %s while %s, in short steps because the safeguard raised rho_hat from %s to %s (%d doublings); that happens when the subproblems are solved too loosely: raise --inner (e.g. --inner %d)",

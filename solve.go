@@ -193,6 +193,7 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 	}
 	settings := c.settings
 	settings.Oracle, settings.Recorder, settings.Stop, settings.Seed = nil, nil, nil, c.seed
+	limit := settings.TimeLimit // the analysis takes its share; the report shows the caller's
 	prob := problem.New(m.checked, m.prog, problem.Options{Batch: c.batch, Seed: settings.Seed})
 	iq, isIQRC := c.method.(iqrcMethod)
 	switch {
@@ -262,6 +263,7 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 	if err != nil {
 		return nil, err
 	}
+	settings.TimeLimit = limit
 	report := resultOf(m.file, m.checked, prob, res, settings, time.Since(began))
 	report.Settings.AllowBiased = c.allowBiased
 	report.describeMethod(c.method.Name(), settings, rep)
@@ -357,10 +359,32 @@ func (c *solveConfig) applyAnalysis(ctx context.Context, prob *solve.Problem, m 
 		c.notes(Note{Kind: NoteAnalysis, Verbose: true, Text: "the weak-convexity analysis is skipped with the dynamic oracle (qrc check runs it); RhoHat starts at its default and moves on evidence"})
 		return nil
 	}
-	r, ok := analyze(ctx, m)
-	if !ok {
+	// a time limit (or the context's deadline) covers the analysis too: it
+	// gets a quarter of it, and the solve what is left
+	began := time.Now()
+	actx := ctx
+	budget := s.TimeLimit / 4
+	if d, ok := ctx.Deadline(); ok && (budget == 0 || time.Until(d)/4 < budget) {
+		budget = max(time.Until(d)/4, time.Millisecond)
+	}
+	if budget > 0 {
+		var cancel context.CancelFunc
+		actx, cancel = context.WithTimeout(ctx, budget)
+		defer cancel()
+	}
+	r, ok := analyze(actx, m)
+	if s.TimeLimit > 0 {
+		s.TimeLimit = max(s.TimeLimit-time.Since(began), time.Millisecond)
+	}
+	switch {
+	case !ok && ctx.Err() != nil:
 		// the solve that follows stops at once, at the start
 		c.notes(Note{Kind: NoteAnalysis, Verbose: true, Text: "the weak-convexity analysis did not finish before the solve was stopped"})
+		return nil
+	case !ok && c.theory:
+		return errors.New("--theory needs the weak-convexity analysis, which did not finish within a quarter of the time limit (raise --time-limit)")
+	case !ok:
+		c.notes(Note{Kind: NoteAnalysis, Text: fmt.Sprintf("the weak-convexity analysis did not finish within a quarter of the time limit (%s s); the solve goes on without it: RhoHat starts at its default and moves on evidence", num(time.Since(began).Seconds()))})
 		return nil
 	}
 	note := func(verbose bool, format string, args ...any) {
@@ -400,20 +424,14 @@ func (c *solveConfig) applyAnalysis(ctx context.Context, prob *solve.Problem, m 
 }
 
 // analyze runs the weak-convexity analysis of m (a second or more on a
-// large model) unless ctx ends first; ok is false then, and the analysis
-// finishes in the background.
+// large model) unless ctx ends first; ok is false then (the analysis
+// checks ctx as it goes and stops within milliseconds).
 func analyze(ctx context.Context, m *check.Model) (r *weakconvex.Report, ok bool) {
-	if ctx.Done() == nil {
-		return weakconvex.Analyze(m), true
-	}
-	done := make(chan *weakconvex.Report, 1)
-	go func() { done <- weakconvex.Analyze(m) }()
-	select {
-	case r := <-done:
-		return r, true
-	case <-ctx.Done():
+	r = weakconvex.AnalyzeContext(ctx, m)
+	if ctx.Err() != nil {
 		return nil, false
 	}
+	return r, true
 }
 
 // maxDerivedRhoHat is the largest 2 rho the solver starts RhoHat at: a

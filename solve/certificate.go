@@ -107,7 +107,11 @@ func (s *solver) rhoFollow(doubled bool, step float64) {
 	if doubled || s.set.NoSafeguard || prev == 0 || step <= slowContraction*prev {
 		return
 	}
-	if s.rhoHat/2 >= max(MinRhoHatFactor*s.set.RhoHat, s.rhoFloor) {
+	low := s.set.rhoHatLow
+	if low == 0 {
+		low = MinRhoHatFactor * s.set.RhoHat
+	}
+	if s.rhoHat/2 >= max(low, s.rhoFloor) {
 		s.rhoHat /= 2
 		s.rho /= 2
 	}
@@ -128,7 +132,7 @@ func (s *solver) certOf(x *Point, sub *subResult) *Certificate {
 	}
 	c.Stationarity = (1 + sub.LambdaSum()) * s.rhoHat * (c.Dist + c.DistBound)
 	c.Proven = s.p.ProvenRho > 0 && s.rho >= s.p.ProvenRho
-	c.Stationary = c.Stationarity <= s.set.Eps && x.Infeasibility <= s.set.Eps
+	c.Stationary = c.Stationarity <= s.set.Eps && c.Dist+c.DistBound <= s.set.Eps && x.Infeasibility <= s.set.Eps
 	return c
 }
 
@@ -145,9 +149,10 @@ func (s *solver) certificate(pt *Point) (*Certificate, string) {
 	if s.set.Oracle == Stochastic {
 		defer s.monitorMode()
 	}
-	// x is certified when (1 + sum lambda) RhoHat ||x - x_hat|| <= Eps, so
-	// never when ||x - x_hat|| > Eps/RhoHat: the oracle may stop there
-	acc := accuracy{Abs: 0.25 * s.set.Eps, MaxEvals: CertificateEvalFactor * s.set.MaxEvals, Far: s.set.Eps / s.rhoHat}
+	// x is certified when (1 + sum lambda) RhoHat ||x - x_hat|| <= Eps and
+	// ||x - x_hat|| <= Eps, so never when ||x - x_hat|| > Eps/max(1,
+	// RhoHat): the oracle may stop there
+	acc := accuracy{Abs: 0.25 * s.set.Eps, MaxEvals: CertificateEvalFactor * s.set.MaxEvals, Far: s.set.Eps / math.Max(1, s.rhoHat)}
 	sub, halt, err := s.accurateSolve(s.accurateOracle(), pt.X, acc)
 	switch {
 	case err != nil:

@@ -142,6 +142,9 @@ func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// the stages start from each other's RhoHat; the floor of its rule
+	// stays where the solve's own start puts it
+	acc.rhoHatLow = MinRhoHatFactor * full.RhoHat
 	ss, ok := p.Sampler.(Subsampler)
 	var sizes []int
 	if ok {

@@ -76,7 +76,7 @@ func (s *solver) settled(acc accuracy, r *subResult, dist float64) bool {
 // multipliers summing to lsum.
 func (s *solver) gapTol(acc accuracy, dist, lsum float64) float64 {
 	mu := s.rhoHat - s.rho
-	d := math.Max(acc.Rel*dist, acc.Abs/((1+lsum)*s.rhoHat))
+	d := math.Max(acc.Rel*dist, acc.Abs/math.Max(1, (1+lsum)*s.rhoHat))
 	return math.Min(s.epsHat2, mu/2*d*d)
 }
 

@@ -175,6 +175,12 @@ type Settings struct {
 	// NoSafeguard disables the doubling of RhoHat when a subproblem is
 	// found not to be convex (for experiments and tests).
 	NoSafeguard bool
+
+	// rhoHatLow is the lowest RhoHat the accurate oracles' rule may bring
+	// it down to (0: MinRhoHatFactor times RhoHat). The dynamic oracle's
+	// stages start from the last stage's RhoHat, and set it from the
+	// solve's own start so that the floor does not compound.
+	rhoHatLow float64
 }
 
 // Status says why Minimize stopped.
@@ -256,9 +262,11 @@ type Certificate struct {
 	// Problem.ProvenRho > 0, so the strong convexity behind DistBound is
 	// proven; otherwise it was only checked along the oracle's iterates.
 	Proven bool
-	// Stationary reports Stationarity <= Eps and Infeasibility(x) <= Eps:
-	// x is within Dist + DistBound <= Eps/RhoHat of a point that satisfies
-	// the KKT conditions to Eps.
+	// Stationary reports Stationarity <= Eps, Dist + DistBound <= Eps and
+	// Infeasibility(x) <= Eps: x is within Eps of x_hat (the paper's
+	// Definition 2 of a nearly Eps-stationary point) and x_hat satisfies
+	// the KKT conditions to Eps. (With RhoHat < 1 the first alone would let
+	// x be far from x_hat; with RhoHat > 1 the second alone says little.)
 	Stationary bool
 }
 

@@ -10,6 +10,7 @@
 package weakconvex
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -97,6 +98,22 @@ type analyzer struct {
 	memo  map[memoKey]jetSum
 	fixed map[check.Expr]value // the values of expressions that depend on no index or data
 	work  int
+	done  <-chan struct{} // AnalyzeContext's cancellation, checked every 1024 steps
+	steps int
+}
+
+// stopped reports, every 1024th call, whether the analysis was cancelled.
+func (a *analyzer) stopped() bool {
+	a.steps++
+	if a.done == nil || a.steps%1024 != 0 {
+		return false
+	}
+	select {
+	case <-a.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // maxWork bounds the elements one analysis may produce (a model with many
@@ -152,6 +169,9 @@ func (a *analyzer) expr(e check.Expr, ix env) (value, error) {
 	a.work += len(v.el)
 	if a.work > maxWork {
 		return value{}, errTooLarge
+	}
+	if a.stopped() {
+		return value{}, context.Canceled
 	}
 	a.record(e, v, rule)
 	if arg != nil {

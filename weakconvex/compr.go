@@ -1,6 +1,7 @@
 package weakconvex
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -134,6 +135,9 @@ func (a *analyzer) forEach(c *check.Compr, ix env, f func(env) error) error {
 			a.work++
 			if a.work > maxWork {
 				return errTooLarge
+			}
+			if a.stopped() {
+				return context.Canceled
 			}
 		}
 		delete(local, b)

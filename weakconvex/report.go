@@ -1,6 +1,7 @@
 package weakconvex
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -144,9 +145,14 @@ func (r *Report) Verdict() string {
 func (r *Report) Stat(e check.Expr) *NodeStat { return r.stats[e] }
 
 // Analyze analyses every function of m.
-func Analyze(m *check.Model) *Report {
+func Analyze(m *check.Model) *Report { return AnalyzeContext(context.Background(), m) }
+
+// AnalyzeContext is Analyze that gives up when ctx ends (the analysis of a
+// model over many data rows takes seconds): the report's Err is then
+// ctx's error.
+func AnalyzeContext(ctx context.Context, m *check.Model) *Report {
 	a := &analyzer{m: m, sp: newSpace(m), stats: map[check.Expr]*NodeStat{}, uni: map[check.Expr]uniInfo{},
-		aff: map[check.Expr]bool{}, memo: map[memoKey]jetSum{}, fixed: map[check.Expr]value{}}
+		aff: map[check.Expr]bool{}, memo: map[memoKey]jetSum{}, fixed: map[check.Expr]value{}, done: ctx.Done()}
 	r := &Report{D: Diameter(m), stats: a.stats, Weak: true, Smooth: true}
 	var fs []*Function
 	if m.Objective != nil {
