@@ -14,7 +14,7 @@ import (
 // is: IQRC, the exact penalty method, or a caller's own. Solve gives it the
 // problem (solve.Problem: values, subgradients and the projection onto the
 // domain), the start and the settings, whose Recorder it should tell about
-// its iterations and whose Stop channel (the context's Done) it should
+// its iterations and whose Context (the solve's context) it should
 // watch; ctx is the solve's context.
 type Method interface {
 	// Name is the method's name in the Report ("iqrc", "penalty", ...).
@@ -85,7 +85,7 @@ func (m iqrcMethod) Minimize(ctx context.Context, p *solve.Problem, x0 []float64
 	if !samples(s.Oracle) {
 		p.Sampler = nil
 	}
-	s.Stop = ctx.Done()
+	s.Context = ctx
 	return solve.Minimize(p, x0, s)
 }
 
@@ -104,12 +104,12 @@ func (penaltyMethod) Name() string { return "penalty" }
 // TimeLimit and Recorder; ctx stops it.
 func (penaltyMethod) Minimize(ctx context.Context, p *solve.Problem, x0 []float64, s solve.Settings) (*solve.Result, error) {
 	p.Sampler = nil
-	s.Stop = ctx.Done()
+	s.Context = ctx
 	res, _, err := penalty.MinimizeReport(p, x0, penaltySettings(s))
 	return res, err
 }
 
 // penaltySettings are the penalty method's settings taken from IQRC's.
 func penaltySettings(s solve.Settings) penalty.Settings {
-	return penalty.Settings{Eps: s.Eps, MaxIter: s.Outer, TimeLimit: s.TimeLimit, Recorder: s.Recorder, Stop: s.Stop}
+	return penalty.Settings{Eps: s.Eps, MaxIter: s.Outer, TimeLimit: s.TimeLimit, Recorder: s.Recorder, Context: s.Context}
 }

@@ -192,7 +192,7 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 		return nil, fmt.Errorf("the start has %d values, the model %d variables", len(x0), m.checked.NumScalars)
 	}
 	settings := c.settings
-	settings.Oracle, settings.Recorder, settings.Stop, settings.Seed = nil, nil, nil, c.seed
+	settings.Oracle, settings.Recorder, settings.Context, settings.Seed = nil, nil, nil, c.seed
 	limit := settings.TimeLimit // the analysis takes its share; the report shows the caller's
 	prob := problem.New(m.checked, m.prog, problem.Options{Batch: c.batch, Seed: settings.Seed})
 	iq, isIQRC := c.method.(iqrcMethod)
@@ -236,7 +236,7 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 	if len(c.recorders) > 0 {
 		settings.Recorder = &recorders{rs: c.recorders, names: functionNames(m.prog)}
 	}
-	settings.Stop = ctx.Done()
+	settings.Context = ctx
 
 	began := time.Now()
 	var (

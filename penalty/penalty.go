@@ -23,6 +23,7 @@
 package penalty
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -83,9 +84,9 @@ type Settings struct {
 	// Recorder, if not nil, is told about every iteration (Method
 	// "penalty", K = 0; X is the iterate after the step or rejection).
 	Recorder solve.Recorder
-	// Stop, when closed, ends the solve after the current iteration with
-	// status Interrupted.
-	Stop <-chan struct{}
+	// Context, when not nil and done, ends the solve after the current
+	// iteration with status Interrupted.
+	Context context.Context
 }
 
 // Report is what Minimize's result does not say about the method's state.
@@ -273,10 +274,8 @@ func (m *method) track(st *state) { m.tr.Track(m.point(st)) }
 
 // halted reports why the method must stop now, if it must.
 func (m *method) halted(iter int) (solve.Status, bool) {
-	select {
-	case <-m.set.Stop:
+	if m.set.Context != nil && m.set.Context.Err() != nil {
 		return solve.Interrupted, true
-	default:
 	}
 	if m.set.TimeLimit > 0 && time.Since(m.start) >= m.set.TimeLimit {
 		return solve.TimeLimit, true

@@ -1,6 +1,7 @@
 package penalty_test
 
 import (
+	"context"
 	"errors"
 	"math"
 	"testing"
@@ -170,10 +171,10 @@ func TestStopsAndErrors(t *testing.T) {
 	assert.Equal(t, solve.IterationLimit, res.Status)
 	assert.Equal(t, 4, res.Stats.Outer)
 
-	// a closed Stop channel
-	stop := make(chan struct{})
-	close(stop)
-	res, err = penalty.Minimize(disc(), []float64{0, 0}, penalty.Settings{Stop: stop})
+	// a cancelled context
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err = penalty.Minimize(disc(), []float64{0, 0}, penalty.Settings{Context: ctx})
 	require.NoError(t, err)
 	assert.Equal(t, solve.Interrupted, res.Status)
 	assert.Equal(t, 0, res.Stats.Outer)

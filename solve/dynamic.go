@@ -314,7 +314,7 @@ func renumber(res *Result, t int) {
 }
 
 // haltedStages ends a dynamic solve that stopped during a sampled stage
-// (time limit, Stop, a numerical error): the stage's point is evaluated
+// (time limit, a cancelled context, a numerical error): the stage's point is evaluated
 // on every row (after a time limit, restored to feasibility there, with
 // steps until deadline, the time limit plus GraceTime) and returned with
 // the stage's status, or with Infeasible when it is not feasible to Eps

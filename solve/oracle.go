@@ -13,7 +13,7 @@ type haltReason int
 const (
 	running      haltReason = iota
 	haltTime                // the time limit ran out
-	haltStop                // Settings.Stop was closed
+	haltStop                // Settings.Context was done
 	haltRecorder            // the Recorder returned an error
 )
 
@@ -234,14 +234,14 @@ func (s *solver) recordInner(z []float64, k int, info *oracleInfo, phase1 bool) 
 	return s.record(it)
 }
 
-// halted checks the Stop channel and the time limit.
+// halted checks the context and the time limit.
 func (s *solver) halted() haltReason {
 	if s.stage != "" && s.set.Recorder != nil && time.Since(s.lastBeat) >= heartbeatEvery {
 		s.heartbeat()
 	}
-	if s.set.Stop != nil {
+	if s.set.Context != nil {
 		select {
-		case <-s.set.Stop:
+		case <-s.set.Context.Done():
 			return haltStop
 		default:
 		}

@@ -62,7 +62,7 @@ type Diagnosis struct {
 // x = 0), so infeasibility found this way is local. The first restart
 // whose solve is not Infeasible is returned; if none, the attempt with the
 // lowest infeasibility. The Stats count the work of every attempt; a
-// TimeLimit covers them all. Settings.Stop and an error of the Recorder
+// TimeLimit covers them all. Settings.Context and an error of the Recorder
 // end the retries.
 func MinimizeRestarts(p *Problem, x0 []float64, s Settings, r Restarts) (*Result, *Diagnosis, error) {
 	began := time.Now()
@@ -124,7 +124,7 @@ func MinimizeRestarts(p *Problem, x0 []float64, s Settings, r Restarts) (*Result
 		if rk.Infeasibility < best.Infeasibility {
 			best, bestLast, d.Restart, d.Scale = rk, lk, k, scale
 		}
-		if rk.Status == Interrupted || (s.Stop != nil && stopped(s.Stop)) {
+		if rk.Status == Interrupted || (s.Context != nil && s.Context.Err() != nil) {
 			break
 		}
 	}
@@ -135,14 +135,6 @@ func MinimizeRestarts(p *Problem, x0 []float64, s Settings, r Restarts) (*Result
 }
 
 // stopped reports whether the channel is closed.
-func stopped(c <-chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
-	}
-}
 
 // addStats adds the work counts of b to a.
 func addStats(a *Stats, b Stats) {

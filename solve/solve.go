@@ -28,6 +28,7 @@
 package solve
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -153,9 +154,10 @@ type Settings struct {
 	// RecordEvery > 0, every RecordEvery-th inner iteration.
 	Recorder    Recorder
 	RecordEvery int
-	// Stop, when closed, makes Minimize finish the current inner iteration,
-	// drop the unfinished outer step and return with status Interrupted.
-	Stop <-chan struct{}
+	// Context, when not nil and done, makes Minimize finish the current
+	// inner iteration, drop the unfinished outer step and return with
+	// status Interrupted.
+	Context context.Context
 	// Oracle chooses the subproblem solver: Smooth or Bundle (accurate,
 	// certified), Switching (Algorithm 2) or Stochastic (Algorithm 3 on
 	// minibatches drawn by Problem.Sampler; Seed seeds the draws). nil
@@ -191,7 +193,7 @@ const (
 	Converged      Status = iota // the stopping rule held at a feasible point
 	IterationLimit               // Settings.Outer outer iterations were done
 	TimeLimit                    // Settings.TimeLimit ran out
-	Interrupted                  // Settings.Stop was closed (or the Recorder failed)
+	Interrupted                  // Settings.Context was done (or the Recorder failed)
 	Infeasible                   // no point with infeasibility <= Eps was found
 	NumericalError               // Eval or Grad failed or gave a value that is not finite
 	// Uncertified: an iterate was certified nearly stationary, but the

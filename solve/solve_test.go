@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"errors"
 	"math"
 	"reflect"
@@ -315,14 +316,15 @@ func TestRecorderError(t *testing.T) {
 }
 
 func TestStop(t *testing.T) {
-	stop := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	rec := &recorder{onOuter: func(it Iteration) error {
 		if it.T == 3 {
-			close(stop)
+			cancel()
 		}
 		return nil
 	}}
-	r, err := Minimize(circleProblem(), []float64{2, 0.5}, Settings{Oracle: Switching, Recorder: rec, Stop: stop})
+	r, err := Minimize(circleProblem(), []float64{2, 0.5}, Settings{Oracle: Switching, Recorder: rec, Context: ctx})
 	require.NoError(t, err)
 	assert.Equal(t, Interrupted, r.Status)
 	assert.True(t, r.Status.Success())
@@ -330,7 +332,7 @@ func TestStop(t *testing.T) {
 	assert.Equal(t, 3, r.Stats.Outer)
 	assert.Equal(t, rec.outer[2].X, r.X)
 	assert.Nil(t, r.Certificate)
-	// Stop is checked before every inner iteration: the fourth step did none
+	// the context is checked before every inner iteration: the fourth step did none
 	assert.Equal(t, 3*1000, r.Stats.Inner)
 }
 
