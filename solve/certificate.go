@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// errHalted is certificate's reason when the time limit or Stop ended its
+// errHalted is certificate's reason when the time limit or a cancelled context ended its
 // oracle run.
 var errHalted = "the time limit ran out before the certificate finished"
 

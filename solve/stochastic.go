@@ -237,7 +237,7 @@ type CostReporter interface {
 //
 // A round of step 2 costs Inner evaluations on every row, which is why it
 // is skipped on large data. Polish may run GraceTime past the time limit
-// (Stop interrupts it); what it has not done by then is left out. Stats.Polish counts the rounds of step 2. When neither
+// (a cancelled context interrupts it); what it has not done by then is left out. Stats.Polish counts the rounds of step 2. When neither
 // step finds a feasible point, x_s is returned and finish falls back on
 // Best.
 func (s *solver) polish(pt Point) (Point, error) {
@@ -333,7 +333,7 @@ func (s *solver) bisect(a, xs Point) (Point, error) {
 	x := make([]float64, s.n)
 	for range bisections {
 		if s.halted() != running {
-			break // the time limit (with its grace) or Stop
+			break // the time limit (with its grace) or a cancelled context
 		}
 		tau := (lo + hi) / 2
 		for j := range x {
