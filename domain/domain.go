@@ -9,6 +9,8 @@ import (
 	"math"
 	"sort"
 	"strconv"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // Kind names a type of domain.
@@ -225,13 +227,7 @@ func projectSimplex(x []float64, r float64) {
 	}
 }
 
-func norm2(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += v * v
-	}
-	return math.Sqrt(s)
-}
+func norm2(x []float64) float64 { return floats.Norm(x, 2) }
 
 // Constraint is one of the inequalities c(x) <= 0 whose intersection is a
 // domain, evaluated at a point: its value and a subgradient. The

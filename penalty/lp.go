@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -377,10 +378,4 @@ func (lp *boundedLP) refactor() error {
 	return nil
 }
 
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i, ai := range a {
-		s += ai * b[i]
-	}
-	return s
-}
+func dot(a, b []float64) float64 { return floats.Dot(a, b) }

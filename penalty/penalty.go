@@ -29,6 +29,8 @@ import (
 	"math"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/qrc-lang/qrc/domain"
 	"github.com/qrc-lang/qrc/solve"
 )
@@ -451,10 +453,4 @@ func addTo(x, s []float64) []float64 {
 	return y
 }
 
-func dist(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += (a[i] - b[i]) * (a[i] - b[i])
-	}
-	return math.Sqrt(s)
-}
+func dist(a, b []float64) float64 { return floats.Distance(a, b, 2) }

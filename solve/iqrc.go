@@ -565,12 +565,3 @@ func clonePoint(p *Point) *Point {
 	}
 	return &q
 }
-
-func dist(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		d := a[i] - b[i]
-		s += d * d
-	}
-	return math.Sqrt(s)
-}

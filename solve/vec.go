@@ -11,3 +11,6 @@ import (
 func dot(a, b []float64) float64 { return floats.Dot(a, b) }
 
 func norm(a []float64) float64 { return math.Sqrt(dot(a, a)) }
+
+// dist is the Euclidean distance ||a - b||.
+func dist(a, b []float64) float64 { return floats.Distance(a, b, 2) }
