@@ -228,7 +228,7 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 		if i+1 < len(res.F) {
 			f = res.F[i+1]
 		}
-		k := ReportConstraint{Name: c.Name, Value: f, RHS: constRHS(c), Slack: -f}
+		k := ReportConstraint{Name: c.Name, Value: f, RHS: c.ConstRHS(), Slack: -f}
 		if res.Certificate != nil && i < len(res.Certificate.Multipliers) {
 			k.Multiplier = &res.Certificate.Multipliers[i]
 		}
@@ -522,17 +522,6 @@ func limitName(st solve.Status, r *Report) string {
 		return "time limit"
 	}
 	return fmt.Sprintf("outer-iteration limit (--outer %d)", r.Settings.Outer)
-}
-
-// constRHS returns the value of c's right-hand side when it is a constant
-// scalar (a number or a parameter), else nil.
-func constRHS(c *check.Constraint) *float64 {
-	k, ok := c.RHS.(*check.Const)
-	if !ok || !k.Value.Shape.IsScalar() || len(k.Value.Data) != 1 {
-		return nil
-	}
-	v := k.Value.Data[0]
-	return &v
 }
 
 // oracleName is o's name, "" for none.

@@ -184,6 +184,18 @@ type Constraint struct {
 	F     Expr // scalar, F <= 0
 }
 
+// ConstRHS returns the value of the right-hand side when it is a constant
+// scalar (a number or a parameter), else nil (for reports: the slack is
+// then -F).
+func (c *Constraint) ConstRHS() *float64 {
+	k, ok := c.RHS.(*Const)
+	if !ok || !k.Value.Shape.IsScalar() || len(k.Value.Data) != 1 {
+		return nil
+	}
+	v := k.Value.Data[0]
+	return &v
+}
+
 // Means returns the comprehensions of e that are means over data rows
 // (expectations the stochastic oracle samples), outermost first.
 func Means(e Expr) []*Compr {

@@ -136,7 +136,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			Name:            f.Name,
 			Op:              f.Constraint.Op,
 			Value:           values[i],
-			RHS:             constRHS(f.Constraint),
+			RHS:             f.Constraint.ConstRHS(),
 			Violation:       math.Max(0, values[i]),
 			SubgradientNorm: norms[i],
 		}
@@ -184,17 +184,6 @@ func (r *evalResult) text(w io.Writer) {
 	tw.Flush()
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "infeasibility %s\n", num(r.Infeasibility))
-}
-
-// constRHS returns the value of c's right-hand side when it is a constant
-// scalar (a number or a parameter), else nil.
-func constRHS(c *check.Constraint) *float64 {
-	k, ok := c.RHS.(*check.Const)
-	if !ok || !k.Value.Shape.IsScalar() || len(k.Value.Data) != 1 {
-		return nil
-	}
-	v := k.Value.Data[0]
-	return &v
 }
 
 // domainViolations lists the variables whose part of x lies outside their

@@ -131,7 +131,7 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		row := sweepRow{value: v, res: res, seconds: res.Stats.Time.Seconds()}
 		for i, k := range m.Constraints {
 			lhs := nan
-			if rhs := constRHS(k); rhs != nil {
+			if rhs := k.ConstRHS(); rhs != nil {
 				lhs = res.F[i+1] + *rhs
 				if k.Op == ">=" {
 					lhs = *rhs - res.F[i+1]
