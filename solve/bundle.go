@@ -72,6 +72,7 @@ type bundleState struct {
 	G, Gf      []float64
 	// the dual solver's work vectors, reused from one model solve to the next
 	trial, prev, v, gv, sorted []float64
+	newton                     newtonBufs
 }
 
 // grow returns (*buf)[:k], reallocating *buf when it is too short.

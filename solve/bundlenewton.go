@@ -7,7 +7,6 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
-	"gonum.org/v1/gonum/mat"
 )
 
 // The bundle's dual is maximised first by accelerated projected gradient
@@ -37,10 +36,8 @@ const (
 func (s *solver) dualNewton(xt []float64, mu float64, w []float64, D float64) float64 {
 	bs := s.bundle
 	K := len(bs.cuts)
-	g := make([]float64, K)
-	gp := make([]float64, K)
-	wt := make([]float64, K)
-	y := make([]float64, s.n)
+	nb := &bs.newton
+	g, gp, wt, y := grow(&nb.g, K), grow(&nb.gp, K), grow(&nb.wt, K), grow(&nb.y, s.n)
 	// gradE gives the dual's gradient at v (the objective cuts' entries
 	// without dualEval's constant q) and its value
 	gradE := func(v, gg []float64) float64 {
@@ -59,10 +56,8 @@ func (s *solver) dualNewton(xt []float64, mu float64, w []float64, D float64) fl
 		return val
 	}
 	D = math.Max(D, gradE(w, g))
-	var face []int
-	var ipiv []int
 	for range newtonIter {
-		face = face[:0]
+		face := nb.face[:0]
 		level := math.Inf(-1)
 		for k, c := range bs.cuts {
 			if w[k] > 0 {
@@ -89,13 +84,18 @@ func (s *solver) dualNewton(xt []float64, mu float64, w []float64, D float64) fl
 		if enter >= 0 {
 			face = append(face, enter)
 		}
+		nb.face = face
 		F := len(face)
 		if F > newtonMaxFac {
 			break
 		}
-		// the Hessian over the face by forward differences
-		H := mat.NewDense(F+1, F+1, nil)
-		rhs := mat.NewVecDense(F+1, nil)
+		// the KKT system over the face: the Hessian by forward
+		// differences, bordered by the objective weights' sum
+		n1 := F + 1
+		H := blas64.General{Rows: n1, Cols: n1, Stride: n1, Data: grow(&nb.h, n1*n1)}
+		clear(H.Data)
+		sol := grow(&nb.sol, n1)
+		sol[F] = 0
 		hasObj := false
 		for a, k := range face {
 			h := newtonFD * math.Max(1, w[k])
@@ -103,12 +103,11 @@ func (s *solver) dualNewton(xt []float64, mu float64, w []float64, D float64) fl
 			wt[k] += h
 			gradE(wt, gp)
 			for b, l := range face {
-				H.Set(b, a, (gp[l]-g[l])/h)
+				H.Data[b*n1+a] = (gp[l] - g[l]) / h
 			}
-			rhs.SetVec(a, -g[k])
+			sol[a] = -g[k]
 			if bs.cuts[k].fn == 0 {
-				H.Set(a, F, 1)
-				H.Set(F, a, 1)
+				H.Data[a*n1+F], H.Data[F*n1+a] = 1, 1
 				hasObj = true
 			}
 		}
@@ -120,33 +119,29 @@ func (s *solver) dualNewton(xt []float64, mu float64, w []float64, D float64) fl
 		scale := 0.0
 		for a := range F {
 			for b := range a {
-				v := (H.At(a, b) + H.At(b, a)) / 2
-				H.Set(a, b, v)
-				H.Set(b, a, v)
+				v := (H.Data[a*n1+b] + H.Data[b*n1+a]) / 2
+				H.Data[a*n1+b], H.Data[b*n1+a] = v, v
 			}
-			scale = math.Max(scale, math.Abs(H.At(a, a)))
+			scale = math.Max(scale, math.Abs(H.Data[a*n1+a]))
 		}
 		for a := range F {
-			H.Set(a, a, H.At(a, a)-1e-10*scale-1e-300)
+			H.Data[a*n1+a] -= 1e-10*scale + 1e-300
 		}
-		// LU without mat's condition estimate (a quarter of the time
-		// here); a singular or non-finite system ends the refinement
-		ipiv = slices.Grow(ipiv[:0], F+1)[:F+1]
-		hg := H.RawMatrix()
-		if !lapack64.Getrf(hg, ipiv) {
+		// LU (lapack64, no condition estimate: that took a quarter of the
+		// time); a singular or non-finite system ends the refinement
+		nb.ipiv = slices.Grow(nb.ipiv[:0], n1)[:n1]
+		if !lapack64.Getrf(H, nb.ipiv) {
 			break
 		}
-		sol := mat.NewVecDense(F+1, nil)
-		sol.CopyVec(rhs)
-		lapack64.Getrs(blas.NoTrans, hg, blas64.General{Rows: F + 1, Cols: 1, Stride: 1, Data: sol.RawVector().Data}, ipiv)
-		if !finite(sol.RawVector().Data) {
+		lapack64.Getrs(blas.NoTrans, H, blas64.General{Rows: n1, Cols: 1, Stride: 1, Data: sol}, nb.ipiv)
+		if !finite(sol) {
 			break
 		}
 		// the longest step along d that keeps the weights nonnegative
 		tmax, hit := 1.0, -1
 		for a, k := range face {
 			// (a weight entering at 0 with d < 0 is clipped instead)
-			if d := sol.AtVec(a); d < 0 && w[k] > 0 && w[k]+d < 0 {
+			if d := sol[a]; d < 0 && w[k] > 0 && w[k]+d < 0 {
 				if t := -w[k] / d; t < tmax {
 					tmax, hit = t, k
 				}
@@ -156,7 +151,7 @@ func (s *solver) dualNewton(xt []float64, mu float64, w []float64, D float64) fl
 		for t := tmax; !improved && t > 0; t /= 2 {
 			copy(wt, w)
 			for a, k := range face {
-				wt[k] = math.Max(0, w[k]+t*sol.AtVec(a))
+				wt[k] = math.Max(0, w[k]+t*sol[a])
 			}
 			if t == tmax && hit >= 0 {
 				wt[hit] = 0
@@ -198,6 +193,13 @@ func normaliseObjective(cuts []cut, w []float64) bool {
 		}
 	}
 	return true
+}
+
+// newtonBufs is dualNewton's work space, kept from one model solve to
+// the next.
+type newtonBufs struct {
+	g, gp, wt, y, h, sol []float64
+	face, ipiv           []int
 }
 
 // finite reports whether every element of v is finite.
