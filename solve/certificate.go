@@ -5,8 +5,8 @@ import (
 	"math"
 )
 
-// errHalted is certificate's reason when the time limit or a cancelled context ended its
-// oracle run.
+// errHalted is certificate's reason when the time limit or a cancelled
+// context ended its oracle run.
 var errHalted = "the time limit ran out before the certificate finished"
 
 // accurateOracle is the oracle that certifies points: the solve's own

@@ -303,8 +303,8 @@ func (s *solver) run(x0 []float64) *Result {
 			var sub subResult
 			next, sub, doubled, info.halt, err = s.accurateStep(&cur)
 			if err == nil && info.halt != running && sub.Feasible && next.F != nil && next.Objective < cur.Objective {
-				// the time limit (or a cancelled context) came during the subproblem:
-				// keep its best feasible point, which descends
+				// the time limit (or a cancelled context) came during the
+				// subproblem: keep its best feasible point, which descends
 				cur = next
 				s.stats.Outer++
 				s.track(&cur)

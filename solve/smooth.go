@@ -516,7 +516,6 @@ func (q *lbfgs) direction(g, d []float64) {
 // an LP-like model, where the bundle oracle then found nothing better
 // than x_t and the solve stalled).
 func segmentFraction(g, gf []float64) (t float64, ok bool) {
-	defer func() { t *= 1 - segmentMargin }()
 	t = 1
 	for i, gy := range g {
 		if gy > 0 {
@@ -526,5 +525,5 @@ func segmentFraction(g, gf []float64) (t float64, ok bool) {
 			t = math.Min(t, gf[i]/(gf[i]-gy))
 		}
 	}
-	return t, true
+	return t * (1 - segmentMargin), true
 }
