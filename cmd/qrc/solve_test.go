@@ -281,3 +281,16 @@ func TestSolveReportsFinalInner(t *testing.T) {
 	assert.Equal(t, 2, s.Settings.InnerStart)
 	assert.Equal(t, 2<<s.InnerDoublings, s.Settings.Inner)
 }
+
+// qrc solve says first how long loading the data and compiling took, in
+// wall and CPU seconds, unless --quiet (or the model has no data).
+func TestSolveLoadingNote(t *testing.T) {
+	r := qrc(t, "", "solve", "examples/phase.qrc", "--outer", "1")
+	require.Equal(t, 0, r.code, r.stderr)
+	first, _, _ := strings.Cut(r.stderr, "\n")
+	assert.Regexp(t, `^qrc solve: loading the data and compiling: [0-9.]+ s \(CPU [0-9.]+ s\)$`, first)
+
+	r = qrc(t, "", "solve", "examples/phase.qrc", "--outer", "1", "--quiet")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.NotContains(t, r.stderr, "loading the data")
+}
