@@ -73,10 +73,16 @@ func genBenchFiles(tb testing.TB, dir string) (svm, csv string) {
 
 func benchLoad(b *testing.B, csv bool) {
 	svm, csvPath := genBenchFiles(b, b.TempDir())
-	path := svm
 	if csv {
-		path = csvPath
+		timeLoads(b, csvPath, func() (*Set, error) { return LoadCSV(csvPath, CSVOptions{Label: "y"}) })
+		return
 	}
+	timeLoads(b, svm, func() (*Set, error) { return LoadLibSVM(svm, LibSVMOptions{}) })
+}
+
+// timeLoads times load, which reads the file at path and must give a set
+// of benchRows rows, reporting bytes per second and CPU seconds per load.
+func timeLoads(b *testing.B, path string, load func() (*Set, error)) {
 	st, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)
@@ -85,12 +91,7 @@ func benchLoad(b *testing.B, csv bool) {
 	b.ReportAllocs()
 	cpu0 := cpuSeconds()
 	for b.Loop() {
-		var s *Set
-		if csv {
-			s, err = LoadCSV(path, CSVOptions{Label: "y"})
-		} else {
-			s, err = LoadLibSVM(path, LibSVMOptions{})
-		}
+		s, err := load()
 		if err != nil || s.N() != benchRows {
 			b.Fatal(err)
 		}
@@ -139,22 +140,7 @@ func BenchmarkLoadParquet1e6(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "bench.parquet")
 	pqtest.WriteFloats(b, path, names, cols, 1<<17)
 	cols = nil
-	st, err := os.Stat(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(st.Size())
-	b.ReportAllocs()
-	cpu0 := cpuSeconds()
-	for b.Loop() {
-		s, err := LoadParquet(path, ParquetOptions{Label: "y"})
-		if err != nil || s.N() != benchRows {
-			b.Fatal(err)
-		}
-	}
-	cpu := (cpuSeconds() - cpu0) / float64(b.N)
-	b.ReportMetric(cpu, "cpu-s/op")
-	b.ReportMetric(float64(st.Size())/1e6/cpu, "MB/cpu-s")
+	timeLoads(b, path, func() (*Set, error) { return LoadParquet(path, ParquetOptions{Label: "y"}) })
 }
 
 // benchParse times the parser alone on one goroutine: the file's blocks,
