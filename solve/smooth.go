@@ -3,6 +3,8 @@ package solve
 import (
 	"math"
 	"strconv"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // The smooth oracle (Remark 2: "any fast strongly convex solver can be the
@@ -437,11 +439,25 @@ func (s *solver) restoreOnSegment(y []float64, b *smoothBufs, eval func([]float6
 	return err
 }
 
-// lbfgsMemory is the number of pairs the quasi-Newton model keeps.
-const lbfgsMemory = 8
+// lbfgsMemory is the most pairs the quasi-Newton model keeps, and
+// lbfgsBytes the memory its pairs may take in all: a model with many
+// variables keeps fewer (never fewer than lbfgsMinMemory). On raw
+// pendigits, whose subproblems are badly conditioned, 20 pairs in place of
+// 8 take the first subproblem from 1627 to 1177 evaluations
+// (docs/solver.md).
+const (
+	lbfgsMemory    = 20
+	lbfgsMinMemory = 5
+	lbfgsBytes     = 64 << 20
+)
+
+// lbfgsPairs is the number of pairs kept for n variables.
+func lbfgsPairs(n int) int {
+	return max(lbfgsMinMemory, min(lbfgsMemory, lbfgsBytes/(16*max(n, 1))))
+}
 
 // lbfgs is the limited-memory BFGS model of the inverse Hessian of Phi:
-// the last lbfgsMemory steps s and gradient changes y.
+// the last lbfgsPairs steps s and gradient changes y.
 type lbfgs struct {
 	s, y  [][]float64
 	rho   []float64 // 1 / <s, y>
@@ -457,52 +473,45 @@ func (q *lbfgs) reset() { q.n, q.first = 0, 0 }
 // push adds the pair (x1 - x0, g1 - g0) with <s, y> = sty > 0.
 func (q *lbfgs) push(x1, x0, g1, g0 []float64, sty float64) {
 	if q.s == nil {
-		for range lbfgsMemory {
+		pairs := lbfgsPairs(len(x1))
+		for range pairs {
 			q.s = append(q.s, make([]float64, len(x1)))
 			q.y = append(q.y, make([]float64, len(x1)))
 		}
-		q.rho = make([]float64, lbfgsMemory)
-		q.alpha = make([]float64, lbfgsMemory)
+		q.rho = make([]float64, pairs)
+		q.alpha = make([]float64, pairs)
 	}
-	slot := (q.first + q.n) % lbfgsMemory
-	if q.n == lbfgsMemory {
+	pairs := len(q.s)
+	slot := (q.first + q.n) % pairs
+	if q.n == pairs {
 		slot = q.first
-		q.first = (q.first + 1) % lbfgsMemory
+		q.first = (q.first + 1) % pairs
 	} else {
 		q.n++
 	}
-	for j := range x1 {
-		q.s[slot][j] = x1[j] - x0[j]
-		q.y[slot][j] = g1[j] - g0[j]
-	}
+	floats.SubTo(q.s[slot], x1, x0)
+	floats.SubTo(q.y[slot], g1, g0)
 	q.rho[slot] = 1 / sty
 }
 
 // direction stores -H g in d by the two-loop recursion.
 func (q *lbfgs) direction(g, d []float64) {
+	pairs := len(q.s)
 	copy(d, g)
 	for k := q.n - 1; k >= 0; k-- {
-		i := (q.first + k) % lbfgsMemory
+		i := (q.first + k) % pairs
 		q.alpha[i] = q.rho[i] * dot(q.s[i], d)
-		for j := range d {
-			d[j] -= q.alpha[i] * q.y[i][j]
-		}
+		floats.AddScaled(d, -q.alpha[i], q.y[i])
 	}
-	newest := (q.first + q.n - 1) % lbfgsMemory
+	newest := (q.first + q.n - 1) % pairs
 	gamma := 1 / (q.rho[newest] * dot(q.y[newest], q.y[newest]))
-	for j := range d {
-		d[j] *= gamma
-	}
+	floats.Scale(gamma, d)
 	for k := 0; k < q.n; k++ {
-		i := (q.first + k) % lbfgsMemory
+		i := (q.first + k) % pairs
 		beta := q.rho[i] * dot(q.y[i], d)
-		for j := range d {
-			d[j] += q.s[i][j] * (q.alpha[i] - beta)
-		}
+		floats.AddScaled(d, q.alpha[i]-beta, q.s[i])
 	}
-	for j := range d {
-		d[j] = -d[j]
-	}
+	floats.Scale(-1, d)
 }
 
 // segmentFraction is the largest t in [0, 1] at which the linear

@@ -112,6 +112,8 @@ Flags:
   --checkpoint-every D
                      how often --checkpoint writes (default 10s)
   --quiet            no progress table
+  --cpuprofile FILE  write a CPU profile of the whole command (loading,
+                     compiling, solving) to FILE, for go tool pprof
 ` + modelFlagsUsage,
 }
 
@@ -122,9 +124,22 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	flags := solvecli.RegisterFlags(fs)
 	var mf modelFlags
 	mf.register(fs)
+	cpuprofile := fs.String("cpuprofile", "", "")
 	file, ok := modelFile(fs, "solve", args, stderr)
 	if !ok {
 		return exitUsage
+	}
+	if *cpuprofile != "" {
+		stop, err := startCPUProfile(*cpuprofile)
+		if err != nil {
+			fmt.Fprintf(stderr, "qrc solve: --cpuprofile: %v\n", err)
+			return exitUsage
+		}
+		defer func() {
+			if err := stop(); err != nil {
+				fmt.Fprintf(stderr, "qrc solve: --cpuprofile: %v\n", err)
+			}
+		}()
 	}
 	settings, err := flags.Settings()
 	if err != nil {
