@@ -202,8 +202,8 @@ func TestSolvePendigits(t *testing.T) {
 // method reach 2e-7 and below), the objective goes below 1e-6, converged.
 func TestSolvePendigitsAccurate(t *testing.T) {
 	for _, tc := range []struct {
-		name      string
-		atMost    float64
+		name    string
+		atMost  float64
 		atLeast float64
 	}{
 		{"pendigits.scale", 3.5153887 * (1 + 1e-4), 3.5153887 * (1 - 1e-4)},
