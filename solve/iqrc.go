@@ -162,10 +162,20 @@ func haltStatus(h haltReason) Status {
 // (after the safeguard's doublings) do not stop the solve early.
 func (s *solver) stationarityScale() float64 { return math.Max(1, s.rhoHat) }
 
+// provenConvex reports whether every subproblem (7) is provably strongly
+// convex: Problem.WeakConvexity is a modulus the caller proved (qrc's
+// weak-convexity analysis) and the solver's Rho is at least that, with
+// RhoHat above it.
+func (s *solver) provenConvex() bool {
+	w := s.p.WeakConvexity
+	return w > 0 && s.rho >= w && s.rhoHat > s.rho
+}
+
 // step makes one outer step from cur: one oracle call, and, unless the
 // safeguard is off or exhausted, a check that the subproblem behaved as a
 // strongly convex one should; when it did not, RhoHat and Rho are doubled
-// and the step is redone from cur.
+// (K instead, up to MaxInnerGrowth times its start, when the subproblem is
+// provably strongly convex) and the step is redone from cur.
 func (s *solver) step(cur *Point, phase1 bool) (next Point, info oracleInfo, doubled bool, err error) {
 	s.t = cur.T + 1
 	for {
@@ -198,6 +208,15 @@ func (s *solver) step(cur *Point, phase1 bool) (next Point, info oracleInfo, dou
 		}
 		if s.set.NoSafeguard || info.early || s.stats.RhoDoublings >= MaxRhoDoublings || s.consistent(cur, &next, info, phase1) {
 			return
+		}
+		if s.provenConvex() && s.set.Inner < MaxInnerGrowth*s.innerStart {
+			// the subproblem is provably strongly convex, so the failed
+			// test means that K iterations were too few: double K, which
+			// halves Algorithm 2's error as doubling RhoHat would, without
+			// shortening the proximal steps
+			s.set.Inner *= 2
+			s.stats.InnerDoublings++
+			continue
 		}
 		s.rhoHat *= 2
 		s.rho *= 2

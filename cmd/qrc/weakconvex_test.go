@@ -152,6 +152,24 @@ func TestSolveUsesDerivedRho(t *testing.T) {
 	assert.Equal(t, 1.5, s.Settings.Rho)
 }
 
+// TestSolveDerivedRhoNoDoublings: on examples/phase.qrc (nonsmooth, rho <=
+// 2.83 by the analysis) the switching oracle from the derived start takes
+// K doublings where its safeguard fails, never RhoHat doublings, and
+// converges; from RhoHat 1 (no proven modulus) the same safeguard doubles
+// RhoHat.
+func TestSolveDerivedRhoNoDoublings(t *testing.T) {
+	s, r := jsonOut[solveSettingsJSON](t, false, "solve", "examples/phase.qrc", "--oracle", "switching")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "converged", s.Status)
+	assert.Equal(t, 0, s.RhoDoublings)
+	assert.Equal(t, s.Settings.RhoHatStart, s.Settings.RhoHat)
+	assert.Greater(t, s.Settings.RhoHatStart, 1.0)
+
+	s, r = jsonOut[solveSettingsJSON](t, false, "solve", "examples/phase.qrc", "--oracle", "switching", "--rho-hat", "1", "--outer", "5")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Greater(t, s.RhoDoublings, 0)
+}
+
 func TestSolveLargeDerivedRhoKeepsDefault(t *testing.T) {
 	// -100 x^2 on [-1, 1]: rho = 200, so 2 rho > 64.
 	path := writeModel(t, "model.qrc", "var x in box(-1, 1) = 0.5\nminimize -100 * x^2\n")
