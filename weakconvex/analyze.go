@@ -98,8 +98,11 @@ type analyzer struct {
 	memo  map[memoKey]jetSum
 	fixed map[check.Expr]value // the values of expressions that depend on no index or data
 	work  int
-	done  <-chan struct{} // AnalyzeContext's cancellation, checked every 1024 steps
-	steps int
+	// rowsTotal is dataRows over every function, rowsDone the data rows
+	// analysed so far: the early estimate of the work (tooLargeEstimate)
+	rowsTotal, rowsDone int
+	done                <-chan struct{} // AnalyzeContext's cancellation, checked every 1024 steps
+	steps               int
 }
 
 // stopped reports, every 1024th call, whether the analysis was cancelled.
@@ -121,6 +124,35 @@ func (a *analyzer) stopped() bool {
 const maxWork = 60_000_000
 
 var errTooLarge = errors.New("the model is too large to analyse (more than 60 million expression elements over its data rows)")
+
+// The analysis gives up early when, after estimateAfter data rows, the
+// elements per row so far times the rows of every function's data
+// comprehensions come to more than estimateFactor times maxWork: on 10^6
+// rows it would otherwise work for half a minute before reaching maxWork.
+const (
+	estimateAfter  = 4096
+	estimateFactor = 2
+)
+
+// tooLargeEstimate is the early form of errTooLarge.
+func tooLargeEstimate(work, rowsDone, rowsTotal int) error {
+	return fmt.Errorf("the model is too large to analyse (about %.2g expression elements over its %d data rows, estimated from the first %d; the most it analyses is 60 million)",
+		float64(work)/float64(rowsDone)*float64(rowsTotal), rowsTotal, rowsDone)
+}
+
+// dataRows is the number of data rows the comprehensions of e run over,
+// each counted once (an enclosing index set that repeats a comprehension
+// is not counted, so the estimate it feeds errs low).
+func dataRows(e check.Expr) int {
+	n := 0
+	check.Walk(e, func(x check.Expr) bool {
+		if c, ok := x.(*check.Compr); ok && c.Rows != nil {
+			n += len(c.Rows)
+		}
+		return true
+	})
+	return n
+}
 
 func (a *analyzer) refuse(e check.Expr, reason string) *Refusal {
 	return &Refusal{Pos: e.Src().Pos(), Text: srcText(e), Reason: reason}

@@ -92,6 +92,10 @@ func (a *analyzer) forEach(c *check.Compr, ix env, f func(env) error) error {
 			if err := f(local); err != nil {
 				return err
 			}
+			a.rowsDone++
+			if a.rowsDone%estimateAfter == 0 && float64(a.work)/float64(a.rowsDone)*float64(a.rowsTotal) > estimateFactor*maxWork {
+				return tooLargeEstimate(a.work, a.rowsDone, a.rowsTotal)
+			}
 		}
 		return nil
 	}

@@ -162,6 +162,9 @@ func AnalyzeContext(ctx context.Context, m *check.Model) *Report {
 		fs = append(fs, &Function{Name: c.Name, Expr: c.F})
 	}
 	for _, f := range fs {
+		a.rowsTotal += dataRows(f.Expr)
+	}
+	for _, f := range fs {
 		if err := a.function(f); err != nil {
 			r.Err = err
 			r.Weak = false
