@@ -18,7 +18,7 @@ import (
 
 // maxKonst bounds the number of elements of a constant computed at compile
 // time (a filter over an index grid, a gathered block of rows).
-const maxKonst = 1 << 27
+const maxKonst = 1 << 28
 
 // compiler turns the checked expressions of a model into instructions.
 type compiler struct {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/qrc-lang/qrc/ast"
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/data"
 	"github.com/qrc-lang/qrc/format"
 )
 
@@ -71,7 +72,9 @@ func (p *Program) finish(c *compiler) (*Program, error) {
 		}
 	}
 	p.insts = c.insts
-	p.link(c)
+	if err := p.link(c); err != nil {
+		return nil, err
+	}
 	p.linkBlocks()
 	p.job.p = p
 	return p, nil
@@ -79,7 +82,7 @@ func (p *Program) finish(c *compiler) (*Program, error) {
 
 // link computes each function's dependencies, lays out every register in
 // one arena, and finds the constants that sampling must regather.
-func (p *Program) link(c *compiler) {
+func (p *Program) link(c *compiler) error {
 	p.deps = make([][]int, len(p.outs))
 	seen := make([]int, len(p.insts))
 	for i := range seen {
@@ -166,6 +169,9 @@ func (p *Program) link(c *compiler) {
 			}
 		}
 	}
+	if err := checkArena(c, size); err != nil {
+		return err
+	}
 	p.arena = make([]float64, size)
 	off := 0
 	take := func(n int) []float64 {
@@ -200,6 +206,38 @@ func (p *Program) link(c *compiler) {
 			}
 		}
 	}
+	return nil
+}
+
+// checkArena refuses a program whose work space of size float64s (a
+// register, its adjoint and aux for every value over every data row, and
+// the sample buffers) would take more than the memory a data set may take
+// (data.MemoryLimit: half the machine's, or QRC_DATA_MEMORY), with a
+// message at the largest instruction.
+func checkArena(c *compiler, size int) error {
+	limit, why := data.MemoryLimit()
+	need := int64(size) * 8
+	if need <= limit || size < 0 {
+		return nil
+	}
+	var big *inst
+	for _, in := range c.insts {
+		if big == nil || in.out.fullBatch()*in.out.esize > big.out.fullBatch()*big.out.esize {
+			big = in
+		}
+	}
+	var at ast.Node
+	if big != nil {
+		at = big.src
+	}
+	values := 0
+	if big != nil {
+		values = big.out.fullBatch() * big.out.esize
+	}
+	c.errorf(at, "evaluating the model needs %s of work space (this expression alone holds %d values, over every data row), more than the limit of %s (%s)",
+		data.FormatBytes(need), values, data.FormatBytes(limit), why)
+	c.diags.Sort()
+	return c.diags
 }
 
 // Functions returns the program's functions: the objective first, then the

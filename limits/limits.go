@@ -28,7 +28,7 @@ const (
 	// MaxTerms is the most terms a comprehension may expand to: the
 	// product of the sizes of its index sets and the enclosing ones, times
 	// the elements of its body.
-	MaxTerms = 1 << 26
+	MaxTerms = 1 << 28
 	// MaxExprNodes is the most expression nodes a model may have after
 	// its functions are inlined and its indexed constraints expanded, and
 	// the largest an expression may be as a tree (the uses of a function's

@@ -208,6 +208,21 @@ func TestDataLimitsEndToEnd(t *testing.T) {
 	r = qrcIn(t, dir, []string{"QRC_DATA_MEMORY=1MB"}, "check", "big.qrc")
 	assert.Equal(t, 0, r.code, r.stderr)
 
+	// The evaluator's work space counts against the same limit, before
+	// anything is allocated: npc.qrc's scores of each class (300 rows of
+	// digits.svm against the 9 other classes: 2700 values) with their
+	// adjoints and the other registers need more than 10^6 bytes (977 KiB).
+	npc, err := filepath.Abs(filepath.Join(repoRoot, "examples", "npc.qrc"))
+	require.NoError(t, err)
+	for _, cmd := range []string{"eval", "solve"} {
+		r = qrcIn(t, dir, []string{"QRC_DATA_MEMORY=1MB"}, cmd, npc)
+		assert.Equal(t, 1, r.code, cmd)
+		assert.Contains(t, r.stderr, "npc.qrc:13:52: evaluating the model needs ", cmd)
+		assert.Contains(t, r.stderr, "(this expression alone holds 2700 values, over every data row), more than the limit of 977 KiB (QRC_DATA_MEMORY=1MB)", cmd)
+	}
+	r = qrcIn(t, dir, []string{"QRC_DATA_MEMORY=64MB"}, "eval", npc)
+	assert.Equal(t, 0, r.code, r.stderr)
+
 	// A named pipe is refused before it is opened (opening it would block).
 	r = qrcIn(t, dir, nil, "check", "pipe.qrc")
 	assert.Equal(t, 1, r.code)
