@@ -227,7 +227,12 @@ func projectSimplex(x []float64, r float64) {
 	}
 }
 
-func norm2(x []float64) float64 { return floats.Norm(x, 2) }
+// norm2 is the Euclidean norm as sqrt(<x, x>), not gonum's floats.Norm,
+// whose overflow-safe scaling rounds differently: with it the bundle
+// oracle's first subproblem on the hinge-loss NP model over balls took 10
+// times the evaluations (5159 instead of 397 in the whole solve), and it is
+// slower. The domains' radii keep x far from overflow.
+func norm2(x []float64) float64 { return math.Sqrt(floats.Dot(x, x)) }
 
 // Constraint is one of the inequalities c(x) <= 0 whose intersection is a
 // domain, evaluated at a point: its value and a subgradient. The
