@@ -270,6 +270,11 @@ func (s *solver) smoothSolve(xt []float64, acc accuracy) (res subResult, halt ha
 					tries = 10
 				}
 				for range tries {
+					// an evaluation on all of 10^7 rows takes a second:
+					// a line search must not outlast the time limit
+					if h := s.halted(); h != running {
+						return res, h, nil
+					}
 					for j := range ytr {
 						ytr[j] = y[j] + step*d[j]
 					}
