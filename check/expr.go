@@ -914,11 +914,15 @@ func (c *checker) resolveRows(r *Compr, ce *ast.Comprehension) bool {
 		if r.Where == nil {
 			return true
 		}
-		rows := []int{}
-		err := forEach(r, nil, func(ix env) (bool, error) {
-			rows = append(rows, ix[r.Binders[0]])
-			return true, nil
-		})
+		rows, ok := filterRows(r.Where, r.Binders[0], r.Data.Set.N())
+		var err error
+		if !ok {
+			rows = []int{}
+			err = forEach(r, nil, func(ix env) (bool, error) {
+				rows = append(rows, ix[r.Binders[0]])
+				return true, nil
+			})
+		}
 		if err != nil {
 			c.errorf(ce.Where, "cannot evaluate the filter: %v", err)
 			return false

@@ -41,7 +41,10 @@ func benchRun(t *testing.T, procs string, args ...string) result {
 // backward. Total 614*3000 + 10*(144+288) + 2*9.
 func TestBenchJSON(t *testing.T) {
 	for _, procs := range []string{"1", "2"} {
-		r := benchRun(t, procs, "--json", "--evals", "5", "examples/npc.qrc")
+		// 50 evaluations: a real allocation in the evaluation shows as at
+		// least 1 per evaluation, while the few the runtime makes now and
+		// then on a loaded machine (channel waits) stay below it
+		r := benchRun(t, procs, "--json", "--evals", "50", "examples/npc.qrc")
 		require.Equal(t, 0, r.code, r.stderr)
 		var raw map[string]any
 		require.NoError(t, json.Unmarshal([]byte(r.stdout), &raw))
@@ -58,7 +61,7 @@ func TestBenchJSON(t *testing.T) {
 			Threads int     `json:"threads"`
 		}
 		require.NoError(t, json.Unmarshal([]byte(r.stdout), &b))
-		assert.Equal(t, 5, b.Evals)
+		assert.Equal(t, 50, b.Evals)
 		assert.Equal(t, procs, itoa(b.Threads))
 		assert.Greater(t, b.Seconds, 0.0)
 		assert.Less(t, b.Allocs, 1.0, "allocations per evaluation")
