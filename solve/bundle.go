@@ -121,6 +121,7 @@ func (s *solver) bundleSolve(xt []float64, acc accuracy) (res subResult, halt ha
 		if maxG <= 0 && F < res.F {
 			res.F, res.Feasible, bestDist = F, true, dist
 			copy(s.out, z)
+			copy(s.outF, vals)
 			copy(bs.Gf, bs.G)
 		}
 		// phi_i(z) = fi(z) + Rho/2 ||z - xt||^2

@@ -3,6 +3,7 @@ package solve
 import (
 	"errors"
 	"math"
+	"time"
 )
 
 // errHalted is certificate's reason when the time limit or a cancelled
@@ -44,7 +45,9 @@ func (s *solver) accurateStep(cur *Point) (next Point, sub subResult, doubled bo
 		}
 		if halt != running {
 			if sub.Feasible {
-				next, err = s.evaluate(s.out, s.t)
+				// the oracle evaluated its best feasible point already: no
+				// evaluation past the time limit (a second on 10^7 rows)
+				next = Point{X: clone(s.out), T: s.t, F: clone(s.outF), Objective: s.outF[0], Infeasibility: infeasibility(s.outF)}
 			}
 			return
 		}
@@ -143,6 +146,11 @@ func (s *solver) certOf(x *Point, sub *subResult) *Certificate {
 // returns nil and the reason.
 func (s *solver) certificate(pt *Point) (*Certificate, string) {
 	s.exactMode() // on every row of the data, whatever the oracle
+	if s.set.TimeLimit > 0 && time.Now().Add(2*s.lastEval).After(s.hardDeadline) {
+		// not even an evaluation and a gradient fit in what is left of
+		// the grace time (on 10^7 rows one evaluation takes a second)
+		return nil, errHalted
+	}
 	defer s.beginStage("certificate", pt)()
 	s.grace = true
 	defer func() { s.grace = false }()

@@ -3,6 +3,7 @@ package solve
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -54,4 +55,32 @@ func TestSmoothStopsInLineSearch(t *testing.T) {
 		worst = max(worst, after)
 	}
 	assert.LessOrEqual(t, worst, 2, "evaluations after the cancellation")
+}
+
+// TestCertificateSkippedWhenNoTimeLeft: when an evaluation takes longer
+// than what is left of the grace time after the time limit, the
+// certificate does not start (it could not finish, and would overrun the
+// limit by its first evaluation and gradient), and the result says so.
+// Evaluations here take 300 ms, the limit is 50 ms and the grace 0.5 s:
+// no evaluation may start after limit + grace.
+func TestCertificateSkippedWhenNoTimeLeft(t *testing.T) {
+	p := build(1, []fn{sqDist([]float64{3})}, box(-5, 5))
+	p.Smooth = true
+	eval := p.Eval
+	var starts []time.Time
+	p.Eval = func(x, vals []float64) error {
+		starts = append(starts, time.Now())
+		time.Sleep(300 * time.Millisecond)
+		return eval(x, vals)
+	}
+	const limit = 50 * time.Millisecond
+	began := time.Now()
+	r, err := Minimize(p, []float64{0}, Settings{Oracle: Smooth, TimeLimit: limit})
+	require.NoError(t, err)
+	assert.Equal(t, TimeLimit, r.Status)
+	assert.Nil(t, r.Certificate)
+	assert.Equal(t, errHalted, r.NoCertificate)
+	for i, s := range starts {
+		assert.False(t, s.After(began.Add(limit+GraceTime)), "evaluation %d started %v after the solve began", i, s.Sub(began))
+	}
 }

@@ -27,6 +27,7 @@ type solver struct {
 
 	// buffers of the inner loop
 	vals, w, grad, d, z, zsum, out []float64
+	outF                           []float64 // f0..fM at out, when an accurate oracle found it feasible
 
 	tr Tracker // Best and MostFeasible of the outer iterates
 
@@ -40,6 +41,7 @@ type solver struct {
 	sampled      bool // the switching oracle runs on minibatch estimates (stochastic phase 1)
 	grace        bool // the polish and the certificate may run GraceTime past the time limit
 	hardDeadline time.Time
+	lastEval     time.Duration // how long the last evaluation took
 
 	al            alState     // the smooth oracle's warm start
 	sb            *smoothBufs // the smooth oracle's work vectors
@@ -104,6 +106,7 @@ func newSolver(p *Problem, x0 []float64, set Settings) (*solver, error) {
 	s.diff = make([]float64, p.N)
 	s.zsum = make([]float64, p.N)
 	s.out = make([]float64, p.N)
+	s.outF = make([]float64, p.M+1)
 	return s, nil
 }
 

@@ -287,7 +287,10 @@ func (s *solver) heartbeat() {
 // eval evaluates the problem at x into s.vals.
 func (s *solver) eval(x []float64) error {
 	s.stats.Evals++
-	return s.solveErr(s.p.EvalFinite(x, s.vals))
+	began := time.Now()
+	err := s.p.EvalFinite(x, s.vals)
+	s.lastEval = time.Since(began)
+	return s.solveErr(err)
 }
 
 // gradient stores in s.grad a subgradient of fi at the x of the last eval.

@@ -145,6 +145,7 @@ func (s *solver) smoothSolve(xt []float64, acc accuracy) (res subResult, halt ha
 		if feasible && fval < res.F {
 			res.F, res.Feasible = fval, true
 			copy(s.out, y)
+			copy(s.outF, s.vals)
 			copy(b.Gf, Gv)
 			bestDist = dist
 		}
