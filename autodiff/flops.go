@@ -34,6 +34,10 @@ func (in *inst) flops(back bool) float64 {
 		if len(a.elem) == 2 {
 			d = float64(a.elem[1])
 		}
+		if in.mode == dotSparse { // the nonzeros of an average row
+			sp := in.sparseOperand().sp
+			d = float64(sp.nnz()) / float64(max(1, len(sp.full), len(sp.rows)))
+		}
 		if !back {
 			return 2 * out * d
 		}
