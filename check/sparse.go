@@ -155,9 +155,7 @@ func sparseIndex(m *data.CSR, idx []int) Tensor {
 // otherwise valid, converts them to dense matrices; one that would not fit
 // is an error at its first such use.
 func (c *checker) denseSets() {
-	if c.errs.HasErrors() {
-		return
-	}
+	valid := !c.errs.HasErrors()
 	seen := map[Expr]bool{}
 	if c.m.Objective != nil {
 		c.scanSparse(c.m.Objective.Expr, seen)
@@ -168,6 +166,9 @@ func (c *checker) denseSets() {
 	for s, u := range c.dense {
 		if err := s.CheckDense(); err != nil {
 			c.errorf(u.at, "cannot use %s.X: %v", u.name, err)
+			continue
+		}
+		if !valid {
 			continue
 		}
 		if _, err := s.Dense(); err != nil {
