@@ -201,6 +201,51 @@ func TestSparseAgreesDense(t *testing.T) {
 		}
 	}
 	require.Zero(t, testing.AllocsPerRun(20, run), "allocations per Eval+Gradient")
+	for _, procs := range []int{2, 4} { // as in TestNoAllocations
+		runtime.GOMAXPROCS(procs)
+		for range 20 {
+			run()
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range 100 {
+			run()
+		}
+		runtime.ReadMemStats(&after)
+		require.Less(t, after.Mallocs-before.Mallocs, uint64(10), "allocations in 100 runs with GOMAXPROCS=%d", procs)
+	}
+}
+
+// TestSparseCompilerFallback compiles models whose sparse X the checker
+// would have converted (an element in a nonlinear position, a filter on a
+// feature, a sum over some features) with the set left sparse: the
+// compiler makes the blocks it needs dense itself, and the values and
+// subgradients equal those of the dense program.
+func TestSparseCompilerFallback(t *testing.T) {
+	dir := t.TempDir()
+	sparseGen{n: 400, d: 50, perRow: 6, classes: 3}.write(t, filepath.Join(dir, "d.svm"))
+	src := `data D = libsvm("d.svm")
+var w[D.d] in box(-1, 1)
+minimize mean(i in D) abs(D.X[i, 2] * w[2] - dot(w, D.X[i])) + mean(i in D where D.X[i, 3] != 0) sum(j in 1..10) w[j] * D.X[i, j]
+subject to c: mean(i in D) sum(j in 1..D.d) (w[j] * D.X[i, j])^2 <= 1
+`
+	m, _, diags := check.LoadSource(filepath.Join(dir, "m.qrc"), []byte(src), check.Options{})
+	require.NotNil(t, m, "%v", diags)
+	set := m.Data[0].Set
+	require.NotNil(t, set.X, "the checker converts the set")
+	dn, err := Compile(m)
+	require.NoError(t, err)
+	x := set.X
+	set.X = nil // as if the checker had not
+	sp, err := Compile(m)
+	set.X = x
+	require.NoError(t, err)
+	require.Equal(t, 1, countSparse(sp), "dot(w, D.X[i]) still runs sparse")
+	rng := rand.New(rand.NewPCG(8, 9))
+	for range 3 {
+		x := randomPoint(m, rng)
+		requireClose(t, evalAll(t, sp, x), evalAll(t, dn, x), 1e-12)
+	}
 }
 
 // TestSparseFiniteDifferences checks the sparse program's subgradients
