@@ -25,7 +25,7 @@ type denseUse struct {
 	name string // the data set's name in the model
 }
 
-// isSparse reports whether e is the X of a set stored sparse and not
+// isSparseX reports whether e is the X of a set stored sparse and not
 // converted.
 func isSparseX(e Expr) (*DataField, bool) {
 	f, ok := e.(*DataField)
