@@ -238,12 +238,12 @@ var w[D.d] in box(-1, 1)
 minimize mean(i in D) log(1 + exp(-D.y[i] * dot(w, D.X[i])))
 `
 
-// loadSparseLogistic writes (once, in the temporary directory) the
-// generated 10^4 × 10^5 set at 0.1% density (10^6 nonzeros) and compiles
+// loadSparseLogistic writes (once, in directory dir) the generated
+// 10^4 × 10^5 set at 0.1% density (10^6 nonzeros) and compiles
 // sparseLogistic on it.
-func loadSparseLogistic(b testing.TB) (*check.Model, *Program) {
+func loadSparseLogistic(b testing.TB, dir string) (*check.Model, *Program) {
 	b.Helper()
-	path := filepath.Join(os.TempDir(), "qrc-bench-sparse-10000x100000.svm")
+	path := filepath.Join(dir, "qrc-bench-sparse-10000x100000.svm")
 	if _, err := os.Stat(path); err != nil {
 		tmp := path + fmt.Sprintf(".%d.tmp", os.Getpid())
 		sparseGen{n: 10_000, d: 100_000, perRow: 100}.write(b, tmp)
@@ -262,7 +262,7 @@ func loadSparseLogistic(b testing.TB) (*check.Model, *Program) {
 // gradient) of a logistic regression on the generated sparse set, by the
 // compiled program and by the hand-written CSR kernel npcref.Logistic.
 func BenchmarkSparseLogistic(b *testing.B) {
-	m, p := loadSparseLogistic(b)
+	m, p := loadSparseLogistic(b, os.TempDir())
 	x := randomPoint(m, rand.New(rand.NewPCG(1, 1)))
 	h, err := npcref.NewLogistic(m.Data[0].Set)
 	if err != nil {

@@ -420,7 +420,7 @@ func TestSparseAgainstKernel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and loads a 10^4 × 10^5 set")
 	}
-	m, p := loadSparseLogistic(t)
+	m, p := loadSparseLogistic(t, t.TempDir())
 	x := randomPoint(m, rand.New(rand.NewPCG(3, 3)))
 	h, err := npcref.NewLogistic(m.Data[0].Set)
 	require.NoError(t, err)
