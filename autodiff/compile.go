@@ -566,7 +566,8 @@ func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
 			and(c.binaryRegs(opCmp, "<=", iv, hi, b.Src))
 		}
 	}
-	if e.Where != nil {
+	// a filter the checker resolved to e.Rows is not compiled again
+	if e.Where != nil && !(e.Rows != nil && len(e.Binders) == 1) {
 		w := c.expr(e.Where, cand)
 		if w == nil {
 			return nil

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -382,6 +383,41 @@ minimize mean(i in D) abs(D.X[i, 2] * w[2] - dot(w, D.X[i]))
 	require.NoError(t, err)
 	require.Zero(t, countSparse(p))
 
+	// nor does a filter on a feature that the checker resolves to rows
+	src = `data D = libsvm("d.svm")
+var w[D.d] in box(-1, 1)
+minimize mean(i in D where D.X[i, 5] != 0 or i <= 50) log(1 + exp(-D.y[i] * dot(w, D.X[i])))
+`
+	m, _, diags = check.LoadSource(filepath.Join(dir, "m.qrc"), []byte(src), check.Options{})
+	require.NotNil(t, m, "%v", diags)
+	require.True(t, m.Data[0].Set.X == nil, "the set was converted")
+	p, err = Compile(m)
+	require.NoError(t, err)
+	require.Equal(t, 1, countSparse(p))
+	require.Equal(t, 1, len(p.Samples()))
+	gen := sparseGen{n: 200, d: 300, perRow: 3}
+	var rows []int
+	for i := range gen.n {
+		_, cols, _ := gen.row(i)
+		if slices.Contains(cols, 4) || i < 50 {
+			rows = append(rows, i)
+		}
+	}
+	require.Equal(t, len(rows), p.Samples()[0].Rows)
+	x := randomPoint(m, rand.New(rand.NewPCG(1, 5)))
+	want := 0.0
+	for _, i := range rows {
+		y, cols, v := gen.row(i)
+		z := 0.0
+		for k, j := range cols {
+			z += v[k] * x[j]
+		}
+		want += math.Log1p(math.Exp(-y*z)) / float64(len(rows))
+	}
+	vals := []float64{0}
+	require.NoError(t, p.Eval(x, vals))
+	require.InDelta(t, want, vals[0], 1e-12)
+
 	// a parameter reading an element and a row does not convert the set
 	src = `data D = libsvm("d.svm")
 param a = D.X[200, 300]
@@ -391,7 +427,7 @@ minimize mean(i in D) a * r * dot(w, D.X[i])
 `
 	m, _, diags = check.LoadSource(filepath.Join(dir, "m.qrc"), []byte(src), check.Options{})
 	require.NotNil(t, m, "%v", diags)
-	require.Nil(t, m.Data[0].Set.X)
+	require.True(t, m.Data[0].Set.X == nil, "the set was converted")
 	_, cols, vals := sparseGen{n: 200, d: 300, perRow: 3}.row(0)
 	r := 0.0
 	for k := range cols {

@@ -13,11 +13,12 @@ import (
 //	dot(w, D.X[i])   dot(D.X[i], W[k] - W[l])   sum(j in 1..D.d) w[j] * D.X[i, j]
 //
 // Any other use of X in the objective or a constraint (an element in a
-// nonlinear position, the whole matrix, a filter on a feature) needs the
-// dense matrix, which the checker has made once the model is valid, or
-// refuses with its size when it would not fit. Check-time evaluation
-// (parameters, filters, bounds) reads single rows and elements from the CSR
-// arrays without converting anything.
+// nonlinear position, the whole matrix, a filter relating a feature to
+// another index) needs the dense matrix, which the checker has made once
+// the model is valid, or refuses with its size when it would not fit.
+// Check-time evaluation (parameters, filters resolved to rows, bounds)
+// reads single rows and elements from the CSR arrays without converting
+// anything.
 
 // denseUse is a place that needs a sparse set's dense matrix.
 type denseUse struct {
@@ -76,6 +77,11 @@ func (c *checker) scanSparse(e Expr, seen map[Expr]bool) {
 			}
 		}
 	case *Compr:
+		if e.Rows != nil && len(e.Binders) == 1 && e.Where != nil {
+			// a filter resolved to rows at check time is not compiled
+			c.scanSparse(e.Body, seen)
+			return
+		}
 		if row, other := sparseSumDot(e); row != nil {
 			c.scanSparse(row.Idx[0], seen)
 			c.scanSparse(other, seen)
