@@ -177,6 +177,10 @@ func (in *inst) axisBack(bk *blk) {
 }
 
 func (in *inst) dotBack(bk *blk, part []float64) {
+	if in.mode == dotSparse {
+		in.sparseDot(bk, true, part)
+		return
+	}
 	a, b, o := in.in[0], in.in[1], in.out
 	av, bv, og := bk.view(a, a.val), bk.view(b, b.val), bk.view(o, o.adj)
 	aa, ba := adjOf(bk, a, part), adjOf(bk, b, part)

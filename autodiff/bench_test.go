@@ -230,3 +230,50 @@ func BenchmarkScale(b *testing.B) {
 		})
 	}
 }
+
+// sparseLogistic is a logistic regression whose dot products run over the
+// nonzeros of a sparse set.
+const sparseLogistic = `data D = libsvm(%q)
+var w[D.d] in box(-1, 1)
+minimize mean(i in D) log(1 + exp(-D.y[i] * dot(w, D.X[i])))
+`
+
+// loadSparseLogistic writes (once, in directory dir) the generated
+// 10^4 × 10^5 set at 0.1% density (10^6 nonzeros) and compiles
+// sparseLogistic on it.
+func loadSparseLogistic(b testing.TB, dir string) (*check.Model, *Program) {
+	b.Helper()
+	path := filepath.Join(dir, "qrc-bench-sparse-10000x100000.svm")
+	if _, err := os.Stat(path); err != nil {
+		tmp := path + fmt.Sprintf(".%d.tmp", os.Getpid())
+		sparseGen{n: 10_000, d: 100_000, perRow: 100}.write(b, tmp)
+		if err := os.Rename(tmp, path); err != nil {
+			b.Fatal(err)
+		}
+	}
+	m, p, err := compileSource(b, fmt.Sprintf(sparseLogistic, path), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m, p
+}
+
+// BenchmarkSparseLogistic measures one full evaluation (value and
+// gradient) of a logistic regression on the generated sparse set, by the
+// compiled program and by the hand-written CSR kernel npcref.Logistic.
+func BenchmarkSparseLogistic(b *testing.B) {
+	m, p := loadSparseLogistic(b, os.TempDir())
+	x := randomPoint(m, rand.New(rand.NewPCG(1, 1)))
+	h, err := npcref.NewLogistic(m.Data[0].Set)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("qrc", func(b *testing.B) { fullEval(b, p, x) })
+	b.Run("ref", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			h.Eval(x)
+		}
+	})
+	b.Run("ratio", func(b *testing.B) { benchRatio(b, p, x, func() { h.Eval(x) }) })
+}

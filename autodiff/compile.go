@@ -103,6 +103,15 @@ func (c *compiler) emit(in *inst) *reg {
 	if c.failed {
 		return nil
 	}
+	if !(in.op == opDot && in.mode == dotSparse) {
+		for k, r := range in.in {
+			if r.sp != nil {
+				if in.in[k] = c.densify(r); in.in[k] == nil {
+					return nil
+				}
+			}
+		}
+	}
 	var key strings.Builder
 	fmt.Fprintf(&key, "%d|%s|%v|%s|%s|%d|%d|%v", in.op, in.out.elem, in.params, in.cmp, in.axOp, in.off, in.mode, in.neg)
 	if in.fn != nil {
@@ -242,6 +251,11 @@ func (c *compiler) expr1(e check.Expr, sc *scope) *reg {
 			}
 			ins = append(ins, r)
 			lists = append(lists, r.axes)
+		}
+		if x.sp != nil && x.sp.whole {
+			if r := c.sparseGather(x, ins[1:], src); r != nil {
+				return r
+			}
 		}
 		out := c.newReg(unionAxes(lists...), x.elem[len(e.Idx):], src)
 		return c.emit(&inst{op: opGather, out: out, in: ins, src: src})
@@ -423,6 +437,14 @@ func (c *compiler) call(e *check.Call, sc *scope) *reg {
 // dot compiles dot(a, b) and picks the BLAS form from the operands' axes.
 func (c *compiler) dot(a, b *reg, src ast.Node) *reg {
 	axes := unionAxes(a.axes, b.axes)
+	if a.sp != nil || b.sp != nil {
+		if sparseDotOK(a, b) {
+			return c.emit(&inst{op: opDot, mode: dotSparse, out: c.newReg(axes, nil, src), in: []*reg{a, b}, src: src})
+		}
+		if a, b = c.densify(a), c.densify(b); a == nil || b == nil {
+			return nil
+		}
+	}
 	var elem check.Shape
 	mode := dotGeneral
 	if len(a.elem) == 2 {
@@ -544,7 +566,8 @@ func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
 			and(c.binaryRegs(opCmp, "<=", iv, hi, b.Src))
 		}
 	}
-	if e.Where != nil {
+	// a filter the checker resolved to e.Rows is not compiled again
+	if e.Where != nil && !(e.Rows != nil && len(e.Binders) == 1) {
 		w := c.expr(e.Where, cand)
 		if w == nil {
 			return nil
@@ -686,6 +709,12 @@ func (c *compiler) sumDot(e *check.Compr, j *axis, sc *scope) *reg {
 // its element: the same numbers in the same order.
 func (c *compiler) view(r *reg, src ast.Node) *reg {
 	axes := slices.Clone(r.axes[:len(r.axes)-1])
+	if r.sp != nil && r.sp.cols {
+		return c.sparseView(r, src)
+	}
+	if r = c.densify(r); r == nil {
+		return nil
+	}
 	elem := check.Shape{r.axes[len(r.axes)-1].n}
 	if r.konst {
 		return c.konst(axes, elem, r.val, src)
@@ -717,6 +746,9 @@ func (c *compiler) dataField(e *check.DataField) *reg {
 	set := e.Set.Set
 	switch e.Field {
 	case "X":
+		if set.X == nil && set.Sparse != nil {
+			return c.sparseMatrix(set.Sparse, src)
+		}
 		raw := set.X.RawMatrix()
 		data := raw.Data
 		if raw.Stride != raw.Cols {

@@ -47,6 +47,7 @@ const (
 	dotAB             // a's axes all precede b's: out = A B^T
 	dotBA             // b's axes all precede a's: out = B A^T
 	dotMat            // a is a matrix without axes: out = B M^T
+	dotSparse         // one operand is rows of a sparse data set: over the nonzeros (sparse.go)
 )
 
 // inst is one instruction of a program.
@@ -437,6 +438,8 @@ func (in *inst) dotForward(bk *blk) {
 		mulNT(ov, bv, av, bk.batch(b), bk.batch(a), a.esize)
 	case dotMat:
 		mulNT(ov, bv, av, bk.batch(b), a.elem[0], a.elem[1])
+	case dotSparse:
+		in.sparseDot(bk, false, nil)
 	default:
 		in.dotGeneral(false)
 	}

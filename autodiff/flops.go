@@ -4,7 +4,8 @@ package autodiff
 // the current rows: Eval, then one Gradient per function (the work of
 // qrc eval and of qrc bench). A dot product of length d counts 2d (a
 // multiply and an add), its reverse pass 2d per operand that is not a
-// constant; every other instruction counts one operation per element
+// constant (for rows of a sparse data set, d is the average number of
+// nonzeros of the product's rows); every other instruction counts one operation per element
 // computed, forward and backward alike (an exponential or a division
 // counts one). The count is what the model asks for, not what the machine
 // spends, so GFLOP/s compares kernels fairly.
@@ -33,6 +34,10 @@ func (in *inst) flops(back bool) float64 {
 		d := float64(b.esize)
 		if len(a.elem) == 2 {
 			d = float64(a.elem[1])
+		}
+		if in.mode == dotSparse { // the nonzeros of an average row
+			sp := in.sparseOperand().sp
+			d = float64(sp.nnz()) / float64(max(1, len(sp.full), len(sp.rows)))
 		}
 		if !back {
 			return 2 * out * d

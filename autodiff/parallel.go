@@ -241,6 +241,11 @@ func (p *Program) linkBlocks() {
 				a = in.bwdAx
 			}
 			a.maxBlocks = max(1, min(a.maxBlocks, maxPartial/ps))
+			if in.op == opDot && in.mode == dotSparse {
+				// the partial adjoints of a sparse product take no more
+				// memory than the nonzeros of its rows
+				a.maxBlocks = max(1, min(a.maxBlocks, in.sparseOperand().sp.nnz()/ps))
+			}
 		}
 	}
 	items := 0

@@ -163,6 +163,13 @@ func (p *Program) link(c *compiler) error {
 	}
 	for _, rs := range p.resamp {
 		for _, r := range rs {
+			if r.sp != nil {
+				if r.sp.full == nil {
+					r.sp.full = r.sp.rows
+					r.sp.buf = make([]int32, len(r.sp.rows))
+				}
+				continue
+			}
 			r.full = r.val // its sample buffer is allocated by resample, as large as the samples drawn
 		}
 	}
@@ -363,6 +370,14 @@ func (p *Program) resample(s int) {
 		for _, a := range r.axes {
 			sampled = sampled || a.pos != nil
 		}
+		if sp := r.sp; sp != nil {
+			sp.rows = sp.full
+			if sampled {
+				sp.rows = sp.buf
+				sampleBatch(r, func(t, src int) { sp.rows[t] = sp.full[src] })
+			}
+			continue
+		}
 		if !sampled {
 			r.val = r.full
 			continue
@@ -376,33 +391,39 @@ func (p *Program) resample(s int) {
 			r.aux = make([]float64, need)
 		}
 		r.val = r.aux[:r.batch()*r.esize]
-		// odometer over r's current batch; source offsets over full axes
-		nd := len(r.axes)
-		var idx [maxDims]int
-		var fstride [maxDims]int
-		step := r.esize
-		for j := nd - 1; j >= 0; j-- {
-			fstride[j] = step
-			step *= len(r.axes[j].vals)
-		}
 		es := r.esize
-		for t := 0; t < r.batch(); t++ {
-			src := 0
-			for j := 0; j < nd; j++ {
-				q := idx[j]
-				if a := r.axes[j]; a.pos != nil {
-					q = a.pos[q]
-				}
-				src += q * fstride[j]
+		sampleBatch(r, func(t, src int) { copy(r.val[t*es:(t+1)*es], r.full[src*es:(src+1)*es]) })
+	}
+}
+
+// sampleBatch calls f for every entry t of r's current batch with the
+// entry src of the full batch it is (an odometer over the current axes,
+// through the sample positions of the sampled ones).
+func sampleBatch(r *reg, f func(t, src int)) {
+	nd := len(r.axes)
+	var idx [maxDims]int
+	var fstride [maxDims]int
+	step := 1
+	for j := nd - 1; j >= 0; j-- {
+		fstride[j] = step
+		step *= len(r.axes[j].vals)
+	}
+	for t := 0; t < r.batch(); t++ {
+		src := 0
+		for j := 0; j < nd; j++ {
+			q := idx[j]
+			if a := r.axes[j]; a.pos != nil {
+				q = a.pos[q]
 			}
-			copy(r.val[t*es:(t+1)*es], r.full[src:src+es])
-			for j := nd - 1; j >= 0; j-- {
-				idx[j]++
-				if idx[j] < r.axes[j].n {
-					break
-				}
-				idx[j] = 0
+			src += q * fstride[j]
+		}
+		f(t, src)
+		for j := nd - 1; j >= 0; j-- {
+			idx[j]++
+			if idx[j] < r.axes[j].n {
+				break
 			}
+			idx[j] = 0
 		}
 	}
 }

@@ -38,11 +38,12 @@ type reg struct {
 	esize int
 	konst bool // does not depend on the decision variables
 
-	val  []float64 // the current value (capacity for the full axes)
-	full []float64 // for a konst register on a sampled axis: the full value
-	adj  []float64 // the adjoint (nil for konst registers)
-	aux  []float64 // what the forward pass records for the reverse pass
-	prod int       // index of the instruction that computes it, or -1
+	val  []float64   // the current value (capacity for the full axes)
+	full []float64   // for a konst register on a sampled axis: the full value
+	adj  []float64   // the adjoint (nil for konst registers)
+	aux  []float64   // what the forward pass records for the reverse pass
+	prod int         // index of the instruction that computes it, or -1
+	sp   *sparseRows // for rows of a sparse data set: their CSR form (val is nil); see sparse.go
 	src  ast.Node
 }
 

@@ -71,7 +71,7 @@ func Check(f *ast.File, opts Options) (m *Model, diags diag.List) {
 		globals:  map[string]*global{},
 		seen:     map[string]bool{},
 		rejected: map[string]bool{},
-		dense:    map[*data.Set]ast.Node{},
+		dense:    map[*data.Set]denseUse{},
 		dir:      opts.Dir,
 	}
 	if c.dir == "" {
@@ -87,13 +87,7 @@ func Check(f *ast.File, opts Options) (m *Model, diags diag.List) {
 	if opts.RequireVariables && len(c.m.Vars) == 0 && !c.errs.HasErrors() {
 		c.errorf(f, "the model declares no variable, so there is nothing to solve (declare one with var, e.g. var x in box(-1, 1))")
 	}
-	if !c.errs.HasErrors() {
-		for s, at := range c.dense {
-			if _, err := s.Dense(); err != nil {
-				c.errorf(at, "cannot convert %s to a dense matrix: %v", s.Path, err)
-			}
-		}
-	}
+	c.denseSets()
 	c.errs.Sort()
 	if c.errs.HasErrors() {
 		return nil, c.errs
@@ -144,10 +138,11 @@ type checker struct {
 	textCol  *data.TextColumn
 	textName string
 
-	// dense holds the sparse sets whose X the model reads, with a place
-	// that reads it: today's evaluator reads rows dense, so a valid model
-	// gets them converted (see data.Set.Dense).
-	dense map[*data.Set]ast.Node
+	// dense holds the sparse sets whose X the objective or a constraint
+	// uses other than in a dot product with a vector (sparse.go), with the
+	// first such place: a valid model gets them converted (see
+	// data.Set.Dense).
+	dense map[*data.Set]denseUse
 
 	nodes      int                // expression nodes checked so far (limits.MaxExprNodes)
 	depth      int                // the nesting depth of the expression being checked (limits.MaxDepth)

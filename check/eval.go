@@ -33,10 +33,18 @@ func eval(e Expr, ix env) (Tensor, error) {
 		}
 		return Scalar(float64(v)), nil
 	case *Index:
-		x, err := eval(e.X, ix)
-		if err != nil {
-			return Tensor{}, err
+		var x Tensor
+		f, sparse := isSparseX(e.X)
+		if sparse && len(e.Idx) <= 2 { // a row or an element, read from the CSR arrays
+			x.Shape = Shape{f.Set.Set.N(), f.Set.Set.D()}
+		} else {
+			var err error
+			if x, err = eval(e.X, ix); err != nil {
+				return Tensor{}, err
+			}
+			sparse = false
 		}
+		var err error
 		idx := make([]int, len(e.Idx))
 		for k, ie := range e.Idx {
 			if idx[k], err = evalInt(ie, ix); err != nil {
@@ -45,6 +53,9 @@ func eval(e Expr, ix env) (Tensor, error) {
 			if idx[k] < 1 || idx[k] > x.Shape[k] {
 				return Tensor{}, fmt.Errorf("index %d is out of range 1..%d", idx[k], x.Shape[k])
 			}
+		}
+		if sparse {
+			return sparseIndex(f.Set.Set.Sparse, idx), nil
 		}
 		return selectIndex(x, idx), nil
 	case *Neg:

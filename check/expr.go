@@ -471,14 +471,7 @@ func (c *checker) member(m *ast.Member) Expr {
 		return &Const{node: node{src: m}, Value: Scalar(float64(s.N()))}
 	case "d":
 		return &Const{node: node{src: m}, Value: Scalar(float64(s.D()))}
-	case "X":
-		if s.X == nil { // a sparse set: the evaluator reads rows dense
-			if err := s.CheckDense(); err != nil {
-				c.errorf(m, "cannot use %s.X: %v", ds.Name, err)
-				return nil
-			}
-			c.dense[s] = m // converted when the model is valid
-		}
+	case "X": // a sparse set's uses are sorted out by denseSets
 		return &DataField{node: node{shape: Shape{s.N(), s.D()}, dep: DepData, src: m}, Set: ds, Field: "X"}
 	case "y":
 		if s.Y == nil {

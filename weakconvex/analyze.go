@@ -181,7 +181,10 @@ func (a *analyzer) expr(e check.Expr, ix env) (value, error) {
 	fixed := e.Deps()&(check.DepIndex|check.DepData) == 0
 	if fixed {
 		if v, ok := a.fixed[e]; ok {
-			a.record(e, v, a.stats[e].Rule)
+			// recording the same value again changes nothing but the
+			// count, and would cost its length (a vector of 10^5
+			// variables once per data row)
+			a.stats[e].Count++
 			return v, nil
 		}
 	}
@@ -621,13 +624,20 @@ func (a *analyzer) dot(e *check.Call, args []value) (value, string, error) {
 	}
 	out := make([]*fnv, rows)
 	for r := 0; r < rows; r++ {
-		w := make([]float64, cols)
-		fs := make([]*fnv, cols)
+		// the terms with a nonzero weight only (a row of sparse data has
+		// few): sum_j w_j f_j is the same function
+		var w []float64
+		var fs []*fnv
 		for j := 0; j < cols; j++ {
+			var wj float64
+			var fj *fnv
 			if x.isConst() {
-				w[j], fs[j] = x.cst[r*cols+j], y.el[j]
+				wj, fj = x.cst[r*cols+j], y.el[j]
 			} else {
-				w[j], fs[j] = y.cst[j], x.el[r*cols+j]
+				wj, fj = y.cst[j], x.el[r*cols+j]
+			}
+			if wj != 0 {
+				w, fs = append(w, wj), append(fs, fj)
 			}
 		}
 		out[r] = a.linear(fs, w, e)

@@ -182,18 +182,21 @@ func TestDataLimitsEndToEnd(t *testing.T) {
 		"tiny.svm":   "1 1:1\n-1 100000000:0.5\n",
 		"secret.txt": secret,
 		"big.csv":    "a,b\n" + strings.Repeat("1,2\n", 1000),
-		"sparse.qrc": "data D = libsvm(\"tiny.svm\")\nvar w[D.d]\nminimize mean(i in D) D.y[i] * dot(D.X[i], w)\n",
+		"sparse.qrc": "data D = libsvm(\"tiny.svm\")\nvar w\nminimize mean(i in D) D.y[i] * abs(D.X[i, 1] * w)\n",
 		"secret.qrc": "data D = libsvm(\"secret.txt\")\nvar w\nminimize w\n",
 		"big.qrc":    "data D = csv(\"big.csv\")\nvar w\nminimize w\n",
 		"pipe.qrc":   "data D = csv(\"pipe\")\nvar w\nminimize w\n",
 	})
 	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644))
 
-	// A LIBSVM index of 10^8 in a 30-byte file: loaded sparse at once; the
-	// dense view the evaluator needs is refused with its size.
+	// A LIBSVM index of 10^8 in a 30-byte file: loaded sparse at once; an
+	// elementwise use needs the dense matrix, refused with its size.
 	r := qrcIn(t, dir, []string{"QRC_DATA_MEMORY=200MB"}, "check", "sparse.qrc")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, `sparse.qrc:3:36: cannot use D.X: tiny.svm:2:4: a dense 2 × 100000000 matrix of this sparse set (2 nonzeros, density 1e-08) needs about 1.49 GiB, more than the 191 MiB a data set may take (QRC_DATA_MEMORY=200MB); the largest feature index is here`)
+
+	// (A dot product of its rows with a vector runs over the nonzeros and
+	// needs no dense matrix: TestSolveSparseLogistic.)
 
 	// File content is quoted short.
 	r = qrcIn(t, dir, nil, "check", "secret.qrc")

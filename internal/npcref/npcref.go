@@ -6,9 +6,11 @@
 //     over the rows i of class k of sum_{l != k} phi((W[k] - W[l]) . X[i])
 //     with phi(z) = 1/(1+e^z), and its gradient with respect to W;
 //   - Fair computes the logistic-regression-with-fairness model of
-//     examples/fairness.qrc (fair.go).
+//     examples/fairness.qrc (fair.go);
+//   - Logistic computes a logistic regression over a sparse set's CSR rows
+//     (logistic.go; described there).
 //
-// Both keep the data feature-major (X transposed, d x n) with the rows
+// Kernel and Fair keep the data feature-major (X transposed, d x n) with the rows
 // sorted so that every mean runs over one contiguous block of columns,
 // compute scores with serial gonum GEMMs on tiles of at most 192 rows (so
 // gonum starts no goroutines), apply the table-and-polynomial exponential of
