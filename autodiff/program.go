@@ -176,7 +176,7 @@ func (p *Program) link(c *compiler) error {
 	if err := checkArena(c, size); err != nil {
 		return err
 	}
-	p.arena = make([]float64, size)
+	p.arena = allocateArena(p, size)
 	off := 0
 	take := func(n int) []float64 {
 		s := p.arena[off : off+n : off+n]
