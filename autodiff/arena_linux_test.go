@@ -40,27 +40,6 @@ func TestMappedArena(t *testing.T) {
 	runtime.GC()
 	m, p := load(t, "../examples/npc.qrc", opts)
 	require.Equal(t, before+4, mappedArenas.Load(), "every program's arena is mapped")
-	h := npcref.New(set, 10)
-	nf := len(p.Functions())
-	vals := make([]float64, nf)
-	g := make([]float64, p.NumVars())
-	for range 2 {
-		pt := randomPoint(m, rng)
-		require.NoError(t, p.Eval(pt, vals))
-		h.Eval(pt)
-		for f := range nf {
-			r := 4.5
-			if f == 0 {
-				r = 0
-			}
-			require.InDelta(t, h.Vals[f]-r, vals[f], 1e-12)
-			w := make([]float64, nf)
-			w[f] = 1
-			require.NoError(t, p.Gradient(w, g))
-			for j := range g {
-				require.InDelta(t, h.Grads[f][j], g[j], 1e-12, "function %d, element %d", f, j)
-			}
-		}
-	}
+	requireNPCKernel(t, m, p, npcref.New(set, 10), rng, 2)
 	runtime.KeepAlive(p)
 }

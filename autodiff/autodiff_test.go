@@ -160,12 +160,18 @@ func TestNPCAtZeroPendigits(t *testing.T) {
 // hand-written gonum kernel at random points.
 func TestNPCAgainstKernel(t *testing.T) {
 	m, p := load(t, "../examples/npc.qrc", check.Options{})
-	h := npcref.New(m.Data[0].Set, 10)
-	rng := rand.New(rand.NewPCG(3, 4))
+	requireNPCKernel(t, m, p, npcref.New(m.Data[0].Set, 10), rand.New(rand.NewPCG(3, 4)), 3)
+}
+
+// requireNPCKernel checks the values and every subgradient of p, compiled
+// from examples/npc.qrc, against the hand-written kernel h at points
+// random points of m's domain.
+func requireNPCKernel(t *testing.T, m *check.Model, p *Program, h *npcref.Kernel, rng *rand.Rand, points int) {
+	t.Helper()
 	nf := len(p.Functions())
 	vals := make([]float64, nf)
 	g := make([]float64, p.NumVars())
-	for k := 0; k < 3; k++ {
+	for range points {
 		x := randomPoint(m, rng)
 		require.NoError(t, p.Eval(x, vals))
 		h.Eval(x)
@@ -226,6 +232,13 @@ func TestNoAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	requireNoAllocations(t, run)
+}
+
+// requireNoAllocations checks that run (an evaluation and a gradient)
+// allocates nothing once warm, on one core and on 2 and 4.
+func requireNoAllocations(t *testing.T, run func()) {
+	t.Helper()
 	require.Zero(t, testing.AllocsPerRun(20, run), "allocations per Eval+Gradient")
 	// AllocsPerRun runs on one core; count by hand with the worker pool
 	// (started by the first evaluation, outside the counted runs)

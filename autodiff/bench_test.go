@@ -200,14 +200,7 @@ func BenchmarkFairAdult(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("qrc", func(b *testing.B) { fullEval(b, p, x) })
-	b.Run("ref", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			h.Eval(x)
-		}
-	})
-	b.Run("ratio", func(b *testing.B) { benchRatio(b, p, x, func() { h.Eval(x) }) })
+	benchAgainst(b, p, x, func() { h.Eval(x) })
 }
 
 // BenchmarkScale measures a full evaluation of examples/npc.qrc against the
@@ -258,6 +251,19 @@ func loadSparseLogistic(b testing.TB, dir string) (*check.Model, *Program) {
 	return m, p
 }
 
+// benchAgainst runs a full evaluation of p at x ("qrc"), the reference
+// kernel's ("ref") and their ratio from one run ("ratio").
+func benchAgainst(b *testing.B, p *Program, x []float64, ref func()) {
+	b.Run("qrc", func(b *testing.B) { fullEval(b, p, x) })
+	b.Run("ref", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			ref()
+		}
+	})
+	b.Run("ratio", func(b *testing.B) { benchRatio(b, p, x, ref) })
+}
+
 // BenchmarkSparseLogistic measures one full evaluation (value and
 // gradient) of a logistic regression on the generated sparse set, by the
 // compiled program and by the hand-written CSR kernel npcref.Logistic.
@@ -268,12 +274,5 @@ func BenchmarkSparseLogistic(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("qrc", func(b *testing.B) { fullEval(b, p, x) })
-	b.Run("ref", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			h.Eval(x)
-		}
-	})
-	b.Run("ratio", func(b *testing.B) { benchRatio(b, p, x, func() { h.Eval(x) }) })
+	benchAgainst(b, p, x, func() { h.Eval(x) })
 }

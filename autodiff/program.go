@@ -205,29 +205,22 @@ func (p *Program) link(c *compiler) error {
 }
 
 // checkArena refuses a program whose work space of size float64s (a
-// register, its adjoint and aux for every value over every data row, and
-// the sample buffers) would take more than the memory a data set may take
-// (data.MemoryLimit: half the machine's, or QRC_DATA_MEMORY), with a
-// message at the largest instruction.
+// register, its adjoint and aux for every value over every data row) would
+// take more than the memory a data set may take (data.MemoryLimit: half
+// the machine's, or QRC_DATA_MEMORY), with a message at the largest
+// instruction.
 func checkArena(c *compiler, size int) error {
 	limit, why := data.MemoryLimit()
 	need := int64(size) * 8
-	if need <= limit || size < 0 {
+	if need <= limit {
 		return nil
 	}
-	var big *inst
-	for _, in := range c.insts {
-		if big == nil || in.out.fullBatch()*in.out.esize > big.out.fullBatch()*big.out.esize {
-			big = in
-		}
-	}
 	var at ast.Node
-	if big != nil {
-		at = big.src
-	}
 	values := 0
-	if big != nil {
-		values = big.out.fullBatch() * big.out.esize
+	for _, in := range c.insts {
+		if n := in.out.fullBatch() * in.out.esize; n > values {
+			at, values = in.src, n
+		}
 	}
 	c.errorf(at, "evaluating the model needs %s of work space (this expression alone holds %d values, over every data row), more than the limit of %s (%s)",
 		data.FormatBytes(need), values, data.FormatBytes(limit), why)

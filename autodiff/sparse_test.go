@@ -201,20 +201,7 @@ func TestSparseAgreesDense(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	require.Zero(t, testing.AllocsPerRun(20, run), "allocations per Eval+Gradient")
-	for _, procs := range []int{2, 4} { // as in TestNoAllocations
-		runtime.GOMAXPROCS(procs)
-		for range 20 {
-			run()
-		}
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for range 100 {
-			run()
-		}
-		runtime.ReadMemStats(&after)
-		require.Less(t, after.Mallocs-before.Mallocs, uint64(10), "allocations in 100 runs with GOMAXPROCS=%d", procs)
-	}
+	requireNoAllocations(t, run)
 }
 
 // TestSparseCompilerFallback compiles models whose sparse X the checker

@@ -47,7 +47,7 @@ func (s *solver) accurateStep(cur *Point) (next Point, sub subResult, doubled bo
 			if sub.Feasible {
 				// the oracle evaluated its best feasible point already: no
 				// evaluation past the time limit (a second on 10^7 rows)
-				next = Point{X: clone(s.out), T: s.t, F: clone(s.outF), Objective: s.outF[0], Infeasibility: infeasibility(s.outF)}
+				next = pointAt(s.out, s.outF, s.t)
 			}
 			return
 		}

@@ -41,7 +41,7 @@ type solver struct {
 	sampled      bool // the switching oracle runs on minibatch estimates (stochastic phase 1)
 	grace        bool // the polish and the certificate may run GraceTime past the time limit
 	hardDeadline time.Time
-	lastEval     time.Duration // how long the last evaluation took
+	lastEval     time.Duration // how long the last evaluation took (timed with a TimeLimit only)
 
 	al            alState     // the smooth oracle's warm start
 	sb            *smoothBufs // the smooth oracle's work vectors
@@ -112,14 +112,15 @@ func newSolver(p *Problem, x0 []float64, set Settings) (*solver, error) {
 
 // evaluate evaluates x into a new Point numbered t.
 func (s *solver) evaluate(x []float64, t int) (Point, error) {
-	pt := Point{X: clone(x), T: t, Objective: math.NaN(), Infeasibility: math.NaN()}
 	if err := s.eval(x); err != nil {
-		return pt, err
+		return Point{X: clone(x), T: t, Objective: math.NaN(), Infeasibility: math.NaN()}, err
 	}
-	pt.F = clone(s.vals)
-	pt.Objective = pt.F[0]
-	pt.Infeasibility = infeasibility(pt.F)
-	return pt, nil
+	return pointAt(x, s.vals, t), nil
+}
+
+// pointAt is the outer iterate t at x with the values f (both copied).
+func pointAt(x, f []float64, t int) Point {
+	return Point{X: clone(x), T: t, F: clone(f), Objective: f[0], Infeasibility: infeasibility(f)}
 }
 
 func infeasibility(f []float64) float64 {
