@@ -240,6 +240,12 @@ func TestNoAllocations(t *testing.T) {
 func requireNoAllocations(t *testing.T, run func()) {
 	t.Helper()
 	require.Zero(t, testing.AllocsPerRun(20, run), "allocations per Eval+Gradient")
+	if raceEnabled {
+		// 10 in 100 runs under the race detector on a loaded machine, none
+		// of them in this package's code (the memory profile shows none)
+		t.Log("the race detector's runtime allocates: allocations on 2 and 4 cores not counted")
+		return
+	}
 	// AllocsPerRun runs on one core; count by hand with the worker pool
 	// (started by the first evaluation, outside the counted runs)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -56,6 +57,10 @@ func benchNPC(b *testing.B, opts check.Options) {
 		h := npcref.New(m.Data[0].Set, 10)
 		benchRatio(b, p, x, func() { h.Eval(x) })
 	})
+	b.Run("cores", func(b *testing.B) {
+		h := npcref.New(m.Data[0].Set, 10)
+		benchCores(b, p, x, func() { h.Eval(x) })
+	})
 }
 
 // benchRatio alternates a full evaluation by p and one by the reference,
@@ -64,22 +69,7 @@ func benchNPC(b *testing.B, opts check.Options) {
 // work the fastest of many short interleaved runs is what each kernel
 // takes when it gets the cores, and both see the same conditions.
 func benchRatio(b *testing.B, p *Program, x []float64, ref func()) {
-	nf := len(p.Functions())
-	vals := make([]float64, nf)
-	g := make([]float64, p.NumVars())
-	w := make([]float64, nf)
-	full := func() {
-		if err := p.Eval(x, vals); err != nil {
-			b.Fatal(err)
-		}
-		for f := range w {
-			clear(w)
-			w[f] = 1
-			if err := p.Gradient(w, g); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	full := fullEvaluator(b, p, x)
 	full()
 	ref()
 	bestQ, bestR := math.Inf(1), math.Inf(1)
@@ -95,6 +85,63 @@ func benchRatio(b *testing.B, p *Program, x []float64, ref func()) {
 	b.ReportMetric(bestQ*1e6, "qrc-us")
 	b.ReportMetric(bestR*1e6, "ref-us")
 	b.ReportMetric(bestQ/bestR, "qrc/ref")
+}
+
+// fullEvaluator returns a function that runs one full evaluation of p at
+// x: every value, then every function's subgradient.
+func fullEvaluator(b *testing.B, p *Program, x []float64) func() {
+	nf := len(p.Functions())
+	vals := make([]float64, nf)
+	g := make([]float64, p.NumVars())
+	w := make([]float64, nf)
+	return func() {
+		if err := p.Eval(x, vals); err != nil {
+			b.Fatal(err)
+		}
+		for f := range w {
+			clear(w)
+			w[f] = 1
+			if err := p.Gradient(w, g); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// benchCores alternates full evaluations by p and by the reference on one
+// core and on two (GOMAXPROCS 1 and 2), each timed right after an untimed
+// one, as in a solve's run of evaluations, and reports the fastest of each
+// (qrc1-us, qrc2-us, ref1-us, ref2-us) and the speedups from one core to
+// two (qrc-x2, ref-x2), all from one run. Run it with -cpu 2 or more.
+func benchCores(b *testing.B, p *Program, x []float64, ref func()) {
+	full := fullEvaluator(b, p, x)
+	procs := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(procs)
+	if procs < 2 {
+		b.Skip("needs -cpu 2 or more")
+	}
+	var best [2][2]float64 // [qrc, ref][1 core, 2 cores]
+	for k := range best {
+		best[k] = [2]float64{math.Inf(1), math.Inf(1)}
+	}
+	fns := [2]func(){full, ref}
+	for b.Loop() {
+		for c := range 2 {
+			runtime.GOMAXPROCS(c + 1)
+			for k, fn := range fns {
+				fn() // the pool's helpers park after a while on one core; wake them
+				t0 := time.Now()
+				fn()
+				best[k][c] = min(best[k][c], time.Since(t0).Seconds())
+			}
+		}
+	}
+	b.ReportMetric(best[0][0]*1e6, "qrc1-us")
+	b.ReportMetric(best[0][1]*1e6, "qrc2-us")
+	b.ReportMetric(best[1][0]*1e6, "ref1-us")
+	b.ReportMetric(best[1][1]*1e6, "ref2-us")
+	b.ReportMetric(best[0][0]/best[0][1], "qrc-x2")
+	b.ReportMetric(best[1][0]/best[1][1], "ref-x2")
 }
 
 // BenchmarkNPC runs on the shipped synthetic data (3000 rows).
@@ -262,6 +309,7 @@ func benchAgainst(b *testing.B, p *Program, x []float64, ref func()) {
 		}
 	})
 	b.Run("ratio", func(b *testing.B) { benchRatio(b, p, x, ref) })
+	b.Run("cores", func(b *testing.B) { benchCores(b, p, x, ref) })
 }
 
 // BenchmarkSparseLogistic measures one full evaluation (value and

@@ -2,8 +2,8 @@ package autodiff
 
 import (
 	"runtime"
-	"sync"
-	"sync/atomic"
+
+	"github.com/qrc-lang/qrc/internal/workers"
 )
 
 // Evaluation on every core. The instructions that run along the rows of a
@@ -32,6 +32,8 @@ const (
 type seg struct {
 	ax    *axis
 	insts []*inst
+	// active is whether the running pass has work in the segment
+	active bool
 }
 
 // A phase is instructions run in order on the calling goroutine, then
@@ -270,6 +272,7 @@ func (p *Program) linkBlocks() {
 		}
 	}
 	p.items = make([]item, items)
+	p.ends = make([]int, workers.MaxHelpers+1)
 }
 
 // An item is one block of one segment of a phase.
@@ -299,30 +302,42 @@ func (p *Program) run(ph *phase, fwd bool, x []float64) {
 			p.back(in, nil, -1)
 		}
 	}
-	n := 0
+	// the blocks of every active segment, split into one part per worker:
+	// worker w first runs the w-th share of each segment's blocks, the same
+	// rows in every pass, so that they stay in its core's cache
+	blocks := 0
 	for s := range ph.segs {
 		sg := &ph.segs[s]
-		active := fwd
+		sg.active = fwd
 		for _, in := range sg.insts {
-			active = active || p.mark[in.k]
+			sg.active = sg.active || p.mark[in.k]
 		}
-		if !active {
-			continue
-		}
-		sg.ax.split()
-		for b := 0; b < sg.ax.nb; b++ {
-			p.items[n] = item{s, b}
-			n++
+		if sg.active {
+			sg.ax.split()
+			blocks += sg.ax.nb
 		}
 	}
-	if n == 0 {
+	if blocks == 0 {
 		return
 	}
-	j := &p.job
-	j.ph, j.fwd, j.x, j.n = ph, fwd, x, int64(n)
-	j.next.Store(0)
-	dispatch(j, n)
-	j.ph, j.x = nil, nil
+	parts := min(runtime.GOMAXPROCS(0), blocks, len(p.ends))
+	n := 0
+	for w := range parts {
+		for s := range ph.segs {
+			sg := &ph.segs[s]
+			if !sg.active {
+				continue
+			}
+			for b := w * sg.ax.nb / parts; b < (w+1)*sg.ax.nb/parts; b++ {
+				p.items[n] = item{s, b}
+				n++
+			}
+		}
+		p.ends[w] = n
+	}
+	p.cur = current{ph, fwd, x}
+	p.job.RunParts(p.ends[:parts])
+	p.cur = current{}
 	// add up the partial results in block order
 	for s := range ph.segs {
 		sg := &ph.segs[s]
@@ -342,8 +357,16 @@ func (p *Program) run(ph *phase, fwd bool, x []float64) {
 	}
 }
 
-// block runs item i of the job's phase.
-func (p *Program) block(ph *phase, fwd bool, x []float64, i int) {
+// A current is the phase being run, for the workers.
+type current struct {
+	ph  *phase
+	fwd bool
+	x   []float64
+}
+
+// block runs item i of the current phase.
+func (p *Program) block(_, i int) {
+	ph, fwd, x := p.cur.ph, p.cur.fwd, p.cur.x
 	it := p.items[i]
 	sg := &ph.segs[it.seg]
 	a := sg.ax
@@ -420,109 +443,6 @@ func (in *inst) combineBackward() {
 		for b := 0; b < in.bwdAx.nb; b++ {
 			for q, v := range in.slot(b)[:n] {
 				adj[q] += v
-			}
-		}
-	}
-}
-
-// A job is a phase's blocks, taken one at a time by the caller and the
-// pool's workers.
-type job struct {
-	p    *Program
-	ph   *phase
-	fwd  bool
-	x    []float64
-	n    int64
-	next atomic.Int64
-	// state is the dispatch's generation (high 32 bits), whether the caller
-	// has closed it to helpers that have not yet joined, and the helpers
-	// working on it (the low bits)
-	state atomic.Uint64
-	gen   uint32
-}
-
-const closed = 1 << 31
-
-func (j *job) work() {
-	for {
-		i := j.next.Add(1) - 1
-		if i >= j.n {
-			return
-		}
-		j.p.block(j.ph, j.fwd, j.x, int(i))
-	}
-}
-
-// A ticket asks a worker to help with dispatch gen of job j.
-type ticket struct {
-	j   *job
-	gen uint32
-}
-
-// The worker pool, shared by every program, grows to GOMAXPROCS-1 workers
-// the first time that many are wanted; they live as long as the process.
-var pool struct {
-	mu      sync.Mutex
-	started int
-	tickets chan ticket
-}
-
-// maxHelpers bounds the pool.
-const maxHelpers = 63
-
-// dispatch runs the job's n items on the caller and up to GOMAXPROCS-1
-// workers and returns when all are done. Workers that have not joined by
-// the time the caller has run out of items are not waited for (on a busy
-// machine they may not get a core for a while): they find the dispatch
-// closed and skip it.
-func dispatch(j *job, n int) {
-	helpers := min(runtime.GOMAXPROCS(0), n, maxHelpers+1) - 1
-	if helpers <= 0 {
-		j.work()
-		return
-	}
-	pool.mu.Lock()
-	if pool.tickets == nil {
-		pool.tickets = make(chan ticket, maxHelpers)
-	}
-	for pool.started < helpers {
-		pool.started++
-		go worker(pool.tickets)
-	}
-	pool.mu.Unlock()
-	j.gen++
-	j.state.Store(uint64(j.gen) << 32)
-	for range helpers {
-		select {
-		case pool.tickets <- ticket{j, j.gen}:
-		default: // the workers are behind; do with fewer
-		}
-	}
-	j.work()
-	for {
-		s := j.state.Load()
-		if j.state.CompareAndSwap(s, s|closed) {
-			break
-		}
-	}
-	// the helpers that joined are finishing their last block
-	for j.state.Load()&(closed-1) != 0 {
-		runtime.Gosched()
-	}
-}
-
-func worker(tickets <-chan ticket) {
-	for t := range tickets {
-		j := t.j
-		for {
-			s := j.state.Load()
-			if uint32(s>>32) != t.gen || s&closed != 0 {
-				break
-			}
-			if j.state.CompareAndSwap(s, s+1) {
-				j.work()
-				j.state.Add(^uint64(0)) // leave
-				break
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/data"
 	"github.com/qrc-lang/qrc/format"
+	"github.com/qrc-lang/qrc/internal/workers"
 )
 
 // Program is a compiled model. See the package documentation.
@@ -27,11 +28,13 @@ type Program struct {
 	resamp  [][]*reg // per sampleable axis, the constant registers over it
 	evaled  bool
 
-	fwd, bwd []phase   // the passes' schedules (parallel.go)
-	items    []item    // the blocks of the phase being run
-	job      job       // the phase being run, for the workers
-	g        []float64 // Gradient's output while it runs
-	keep     bool      // keep the adjoints after the reverse pass (for a diagnosis)
+	fwd, bwd []phase     // the passes' schedules (parallel.go)
+	items    []item      // the blocks of the phase being run, by worker
+	ends     []int       // where each worker's part of items ends
+	job      workers.Job // runs the blocks of a phase on every core
+	cur      current     // the phase being run, for the workers
+	g        []float64   // Gradient's output while it runs
+	keep     bool        // keep the adjoints after the reverse pass (for a diagnosis)
 }
 
 // Compile compiles a checked model. The error, when not nil, is a diag.List
@@ -76,7 +79,7 @@ func (p *Program) finish(c *compiler) (*Program, error) {
 		return nil, err
 	}
 	p.linkBlocks()
-	p.job.p = p
+	p.job.Fn = p.block
 	return p, nil
 }
 

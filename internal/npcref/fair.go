@@ -3,14 +3,13 @@ package npcref
 import (
 	"fmt"
 	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/qrc-lang/qrc/data"
 	"github.com/qrc-lang/qrc/internal/vmath"
+	"github.com/qrc-lang/qrc/internal/workers"
 )
 
 // Fair computes the model of examples/fairness.qrc on labels y in {-1, 1}
@@ -36,7 +35,10 @@ type Fair struct {
 	adj     []float64    // 3 x N: d f / d z per row
 	sums    [][3]float64 // per tile of rows: the partial sums of the three means
 	g, gt   []float64    // 3 x D, the gradients' storage, and D x 3 for G^T
-	next    atomic.Int64
+	x       []float64    // the point of the running Eval
+	cols    [][2]int     // the gradients' columns, cut in halves for two workers
+	rowJob  workers.Job  // the tiles of rows
+	colJob  workers.Job  // the gradients' columns
 }
 
 // NewFair returns the kernel for set with group column group (0 or 1 per
@@ -52,6 +54,10 @@ func NewFair(set *data.Set, group []float64, beta, r float64) (*Fair, error) {
 	for f := range h.Grads {
 		h.Grads[f] = h.g[f*d : (f+1)*d]
 	}
+	h.rowJob.Fn = func(_, t int) { h.rowTile(t) }
+	h.colJob.Fn = func(_, c int) { h.grads(h.cols[c][0], h.cols[c][1]) }
+	half := (d + 1) / 2
+	h.cols = [][2]int{{0, half}, {half, d}}
 	var order []int
 	for _, g := range []float64{0, 1} {
 		for i, v := range group {
@@ -80,10 +86,10 @@ func NewFair(set *data.Set, group []float64, beta, r float64) (*Fair, error) {
 }
 
 // Eval computes the three values and gradients at x (len D), the tiles of
-// rows, then the gradients' columns, spread over GOMAXPROCS goroutines.
+// rows, then the gradients' columns, spread over the worker pool.
 func (h *Fair) Eval(x []float64) {
-	workers := min(runtime.GOMAXPROCS(0), len(h.sums))
-	h.parallel(workers, func() { h.rows(x) })
+	h.x = x
+	h.rowJob.Run(len(h.sums))
 	var v [3]float64
 	for _, s := range h.sums { // in tile order
 		for f := range v {
@@ -95,83 +101,50 @@ func (h *Fair) Eval(x []float64) {
 	h.Vals[2] = v[2] - h.R
 	// the gradients as one GEMM, G (3 x D) = A (3 x N) Xt^T, its columns cut
 	// in two halves for two workers
-	half := (h.D + 1) / 2
-	cols := [][2]int{{0, half}, {half, h.D}}
-	if workers < 2 {
-		cols = [][2]int{{0, h.D}}
+	if runtime.GOMAXPROCS(0) < 2 {
+		h.grads(0, h.D)
+	} else {
+		h.colJob.Run(len(h.cols))
 	}
-	h.parallel(len(cols), func() {
-		for {
-			c := int(h.next.Add(1) - 1)
-			if c >= len(cols) {
-				return
-			}
-			h.grads(cols[c][0], cols[c][1])
-		}
-	})
+	h.x = nil
 }
 
-// parallel runs f on the caller and workers-1 goroutines.
-func (h *Fair) parallel(workers int, f func()) {
-	h.next.Store(0)
-	if workers <= 1 {
-		f()
-		return
-	}
-	var wg sync.WaitGroup
-	for range workers - 1 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f()
-		}()
-	}
-	f()
-	wg.Wait()
-}
-
-// rows takes tiles of rows: margins by one serial GEMV, then every sigmoid
-// and derivative from one exponential per row.
-func (h *Fair) rows(x []float64) {
-	n := h.N
+// rowTile computes tile t of rows: margins by one serial GEMV, then every
+// sigmoid and derivative from one exponential per row.
+func (h *Fair) rowTile(t int) {
+	n, x := h.N, h.x
 	inv, inv0, inv1 := 1/float64(n), 1/float64(h.N0), 1/float64(n-h.N0)
 	a0, a1, a2 := h.adj[:n], h.adj[n:2*n], h.adj[2*n:]
-	for {
-		t := int(h.next.Add(1) - 1)
-		if t >= len(h.sums) {
-			return
+	lo := t * tile
+	hi := min(lo+tile, n)
+	X := blas64.General{Rows: h.D, Cols: hi - lo, Stride: n, Data: h.Xt[lo:]}
+	blas64.Gemv(blas.Trans, 1, X, blas64.Vector{N: h.D, Inc: 1, Data: x}, 0, blas64.Vector{N: hi - lo, Inc: 1, Data: h.z[lo:hi]})
+	var s [3]float64
+	// sigma(z), sigma(-z) and the derivative, from one exponential
+	spt, smt, dt := h.sp[lo:hi], h.sm[lo:hi], h.d[lo:hi]
+	vmath.SigmoidTerms(h.z[lo:hi], spt, smt, dt)
+	for i := lo; i < hi; i++ {
+		sp, sm, d := spt[i-lo], smt[i-lo], dt[i-lo]
+		// phi(y z) = sigma(-y z)
+		if h.Y[i] > 0 {
+			s[0] += sm
+		} else {
+			s[0] += sp
 		}
-		lo := t * tile
-		hi := min(lo+tile, n)
-		X := blas64.General{Rows: h.D, Cols: hi - lo, Stride: n, Data: h.Xt[lo:]}
-		blas64.Gemv(blas.Trans, 1, X, blas64.Vector{N: h.D, Inc: 1, Data: x}, 0, blas64.Vector{N: hi - lo, Inc: 1, Data: h.z[lo:hi]})
-		var s [3]float64
-		// sigma(z), sigma(-z) and the derivative, from one exponential
-		spt, smt, dt := h.sp[lo:hi], h.sm[lo:hi], h.d[lo:hi]
-		vmath.SigmoidTerms(h.z[lo:hi], spt, smt, dt)
-		for i := lo; i < hi; i++ {
-			sp, sm, d := spt[i-lo], smt[i-lo], dt[i-lo]
-			// phi(y z) = sigma(-y z)
-			if h.Y[i] > 0 {
-				s[0] += sm
-			} else {
-				s[0] += sp
-			}
-			a0[i] = -h.Y[i] * d * inv
-			if i < h.N0 {
-				s[1] += sp * inv0
-				s[2] += h.Beta * sm * inv0
-				a1[i] = d * inv0
-				a2[i] = -h.Beta * d * inv0
-			} else {
-				s[1] += h.Beta * sm * inv1
-				s[2] += sp * inv1
-				a1[i] = -h.Beta * d * inv1
-				a2[i] = d * inv1
-			}
+		a0[i] = -h.Y[i] * d * inv
+		if i < h.N0 {
+			s[1] += sp * inv0
+			s[2] += h.Beta * sm * inv0
+			a1[i] = d * inv0
+			a2[i] = -h.Beta * d * inv0
+		} else {
+			s[1] += h.Beta * sm * inv1
+			s[2] += sp * inv1
+			a1[i] = -h.Beta * d * inv1
+			a2[i] = d * inv1
 		}
-		h.sums[t] = s
 	}
+	h.sums[t] = s
 }
 
 // grads computes columns lo..hi-1 of the three gradients.

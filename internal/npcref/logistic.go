@@ -3,10 +3,10 @@ package npcref
 import (
 	"fmt"
 	"runtime"
-	"sync"
 
 	"github.com/qrc-lang/qrc/data"
 	"github.com/qrc-lang/qrc/internal/vmath"
+	"github.com/qrc-lang/qrc/internal/workers"
 )
 
 // Logistic computes logistic regression on a sparse set (labels y in
@@ -28,6 +28,9 @@ type Logistic struct {
 	dz   []float64 // the losses' derivatives in z
 	vals []float64 // per chunk, its sum of losses
 	part [][]float64
+	w    []float64   // the point of the running Eval
+	p    int         // the chunks of the running Eval
+	job  workers.Job // the chunks
 }
 
 // NewLogistic returns the kernel for a sparse set with labels.
@@ -36,7 +39,9 @@ func NewLogistic(set *data.Set) (*Logistic, error) {
 		return nil, fmt.Errorf("npcref: Logistic needs a sparse set with labels")
 	}
 	n := set.N()
-	return &Logistic{M: set.Sparse, Y: set.Y, Grad: make([]float64, set.D()), z: make([]float64, n), dz: make([]float64, n)}, nil
+	h := &Logistic{M: set.Sparse, Y: set.Y, Grad: make([]float64, set.D()), z: make([]float64, n), dz: make([]float64, n)}
+	h.job.Fn = func(_, c int) { h.chunk(c) }
+	return h, nil
 }
 
 // Eval computes Val and Grad at w (len d).
@@ -47,40 +52,9 @@ func (h *Logistic) Eval(w []float64) {
 		h.part = append(h.part, make([]float64, len(h.Grad)))
 		h.vals = append(h.vals, 0)
 	}
-	chunk := func(c int) {
-		lo, hi := c*n/p, (c+1)*n/p
-		m := h.M
-		for i := lo; i < hi; i++ {
-			t := 0.0
-			for k := m.RowPtr[i]; k < m.RowPtr[i+1]; k++ {
-				t += m.Val[k] * w[m.ColIdx[k]]
-			}
-			h.z[i] = -h.Y[i] * t
-		}
-		vmath.LogisticDeriv(h.z[lo:hi], h.z[lo:hi], h.dz[lo:hi])
-		s := 0.0
-		g := h.part[c]
-		clear(g)
-		inv := 1 / float64(n)
-		for i := lo; i < hi; i++ {
-			s += h.z[i]
-			a := -h.Y[i] * h.dz[i] * inv
-			for k := m.RowPtr[i]; k < m.RowPtr[i+1]; k++ {
-				g[m.ColIdx[k]] += a * m.Val[k]
-			}
-		}
-		h.vals[c] = s
-	}
-	if p == 1 {
-		chunk(0)
-	} else {
-		var wg sync.WaitGroup
-		for c := 1; c < p; c++ {
-			wg.Go(func() { chunk(c) })
-		}
-		chunk(0)
-		wg.Wait()
-	}
+	h.w, h.p = w, p
+	h.job.Run(p)
+	h.w = nil
 	h.Val = 0
 	copy(h.Grad, h.part[0])
 	for c := range p {
@@ -92,4 +66,32 @@ func (h *Logistic) Eval(w []float64) {
 		}
 	}
 	h.Val /= float64(n)
+}
+
+// chunk computes chunk c of the running Eval's rows: its margins, losses
+// and derivatives, its sum and its part of the gradient.
+func (h *Logistic) chunk(c int) {
+	n, p, w := h.M.Rows, h.p, h.w
+	lo, hi := c*n/p, (c+1)*n/p
+	m := h.M
+	for i := lo; i < hi; i++ {
+		t := 0.0
+		for k := m.RowPtr[i]; k < m.RowPtr[i+1]; k++ {
+			t += m.Val[k] * w[m.ColIdx[k]]
+		}
+		h.z[i] = -h.Y[i] * t
+	}
+	vmath.LogisticDeriv(h.z[lo:hi], h.z[lo:hi], h.dz[lo:hi])
+	s := 0.0
+	g := h.part[c]
+	clear(g)
+	inv := 1 / float64(n)
+	for i := lo; i < hi; i++ {
+		s += h.z[i]
+		a := -h.Y[i] * h.dz[i] * inv
+		for k := m.RowPtr[i]; k < m.RowPtr[i+1]; k++ {
+			g[m.ColIdx[k]] += a * m.Val[k]
+		}
+	}
+	h.vals[c] = s
 }

@@ -20,14 +20,13 @@ package npcref
 
 import (
 	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/qrc-lang/qrc/data"
 	"github.com/qrc-lang/qrc/internal/vmath"
+	"github.com/qrc-lang/qrc/internal/workers"
 )
 
 // tile is the most rows whose scores one GEMM computes.
@@ -43,7 +42,8 @@ type Kernel struct {
 	Grads [][]float64 // d loss(k) / d W, K x D row-major, after Eval
 	adj   []float64   // K x N: column i holds d loss(k) / d scores of row i
 	s     [][]float64 // per worker: the scores of one tile, K x tile, and two tiles of scratch
-	next  atomic.Int64
+	w     []float64   // the point of the running Eval
+	job   workers.Job // the classes
 }
 
 // ClassRows returns, for each class k = 1..K, the rows of set labelled k.
@@ -82,9 +82,7 @@ func NewSized(K, d int, sizes []int) *Kernel {
 	n := h.Off[K]
 	h.Xt = make([]float64, d*n)
 	h.adj = make([]float64, K*n)
-	for range runtime.GOMAXPROCS(0) {
-		h.s = append(h.s, make([]float64, (K+2)*tile))
-	}
+	h.job.Fn = func(g, k int) { h.class(h.w, k, h.s[g]) }
 	return h
 }
 
@@ -102,34 +100,14 @@ func (h *Kernel) Gather(set *data.Set, k int, rows []int) {
 }
 
 // Eval computes every loss(k) and its gradient at W (K x D row-major),
-// the classes spread over GOMAXPROCS goroutines.
+// the classes spread over the worker pool.
 func (h *Kernel) Eval(w []float64) {
-	h.next.Store(0)
-	workers := min(runtime.GOMAXPROCS(0), h.K, len(h.s))
-	if workers <= 1 {
-		h.work(w, 0)
-		return
+	for len(h.s) < runtime.GOMAXPROCS(0) {
+		h.s = append(h.s, make([]float64, (h.K+2)*tile))
 	}
-	var wg sync.WaitGroup
-	for g := 1; g < workers; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			h.work(w, g)
-		}()
-	}
-	h.work(w, 0)
-	wg.Wait()
-}
-
-func (h *Kernel) work(w []float64, g int) {
-	for {
-		k := int(h.next.Add(1) - 1)
-		if k >= h.K {
-			return
-		}
-		h.class(w, k, h.s[g])
-	}
+	h.w = w
+	h.job.Run(h.K)
+	h.w = nil
 }
 
 // class computes loss(k) and its gradient.
