@@ -124,6 +124,11 @@ type DataSet struct {
 	Path     string // the file actually read (after --data overrides)
 	Override bool   // Path came from --data
 	Set      *data.Set
+	// DenseAt is, for a set stored sparse that the model needs as a dense
+	// matrix, the first use of its X that needs it (the set is converted);
+	// the zero Pos otherwise: a dense set, or a sparse one that the program
+	// reads over its nonzeros.
+	DenseAt ast.Pos
 }
 
 // Param is a parameter with its value.

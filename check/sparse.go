@@ -179,6 +179,12 @@ func (c *checker) denseSets() {
 		}
 		if _, err := s.Dense(); err != nil {
 			c.errorf(u.at, "cannot convert %s to a dense matrix: %v", s.Path, err)
+			continue
+		}
+		for _, d := range c.m.Data {
+			if d.Set == s {
+				d.DenseAt = u.at.Pos()
+			}
 		}
 	}
 }

@@ -59,6 +59,13 @@ type Data struct {
 	LabelMin       float64  `json:"label_min"`
 	LabelMax       float64  `json:"label_max"`
 	Columns        []string `json:"columns"` // named columns (CSV), sorted
+	// Storage is how the program reads the features: "dense", "sparse"
+	// (CSR, over the nonzeros) or "made dense" (a sparse file that the
+	// model needs as a dense matrix, at DenseAt). Nonzeros counts the
+	// stored entries of a sparse file (0 for a dense one).
+	Storage  string `json:"storage"`
+	Nonzeros int    `json:"nonzeros"`
+	DenseAt  string `json:"dense_at"` // file:line:col, or ""
 }
 
 // MaxLabels is the most distinct label values listed in Data.Labels.
@@ -157,7 +164,13 @@ func Of(file string, m *check.Model, diags diag.List) *Summary {
 			cols = append(cols, name)
 		}
 		slices.Sort(cols)
-		ds := Data{Name: d.Name, Loader: d.Loader, Path: d.Path, Rows: d.Set.N(), Features: d.Set.D(), Columns: cols}
+		ds := Data{Name: d.Name, Loader: d.Loader, Path: d.Path, Rows: d.Set.N(), Features: d.Set.D(), Columns: cols, Storage: "dense"}
+		if d.Set.IsSparse() {
+			ds.Storage, ds.Nonzeros = "sparse", d.Set.Sparse.NNZ()
+			if d.DenseAt.IsValid() {
+				ds.Storage, ds.DenseAt = "made dense", d.DenseAt.String()
+			}
+		}
 		if labels := d.Set.Labels(); len(labels) > 0 {
 			ds.DistinctLabels, ds.LabelMin, ds.LabelMax = len(labels), labels[0], labels[len(labels)-1]
 			if len(labels) <= MaxLabels {
@@ -390,7 +403,7 @@ func (s *Summary) Text(w io.Writer) {
 	if len(s.Data) > 0 {
 		section("data sets")
 		for _, d := range s.Data {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%d rows, %d features, %s\n", d.Name, d.Loader, d.Path, d.Rows, d.Features, labelText(d))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%d rows, %d features, %s%s\n", d.Name, d.Loader, d.Path, d.Rows, d.Features, labelText(d), storageText(d))
 		}
 	}
 	if len(s.Params) > 0 {
@@ -472,4 +485,18 @@ func meansText(ms []Mean) string {
 		word = "means"
 	}
 	return word + " over " + strings.Join(parts, ", ")
+}
+
+// storageText says how a sparse file's features are read ("" for a dense
+// file).
+func storageText(d Data) string {
+	if d.Nonzeros == 0 && d.Storage == "dense" {
+		return ""
+	}
+	share := float64(d.Nonzeros) / (float64(d.Rows) * float64(max(1, d.Features)))
+	text := fmt.Sprintf("; sparse, %d nonzeros (%.2g%%)", d.Nonzeros, 100*share)
+	if d.Storage == "made dense" {
+		return text + ", made dense for the use of X at " + d.DenseAt
+	}
+	return text + ", read over the nonzeros"
 }

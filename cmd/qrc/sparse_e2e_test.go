@@ -84,3 +84,50 @@ minimize mean(i in D) log(1 + exp(-D.y[i] * dot(w, D.X[i]))) + 0.0005 * sum(j in
 	assert.Contains(t, r.stderr, "wide.qrc:3:27: cannot use D.X: wide.svm:1000:")
 	assert.Contains(t, r.stderr, "a dense 1000 × 4000 matrix of this sparse set (1000 nonzeros, density 0.00025) needs about 30.5 MiB")
 }
+
+// TestCheckSaysStorage checks that `qrc check` says whether a sparse file
+// is read over its nonzeros or made dense, and where the model needs the
+// dense matrix, in the text and in --json.
+func TestCheckSaysStorage(t *testing.T) {
+	// 200 rows of 100 features, one nonzero each: 1% dense, stored sparse
+	var b strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&b, "%d %d:1.5\n", 1-2*(i%2), i%100+1)
+	}
+	dir := writeFiles(t, map[string]string{
+		"s.svm":     b.String(),
+		"dot.qrc":   "data D = libsvm(\"s.svm\")\nvar w[D.d] in box(-1, 1)\nminimize mean(i in D) log(1 + exp(-D.y[i] * dot(w, D.X[i])))\n",
+		"elem.qrc":  "data D = libsvm(\"s.svm\")\nvar w[D.d] in box(-1, 1)\nminimize mean(i in D) abs(D.X[i, 4] * w[4])\n",
+		"dense.csv": "y,a,b\n1,0.5,2\n-1,1,3\n",
+		"csv.qrc":   "data D = csv(\"dense.csv\", label = \"y\")\nvar w[D.d] in box(-1, 1)\nminimize mean(i in D) log(1 + exp(-D.y[i] * dot(w, D.X[i])))\n",
+	})
+	r := qrcIn(t, dir, nil, "check", "dot.qrc")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "200 rows, 100 features, labels -1, 1; sparse, 200 nonzeros (1%), read over the nonzeros")
+	r = qrcIn(t, dir, nil, "check", "elem.qrc")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "sparse, 200 nonzeros (1%), made dense for the use of X at elem.qrc:3:27")
+
+	type dataJSON struct {
+		Storage  string `json:"storage"`
+		Nonzeros int    `json:"nonzeros"`
+		DenseAt  string `json:"dense_at"`
+	}
+	for _, c := range []struct {
+		file string
+		want dataJSON
+	}{
+		{"dot.qrc", dataJSON{"sparse", 200, ""}},
+		{"elem.qrc", dataJSON{"made dense", 200, "elem.qrc:3:27"}},
+		{"csv.qrc", dataJSON{"dense", 0, ""}},
+	} {
+		r = qrcIn(t, dir, nil, "check", "--json", c.file)
+		require.Equal(t, 0, r.code, r.stderr)
+		var out struct{ Data []dataJSON }
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &out), r.stdout)
+		require.Len(t, out.Data, 1)
+		assert.Equal(t, c.want, out.Data[0], c.file)
+	}
+	r = qrcIn(t, dir, nil, "check", "csv.qrc")
+	assert.NotContains(t, r.stdout, "sparse")
+}
