@@ -36,8 +36,9 @@ var (
 	Smooth Method = iqrcMethod{name: "smooth", oracle: solve.Smooth}
 	// Bundle is IQRC with the bundle oracle.
 	Bundle Method = iqrcMethod{name: "bundle", oracle: solve.Bundle}
-	// Dynamic is IQRC with dynamic sampling: the accurate oracle on
-	// growing samples of the data means' rows, then on all of them.
+	// Dynamic is IQRC with dynamic sampling: the accurate oracle on a
+	// sample of the data means' rows with control variates from all rows
+	// (or on growing samples), then on all of them.
 	Dynamic Method = iqrcMethod{name: "dynamic", oracle: solve.Dynamic}
 	// Penalty is the exact penalty trust-region method of Cartis, Gould &
 	// Toint (package penalty), the paper's baseline. It uses the settings'

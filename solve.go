@@ -286,7 +286,7 @@ func (c *solveConfig) restartSettings(seed uint64) solve.Restarts {
 }
 
 // chooseOracle resolves the oracle o (nil: auto): auto picks the dynamic
-// oracle (the accurate one on growing samples of the rows, finishing on
+// oracle (the accurate one on samples of the rows, finishing on
 // all of them; docs/solver.md) when the data means are large
 // (AutoStochasticRows), else the smooth oracle for a model whose functions
 // are all differentiable and the bundle oracle for one with kinks, and
@@ -329,7 +329,7 @@ func (c *solveConfig) chooseOracle(o solve.Oracle, m *check.Model, prog *autodif
 		}
 		// each stage is a sample-average problem, so biased means are
 		// no obstacle, unlike for the stochastic oracle's minibatches
-		note(true, "oracle dynamic (auto: the data means run over %d rows, at least %d): %s on growing samples of the rows, then on all of them", rows, AutoStochasticRows, accurate())
+		note(true, "oracle dynamic (auto: the data means run over %d rows, at least %d): %s on samples of the rows, then on all of them", rows, AutoStochasticRows, accurate())
 		return solve.Dynamic, nil
 	}
 	if len(biased) > 0 && !c.allowBiased {

@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -23,6 +24,18 @@ import (
 // ordinary solve on every row from there, and its result, certificate and
 // status are the ones returned: a feasible point of the full problem,
 // converged only when its certificate (on every row) proves it.
+//
+// That was the schedule until the control variates (Settings.SampleRounds
+// negative keeps it). By default the stages before the last are
+// DynamicRounds rounds on the first sample only, each on the sample's
+// functions corrected at the round's start point xs by one pass on every
+// row (corrected): f_S(x) - f_S(xs) + f(xs) + <g(xs) - g_S(xs), x - xs>.
+// The corrected functions agree with the data's in value and gradient at
+// xs, so a round's answer is wrong only by the sample's error in the
+// curvature, not in the values: on the 10^6-row benchmark the first
+// round's point is feasible on every row within 0.003% of the optimum
+// after about 6 passes, where the growing samples needed 70 for 0.01%
+// (docs/performance.md).
 
 // Subsampler is an optional interface of a Problem's Sampler that the
 // Dynamic oracle needs: fixed uniform subsamples of the data means' rows.
@@ -45,8 +58,11 @@ const (
 	// the sampled row sets.
 	DynamicStartRows = 10000
 	// DynamicGrowth is the factor by which each sample is larger than the
-	// last.
+	// last (when SampleRounds is negative).
 	DynamicGrowth = 10
+	// DynamicRounds is the default number of rounds with control variates
+	// on the first sample.
+	DynamicRounds = 2
 )
 
 // Stage is what one stage of the Dynamic oracle did.
@@ -74,6 +90,10 @@ type Stage struct {
 	Objective, Infeasibility float64
 	// Time is the stage's wall-clock time.
 	Time time.Duration
+	// CorrectionPasses counts, for a round with control variates
+	// (Settings.SampleRounds), the evaluations on every row that set its
+	// functions' corrections (included in Passes).
+	CorrectionPasses float64
 }
 
 // Passes returns the work of the stages in evaluations on all rows.
@@ -230,7 +250,13 @@ func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		return res, pre, nil
 	}
 	sub := *p
-	sub.Sampler = nil // the stage's sample stays selected: the solver must not reset it
+	sub.Sampler = nil         // the stage's sample stays selected: the solver must not reset it
+	cv := s.SampleRounds >= 0 // control variates on the first sample
+	rounds := 1
+	if cv {
+		sizes = sizes[:1]
+		rounds = cmp.Or(s.SampleRounds, DynamicRounds)
+	}
 	for _, n := range sizes {
 		if _, ok := remaining(); !ok {
 			break
@@ -242,23 +268,54 @@ func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		}
 		frac := float64(got) / float64(rows)
 		eps := full.Eps * math.Sqrt(float64(rows)/float64(got))
-		res, pre, err := stage(&sub, frac, eps, stageName(frac))
-		if err != nil {
-			return nil, err
+		for r := range rounds {
+			q, name := &sub, stageName(frac)
+			var corr Stats
+			if cv {
+				if _, ok := remaining(); !ok {
+					break
+				}
+				cq, fv, err := corrected(&sub, ss, frac, x, &corr)
+				if err != nil {
+					return nil, fmt.Errorf("solve: %w", err)
+				}
+				if s.Recorder != nil {
+					// the correction's values are on every row: an exact record
+					it := Iteration{T: t, Elapsed: time.Since(began), X: x, Objective: fv[0], Infeasibility: infeasibility(fv), Method: "full"}
+					if g, i := maxConstraint(fv); g > 0 {
+						it.MaxViolated = i
+					}
+					if err := s.Recorder.Record(it); err != nil {
+						return haltedStages(p, ss, &Result{Status: Interrupted, Point: Point{X: clone(x)}, RhoHat: rhoHat, Rho: rho, Err: err}, stages, stats, began, t, full.Eps, began.Add(s.TimeLimit+GraceTime))
+					}
+				}
+				q, name = cq, name+"cv"
+				// the surrogate is exact to first order at x: each round
+				// may ask more of it
+				eps = max(full.Eps, full.Eps*math.Sqrt(float64(rows)/float64(got))/math.Pow(4, float64(r)))
+			}
+			res, pre, err := stage(q, frac, eps, name)
+			if err != nil {
+				return nil, err
+			}
+			addStats(&res.Stats, pre)
+			addStats(&stats, res.Stats)
+			addStats(&stats, corr)
+			st := stageOf(res, ss, got, frac, eps, 0)
+			st.RestoreEvals, st.RestoreGrads = pre.Evals, pre.Grads
+			st.Time = time.Since(stageBegan)
+			st.CorrectionPasses = float64(corr.Evals)
+			st.Passes += st.CorrectionPasses
+			stages = append(stages, st)
+			t += res.Stats.Outer + res.Stats.Phase1Outer
+			switch res.Status {
+			case NumericalError, TimeLimit, Interrupted:
+				return haltedStages(p, ss, res, stages, stats, began, t, full.Eps, began.Add(s.TimeLimit+GraceTime))
+			}
+			copy(x, res.X)
+			rhoHat, rho = res.RhoHat, res.Rho
+			stageBegan = time.Now()
 		}
-		addStats(&res.Stats, pre)
-		addStats(&stats, res.Stats)
-		st := stageOf(res, ss, got, frac, eps, 0)
-		st.RestoreEvals, st.RestoreGrads = pre.Evals, pre.Grads
-		st.Time = time.Since(stageBegan)
-		stages = append(stages, st)
-		t += res.Stats.Outer + res.Stats.Phase1Outer
-		switch res.Status {
-		case NumericalError, TimeLimit, Interrupted:
-			return haltedStages(p, ss, res, stages, stats, began, t, full.Eps, began.Add(s.TimeLimit+GraceTime))
-		}
-		copy(x, res.X)
-		rhoHat, rho = res.RhoHat, res.Rho
 	}
 	// the last stage: every row, from the last sample's point
 	ss.Full()
@@ -503,4 +560,88 @@ func solveSPD(a, b []float64, n int) ([]float64, bool) {
 		b[i] = s / a[i*n+i]
 	}
 	return b, true
+}
+
+// corrected returns q on a fixed sample of frac of the rows with control
+// variates at xs: every function f_S of the sample is replaced by
+//
+//	f_S(x) - f_S(xs) + f(xs) + <g(xs) - g_S(xs), x - xs>,
+//
+// whose subgradient is g_S(x) - g_S(xs) + g(xs),
+// f and g on every row, so that the sample's functions agree with the
+// data's in value and gradient at xs and differ from them by the error of
+// the sample's curvature only. This is the variance reduction of SVRG
+// (Johnson & Zhang 2013) applied to the subproblem instead of a minibatch
+// step: one pass on every row per round, then a solve on the sample. It
+// costs one evaluation and M+1 reverse passes on every row, and as many on
+// the sample, counted in st (Evals counts the evaluations on every row
+// only). It returns the values on every row at xs too, and leaves the
+// sample selected.
+func corrected(q *Problem, ss Subsampler, frac float64, xs []float64, st *Stats) (*Problem, []float64, error) {
+	m := q.M + 1
+	full, samp := make([]float64, m), make([]float64, m)
+	gFull, gSamp := make([][]float64, m), make([][]float64, m)
+	w := make([]float64, m)
+	jac := func(vals []float64, gs [][]float64) error {
+		if err := q.Eval(xs, vals); err != nil {
+			return err
+		}
+		for f := range m {
+			clear(w)
+			w[f] = 1
+			gs[f] = make([]float64, q.N)
+			if err := q.Grad(w, gs[f]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	ss.Full()
+	if err := jac(full, gFull); err != nil {
+		return nil, nil, err
+	}
+	st.Evals++
+	st.Grads += m
+	if _, err := ss.Subsample(frac); err != nil {
+		return nil, nil, err
+	}
+	if err := jac(samp, gSamp); err != nil {
+		return nil, nil, err
+	}
+	shift := make([]float64, m)
+	for f := range m {
+		shift[f] = full[f] - samp[f]
+		for j := range gFull[f] {
+			gFull[f][j] -= gSamp[f][j] // now the gradient's correction
+		}
+	}
+	cq := *q
+	xs = clone(xs)
+	cq.Eval = func(x, vals []float64) error {
+		if err := q.Eval(x, vals); err != nil {
+			return err
+		}
+		for f := range vals {
+			lin := 0.0
+			for j, c := range gFull[f] {
+				lin += c * (x[j] - xs[j])
+			}
+			vals[f] += shift[f] + lin
+		}
+		return nil
+	}
+	cq.Grad = func(w, g []float64) error {
+		if err := q.Grad(w, g); err != nil {
+			return err
+		}
+		for f, wf := range w {
+			if wf != 0 {
+				for j, c := range gFull[f] {
+					g[j] += wf * c
+				}
+			}
+		}
+		return nil
+	}
+	return &cq, full, nil
 }

@@ -138,13 +138,14 @@ func (d *rowsData) answer() (x [2]float64, obj float64) {
 	return x, vals[0]
 }
 
-// The dynamic oracle on 100 000 rows: one stage on 10 000 of them, then
-// all rows; it ends converged, exactly feasible, at the known answer, as
-// the smooth oracle on all rows does.
+// The dynamic oracle with growing samples (SampleRounds < 0) on 100 000
+// rows: one stage on 10 000 of them, then all rows; it ends converged,
+// exactly feasible, at the known answer, as the smooth oracle on all rows
+// does.
 func TestDynamicKnownAnswer(t *testing.T) {
 	d := newRowsData(100_000, 5)
 	want, wantObj := d.answer()
-	res, err := Minimize(d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic})
+	res, err := Minimize(d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic, SampleRounds: -1})
 	require.NoError(t, err)
 	require.Len(t, res.Stages, 2)
 	assert.Equal(t, DynamicStartRows, res.Stages[0].Rows)
@@ -169,6 +170,107 @@ func TestDynamicKnownAnswer(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Converged, ref.Status)
 	assert.InDelta(t, ref.Objective, res.Objective, 1e-5*ref.Objective)
+}
+
+// The default schedule: two rounds on one sample of 10 000 rows with
+// control variates, then all rows; converged at the known answer, with
+// one correction pass per round counted in the passes.
+func TestDynamicControlVariates(t *testing.T) {
+	d := newRowsData(100_000, 5)
+	want, wantObj := d.answer()
+	res, err := Minimize(d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic})
+	require.NoError(t, err)
+	require.Len(t, res.Stages, DynamicRounds+1)
+	passes := 0.0
+	for r, st := range res.Stages[:DynamicRounds] {
+		assert.Equal(t, DynamicStartRows, st.Rows, "round %d", r)
+		assert.InDelta(t, 0.1, st.Fraction, 1e-12)
+		assert.Equal(t, 1.0, st.CorrectionPasses, "round %d", r)
+		passes += float64(st.Evals)*0.1 + 1
+	}
+	last := res.Stages[DynamicRounds]
+	assert.Equal(t, 100_000, last.Rows)
+	assert.Zero(t, last.CorrectionPasses)
+	passes += float64(last.Evals)
+	assert.InDelta(t, passes, Passes(res.Stages), 1e-9)
+	assert.Equal(t, Converged, res.Status)
+	assert.Equal(t, 0.0, res.Infeasibility)
+	assert.InDelta(t, want[0], res.X[0], 2e-3)
+	assert.InDelta(t, want[1], res.X[1], 2e-3)
+	assert.InDelta(t, wantObj, res.Objective, 1e-5*wantObj)
+}
+
+// corrected's functions agree with the data's in value and gradient at the
+// point of correction; the objective, a quadratic whose Hessian (I) is the
+// same on every sample, agrees everywhere; the constraint differs by
+// (x - xs)^T (S_sample - S) (x - xs), S the second moment of the u_i; and
+// its gradient is that of its values (central differences).
+func TestCorrected(t *testing.T) {
+	d := newRowsData(20_000, 9)
+	p := d.problem()
+	xs := []float64{0.7, -0.3}
+	var st Stats
+	cq, fv, err := corrected(p, d, 0.05, xs, &st)
+	require.NoError(t, err)
+	assert.Equal(t, Stats{Evals: 1, Grads: 2}, st)
+	require.Len(t, d.sel, 1000, "the sample stays selected")
+	second := func(rows []int) (S [2][2]float64) {
+		for _, i := range rows {
+			for j := range 2 {
+				for k := range 2 {
+					S[j][k] += d.u[i][j] * d.u[i][k] / float64(len(rows))
+				}
+			}
+		}
+		return S
+	}
+	sample := slices.Clone(d.sel)
+	all := make([]int, len(d.a))
+	for i := range all {
+		all[i] = i
+	}
+	sS, sA := second(sample), second(all)
+	fullAt := func(x []float64) ([]float64, []float64) {
+		d.sel = nil
+		vals, g := make([]float64, 2), make([]float64, 2)
+		require.NoError(t, p.Eval(x, vals))
+		require.NoError(t, p.Grad([]float64{0, 1}, g))
+		d.sel = sample
+		return vals, g
+	}
+	want, wantG := fullAt(xs)
+	assert.InDeltaSlice(t, want, fv, 1e-15)
+	got, g := make([]float64, 2), make([]float64, 2)
+	require.NoError(t, cq.Eval(xs, got))
+	assert.InDeltaSlice(t, want, got, 1e-12)
+	require.NoError(t, cq.Grad([]float64{0, 1}, g))
+	assert.InDeltaSlice(t, wantG, g, 1e-12)
+
+	for _, x := range [][]float64{{2, 1}, {-1, 0.5}, {0.7, 3}} {
+		want, _ := fullAt(x)
+		require.NoError(t, cq.Eval(x, got))
+		assert.InDelta(t, want[0], got[0], 1e-12*(1+math.Abs(want[0])), "objective at %v", x)
+		dx := []float64{x[0] - xs[0], x[1] - xs[1]}
+		quad := 0.0
+		for j := range 2 {
+			for k := range 2 {
+				quad += dx[j] * (sS[j][k] - sA[j][k]) * dx[k]
+			}
+		}
+		assert.InDelta(t, want[1]+quad, got[1], 1e-12*(1+math.Abs(want[1])), "constraint at %v", x)
+		require.NoError(t, cq.Grad([]float64{1, 2}, g))
+		for j := range 2 {
+			const h = 1e-6
+			xp, xm := slices.Clone(x), slices.Clone(x)
+			xp[j] += h
+			xm[j] -= h
+			vp, vm := make([]float64, 2), make([]float64, 2)
+			require.NoError(t, cq.Eval(xp, vp))
+			require.NoError(t, cq.Eval(xm, vm))
+			fd := (vp[0] + 2*vp[1] - vm[0] - 2*vm[1]) / (2 * h)
+			assert.InDelta(t, fd, g[j], 1e-6*(1+math.Abs(fd)), "gradient %d at %v", j, x)
+		}
+	}
 }
 
 // Without enough rows to sample (or without a Subsampler) Dynamic is the

@@ -63,10 +63,11 @@ var (
 	// bound (bundle.go).
 	Bundle Oracle = bundleOracle{}
 	// Dynamic is dynamic sampling (dynamic.go): Auto(p), the accurate
-	// oracle, on a growing uniform subsample of the data means' rows
-	// (Problem.Sampler must implement Subsampler), warm-started from one
-	// sample to the next, finishing on every row; on all rows from the
-	// start when there is nothing to sample.
+	// oracle, on a uniform subsample of the data means' rows
+	// (Problem.Sampler must implement Subsampler) with control variates
+	// from every row, in rounds (Settings.SampleRounds; or on growing
+	// subsamples), warm-started, finishing on every row; on all rows from
+	// the start when there is nothing to sample.
 	Dynamic Oracle = dynamicOracle{}
 )
 

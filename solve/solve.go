@@ -174,6 +174,11 @@ type Settings struct {
 	// by which each sample is larger than the last; 0 means
 	// DynamicStartRows and DynamicGrowth.
 	SampleStart, SampleGrowth int
+	// SampleRounds is the Dynamic oracle's rounds on the first sample with
+	// control variates before the stage on every row (see corrected); 0
+	// means DynamicRounds. A negative value runs growing samples without
+	// control variates instead (SampleGrowth; the schedule before).
+	SampleRounds int
 	// NoSafeguard disables the doubling of RhoHat when a subproblem is
 	// found not to be convex (for experiments and tests).
 	NoSafeguard bool

@@ -77,10 +77,14 @@ Flags:
                      when the data means run over at least 50000 rows in
                      all, else smooth for a differentiable model and bundle
                      for one with a kink
-  --sample N         dynamic oracle: the first sample's rows, over all the
-                     row sets the data means run over (default 10000)
-  --sample-growth G  dynamic oracle: each sample has G times the rows of the
-                     last (default 10), up to a third of all rows; then all
+  --sample N         dynamic oracle: the sample's rows, over all the row
+                     sets the data means run over (default 10000)
+  --sample-rounds R  dynamic oracle: R rounds on the sample with control
+                     variates from all rows (default 2), then all rows; 0
+                     runs growing samples without them (--sample-growth)
+  --sample-growth G  dynamic oracle with --sample-rounds 0: each sample has G
+                     times the rows of the last (default 10), up to a third
+                     of all rows; then all
   --batch B          rows drawn from each set of rows a data mean runs over,
                      per stochastic step (default 64)
   --allow-biased     let the stochastic oracle sample means that sit inside a

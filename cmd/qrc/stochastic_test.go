@@ -174,10 +174,12 @@ minimize mean(i in d) logistic(-d.y[i] * dot(d.X[i], x))
 `), 0o644))
 	s, r := jsonOut[stochJSON](t, false, "solve", linear, "--outer", "1")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stderr, "oracle dynamic (auto: the data means run over 50000 rows, at least 50000): smooth on growing samples of the rows, then on all of them")
+	assert.Contains(t, r.stderr, "oracle dynamic (auto: the data means run over 50000 rows, at least 50000): smooth on samples of the rows, then on all of them")
 	assert.Equal(t, "dynamic", s.Settings.Oracle)
+	// two rounds on one sample with control variates, then all rows
 	assert.Contains(t, r.stderr, "stage 1, sample of 10000 rows (20%), eps 0.00224")
-	assert.Contains(t, r.stderr, "stage 2, all 50000 rows, eps 0.001")
+	assert.Contains(t, r.stderr, "stage 2, sample of 10000 rows (20%), eps 0.001")
+	assert.Contains(t, r.stderr, "stage 3, all 50000 rows, eps 0.001")
 	assert.Contains(t, r.stdout, `"stages": [`)
 	assert.Contains(t, r.stdout, `"data_passes": `)
 
@@ -194,7 +196,7 @@ minimize log(1 + mean(i in d) abs(dot(d.X[i], x) - 0.1))
 `), 0o644))
 	s, r = jsonOut[stochJSON](t, false, "solve", biased, "--outer", "1")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stderr, "oracle dynamic (auto: the data means run over 50000 rows, at least 50000): bundle on growing samples")
+	assert.Contains(t, r.stderr, "oracle dynamic (auto: the data means run over 50000 rows, at least 50000): bundle on samples of the rows")
 	assert.Equal(t, "dynamic", s.Settings.Oracle)
 }
 

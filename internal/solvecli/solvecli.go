@@ -52,7 +52,7 @@ func PrintEvalError(w io.Writer, name string, err error, sources check.Sources) 
 
 // iqrcOnlyFlags are the qrc solve flags that mean nothing to the penalty
 // method.
-var iqrcOnlyFlags = []string{"rho-hat", "rho", "inner", "pick", "seed", "oracle", "batch", "allow-biased", "v", "alpha", "sample", "sample-growth"}
+var iqrcOnlyFlags = []string{"rho-hat", "rho", "inner", "pick", "seed", "oracle", "batch", "allow-biased", "v", "alpha", "sample", "sample-growth", "sample-rounds"}
 
 // checkMethod says why the method, or the flags given with it (oracle is
 // the value of --oracle), do not fit, or returns nil.
@@ -106,6 +106,7 @@ type Flags struct {
 	Restarts        *int
 	Sample          *int
 	SampleGrowth    *int
+	SampleRounds    *int
 }
 
 // RegisterFlags adds the solver's flags to fs.
@@ -138,6 +139,7 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 		Restarts:        fs.Int("restarts", solve.DefaultRestarts, ""),
 		Sample:          fs.Int("sample", solve.DynamicStartRows, ""),
 		SampleGrowth:    fs.Int("sample-growth", solve.DynamicGrowth, ""),
+		SampleRounds:    fs.Int("sample-rounds", solve.DynamicRounds, ""),
 	}
 }
 
@@ -172,6 +174,13 @@ func (f *Flags) Settings() (solve.Settings, error) {
 		return settings, errors.New("--sample must be at least 1 and --sample-growth at least 2")
 	}
 	settings.SampleStart, settings.SampleGrowth = *f.Sample, *f.SampleGrowth
+	if *f.SampleRounds < 0 {
+		return settings, errors.New("--sample-rounds must be at least 0")
+	}
+	settings.SampleRounds = *f.SampleRounds
+	if *f.SampleRounds == 0 {
+		settings.SampleRounds = -1 // growing samples, no control variates
+	}
 	if *f.V < 0 || *f.Alpha < 0 || math.IsNaN(*f.V) || math.IsNaN(*f.Alpha) {
 		return settings, errors.New("--v and --alpha must be positive")
 	}
