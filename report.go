@@ -144,17 +144,20 @@ func monitorNote(p *solve.Problem, prog *autodiff.Program) string {
 // ReportStage is one stage of the dynamic oracle (solve.Stage) in a
 // Report.
 type ReportStage struct {
-	Rows          int     `json:"rows"`
-	Fraction      float64 `json:"fraction"`
-	Eps           float64 `json:"eps"`
-	Status        string  `json:"status"`
-	Outer         int     `json:"outer_iterations"`
-	Evals         int     `json:"evaluations"`
-	Passes        float64 `json:"data_passes"`
-	RestoreEvals  int     `json:"restore_evaluations"`
-	Objective     float64 `json:"objective"`
-	Infeasibility float64 `json:"infeasibility"`
-	Seconds       float64 `json:"seconds"`
+	Rows     int     `json:"rows"`
+	Fraction float64 `json:"fraction"`
+	Eps      float64 `json:"eps"`
+	Status   string  `json:"status"`
+	Outer    int     `json:"outer_iterations"`
+	Evals    int     `json:"evaluations"`
+	Passes   float64 `json:"data_passes"`
+	// CorrectionPasses counts the passes on every row that set a
+	// round's control variates (included in Passes).
+	CorrectionPasses float64 `json:"correction_passes"`
+	RestoreEvals     int     `json:"restore_evaluations"`
+	Objective        float64 `json:"objective"`
+	Infeasibility    float64 `json:"infeasibility"`
+	Seconds          float64 `json:"seconds"`
 }
 
 // stagesOf converts the dynamic oracle's stages for the report.
@@ -162,7 +165,7 @@ func stagesOf(stages []solve.Stage) []ReportStage {
 	var out []ReportStage
 	for _, s := range stages {
 		out = append(out, ReportStage{Rows: s.Rows, Fraction: s.Fraction, Eps: s.Eps, Status: s.Status.String(),
-			Outer: s.Outer, Evals: s.Evals, Passes: s.Passes, RestoreEvals: s.RestoreEvals, Objective: s.Objective, Infeasibility: s.Infeasibility, Seconds: s.Time.Seconds()})
+			Outer: s.Outer, Evals: s.Evals, Passes: s.Passes, CorrectionPasses: s.CorrectionPasses, RestoreEvals: s.RestoreEvals, Objective: s.Objective, Infeasibility: s.Infeasibility, Seconds: s.Time.Seconds()})
 	}
 	return out
 }
