@@ -27,8 +27,10 @@ func (in *inst) flops(back bool) float64 {
 	o := in.out
 	out := float64(o.size())
 	switch in.op {
-	case opVar, opGather, opExpand, opView:
-		return 0
+	case opVar, opGather, opExpand, opView, opExpAbs:
+		return 0 // opExpAbs: counted with the sigmoid it serves
+	case opSigmoidE:
+		return out // one sigmoid, forward or backward
 	case opDot:
 		a, b := in.in[0], in.in[1]
 		d := float64(b.esize)
