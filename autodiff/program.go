@@ -82,6 +82,7 @@ func (p *Program) finish(c *compiler) (*Program, error) {
 		return nil, err
 	}
 	p.linkBlocks()
+	p.linkShares()
 	p.linkJacobian()
 	p.job.p = p
 	return p, nil

@@ -28,8 +28,9 @@ var noShare bool
 // share links a sharer to its base: the instruction over the base axis
 // that computes the same thing for a superset of the sharer's rows.
 type share struct {
-	base *inst
-	idx  []int32 // for each position of the sharer's axis, the base axis position of its row (increasing)
+	base  *inst
+	idx   []int32 // for each position of the sharer's axis, the base axis position of its row (increasing)
+	first []int32 // for each block of the base's rows (all of them), the first position of idx in it, and len(idx)
 }
 
 // active reports whether the sharer is gathered from the base now: neither
@@ -126,6 +127,28 @@ func (p *Program) findShares() {
 	}
 }
 
+// linkShares finds, for every sharer, the positions of its rows in each
+// block of the base's rows (the blocks of all the rows, which are the
+// blocks whenever the sharer is active). It runs after linkBlocks.
+func (p *Program) linkShares() {
+	for _, in := range p.insts {
+		s := in.share
+		if s == nil {
+			continue
+		}
+		a := s.base.fwdAx
+		n, pos := a.n, a.pos
+		a.n, a.pos = len(a.vals), nil
+		a.split()
+		s.first = make([]int32, a.nb+1)
+		for b := range a.nb + 1 {
+			lo := min(b*a.rows, a.n)
+			s.first[b] = int32(sort.Search(len(s.idx), func(q int) bool { return int(s.idx[q]) >= lo }))
+		}
+		a.n, a.pos = n, pos
+	}
+}
+
 // shareableDot reports whether in is a product over the rows of a data set
 // of a constant (the rows, with the axis as their only axis) with
 // something that does not vary with the rows.
@@ -191,17 +214,20 @@ func (in *inst) gatherShared(bk *blk) {
 // program order), clearing them.
 func (p *Program) collectShared(in *inst, bk *blk) {
 	g := bk.view(in.out, in.out.adj)
-	blo, bhi := 0, in.fwdAx.n
+	blo := 0
 	if bk != nil {
-		blo, bhi = bk.lo, bk.hi
+		blo = bk.lo
 	}
 	for _, sh := range in.sharers {
 		if !p.mark[sh.k] || !sh.share.active(sh) {
 			continue
 		}
 		idx := sh.share.idx
-		lo := sort.Search(len(idx), func(q int) bool { return int(idx[q]) >= blo })
-		hi := sort.Search(len(idx), func(q int) bool { return int(idx[q]) >= bhi })
+		lo, hi := 0, len(idx)
+		if bk != nil { // the base's rows are not sampled: its blocks are those of linkShares
+			b := bk.lo / bk.ax.rows
+			lo, hi = int(sh.share.first[b]), int(sh.share.first[b+1])
+		}
 		sa := sh.out.adj
 		for q := lo; q < hi; q++ {
 			g[int(idx[q])-blo] += sa[q]
