@@ -78,6 +78,7 @@ func (p *Program) finish(c *compiler) (*Program, error) {
 		in.blocked()
 	}
 	p.findShares()
+	p.unfuse()
 	if err := p.link(c); err != nil {
 		return nil, err
 	}

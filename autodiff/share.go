@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/qrc-lang/qrc/internal/vmath"
 )
 
 // Sharing a row-wise product across row subsets of one data set. A model
@@ -233,5 +235,46 @@ func (p *Program) collectShared(in *inst, bk *blk) {
 			g[int(idx[q])-blo] += sa[q]
 			sa[q] = 0
 		}
+	}
+}
+
+// unfuse turns every exponential opExpAbs that serves a single sigmoid
+// and is not shared back into the plain fused sigmoid of its operand (the
+// same bits, without the register of exponentials: on npc.qrc that
+// register would be 144 bytes a row), and drops it. It runs after
+// findShares.
+func (p *Program) unfuse() {
+	uses := map[*reg]int{}
+	for _, in := range p.insts {
+		for _, r := range in.in {
+			uses[r]++
+		}
+	}
+	drop := map[*reg]bool{}
+	for _, in := range p.insts {
+		if in.op == opExpAbs && uses[in.out] == 1 && in.share == nil && len(in.sharers) == 0 {
+			drop[in.out] = true
+		}
+	}
+	if len(drop) == 0 {
+		return
+	}
+	var kept []*inst
+	for _, in := range p.insts {
+		if in.op == opExpAbs && drop[in.out] {
+			continue
+		}
+		if in.op == opSigmoidE && drop[in.in[1]] {
+			in.op, in.in, in.kern = opUnary, in.in[:1], vmath.SigmoidDeriv
+			if in.neg {
+				in.kern = vmath.SigmoidNegDeriv
+			}
+		}
+		kept = append(kept, in)
+	}
+	p.insts = kept
+	for k, in := range p.insts {
+		in.k = k
+		in.out.prod = k
 	}
 }

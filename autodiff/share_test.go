@@ -233,3 +233,31 @@ func TestJacobianNotFinite(t *testing.T) {
 	require.Error(t, jerr)
 	require.Equal(t, gerr.Error(), jerr.Error())
 }
+
+// TestExpSharing counts exponentials: in the disjoint-cover model phi(y z)
+// over all rows and sigma(z), sigma(-z) over each group take one
+// exponential register over all rows, gathered for the groups; npc.qrc's
+// phi(z), the only sigmoid of its margins, keeps the plain fused sigmoid
+// (no register of exponentials).
+func TestExpSharing(t *testing.T) {
+	count := func(p *Program) (exps, fromExp, plain int) {
+		for _, in := range p.insts {
+			switch {
+			case in.op == opExpAbs:
+				exps++
+			case in.op == opSigmoidE:
+				fromExp++
+			case in.op == opUnary && in.fn.Name == "sigmoid":
+				plain++
+			}
+		}
+		return exps, fromExp, plain
+	}
+	rng := rand.New(rand.NewPCG(29, 30))
+	_, p := compileShare(t, shareModels["disjoint-cover"], shareData(300, rng), true)
+	e, f, u := count(p)
+	require.Equal(t, [3]int{3, 5, 0}, [3]int{e, f, u})
+	_, p = load(t, "../examples/npc.qrc", check.Options{})
+	e, f, u = count(p)
+	require.Equal(t, [3]int{0, 0, 10}, [3]int{e, f, u})
+}
