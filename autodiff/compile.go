@@ -446,13 +446,48 @@ func (c *compiler) call(e *check.Call, sc *scope) *reg {
 // sigmoid(z) and sigmoid(-z) of the same margins, and phi(y z), take one
 // exponential per row, not one each. The values are those of the fused
 // sigmoid kernels, bit for bit.
+//
+// The sigmoid of k*z, k a constant of ±1 with z's axes, takes k as an
+// input instead (the sign of the product, and of its derivative, from
+// k's), so the product k*z need not be formed (Program.prune drops it
+// when nothing else reads it).
 func (c *compiler) sigmoidE(x *reg, neg bool, src ast.Node) *reg {
-	base := c.absBase(x)
+	arg, sign := x, (*reg)(nil)
+	if k, o := c.signProduct(x); k != nil {
+		arg, sign = o, k
+	}
+	base := c.absBase(arg)
 	e := c.emit(&inst{op: opExpAbs, out: c.newReg(base.axes, base.elem, src), in: []*reg{base}, src: src})
 	if e == nil {
 		return nil
 	}
-	return c.emit(&inst{op: opSigmoidE, fn: stdlib.Lookup("sigmoid"), neg: neg, out: c.newReg(x.axes, x.elem, src), in: []*reg{x, e}, src: src})
+	in := []*reg{arg, e}
+	if sign != nil {
+		in = append(in, sign)
+	}
+	return c.emit(&inst{op: opSigmoidE, fn: stdlib.Lookup("sigmoid"), neg: neg, out: c.newReg(x.axes, x.elem, src), in: in, src: src})
+}
+
+// signProduct returns k and o when x = k*o with k a constant of -1s and 1s
+// with the axes and (scalar) element of x and of o, else nils.
+func (c *compiler) signProduct(x *reg) (k, o *reg) {
+	if x.prod < 0 || c.insts[x.prod].op != opMul || x.esize != 1 {
+		return nil, nil
+	}
+	in := c.insts[x.prod]
+	k, o = in.in[0], in.in[1]
+	if !k.konst {
+		k, o = o, k
+	}
+	if !k.konst || o.konst || !sameAxes(k.axes, x.axes) || !sameAxes(o.axes, x.axes) || k.esize != 1 || o.esize != 1 {
+		return nil, nil
+	}
+	for _, v := range k.val[:k.size()] {
+		if v != 1 && v != -1 {
+			return nil, nil
+		}
+	}
+	return k, o
 }
 
 // absBase returns the register whose absolute values x's are: x itself, or

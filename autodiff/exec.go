@@ -156,7 +156,12 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 	case opSigmoidE:
 		a, e := in.in[0], in.in[1]
 		n := bk.size(o)
-		vmath.SigmoidFromExp(bk.view(a, a.val)[:n], bk.view(e, e.val)[:n], bk.view(e, e.aux)[:n], bk.view(o, o.val)[:n], bk.view(o, o.aux)[:n], in.neg)
+		var sign []float64
+		if len(in.in) > 2 {
+			k := in.in[2]
+			sign = bk.view(k, k.val)[:n]
+		}
+		vmath.SigmoidFromExp(bk.view(a, a.val)[:n], bk.view(e, e.val)[:n], bk.view(e, e.aux)[:n], bk.view(o, o.val)[:n], bk.view(o, o.aux)[:n], sign, in.neg)
 	case opGather:
 		in.gather(false)
 	case opAxis:

@@ -256,8 +256,10 @@ func (p *Program) unfuse() {
 			drop[in.out] = true
 		}
 	}
-	if len(drop) == 0 {
-		return
+	for _, in := range p.insts { // a sigmoid of c*z keeps its exponential
+		if in.op == opSigmoidE && len(in.in) > 2 {
+			delete(drop, in.in[1])
+		}
 	}
 	var kept []*inst
 	for _, in := range p.insts {
@@ -273,8 +275,44 @@ func (p *Program) unfuse() {
 		kept = append(kept, in)
 	}
 	p.insts = kept
+	p.prune()
+}
+
+// prune drops the instructions nothing reads (a product k*z whose sigmoid
+// takes k itself), but not the variables, and numbers the rest.
+func (p *Program) prune() {
+	for {
+		uses := map[*reg]int{}
+		for _, r := range p.outs {
+			uses[r]++
+		}
+		for _, in := range p.insts {
+			for _, r := range in.in {
+				uses[r]++
+			}
+			if in.share != nil {
+				uses[in.share.base.out]++
+			}
+		}
+		var kept []*inst
+		for _, in := range p.insts {
+			if in.op == opVar || uses[in.out] > 0 {
+				kept = append(kept, in)
+			}
+		}
+		done := len(kept) == len(p.insts)
+		p.insts = kept
+		if done {
+			break
+		}
+	}
+	live := map[*inst]bool{}
 	for k, in := range p.insts {
 		in.k = k
 		in.out.prod = k
+		live[in] = true
+	}
+	for _, in := range p.insts {
+		in.sharers = slices.DeleteFunc(in.sharers, func(s *inst) bool { return !live[s] })
 	}
 }

@@ -236,7 +236,8 @@ func TestJacobianNotFinite(t *testing.T) {
 
 // TestExpSharing counts exponentials: in the disjoint-cover model phi(y z)
 // over all rows and sigma(z), sigma(-z) over each group take one
-// exponential register over all rows, gathered for the groups; npc.qrc's
+// exponential register over all rows, gathered for the groups, and the
+// product y z is not formed; npc.qrc's
 // phi(z), the only sigmoid of its margins, keeps the plain fused sigmoid
 // (no register of exponentials).
 func TestExpSharing(t *testing.T) {
@@ -257,6 +258,9 @@ func TestExpSharing(t *testing.T) {
 	_, p := compileShare(t, shareModels["disjoint-cover"], shareData(300, rng), true)
 	e, f, u := count(p)
 	require.Equal(t, [3]int{3, 5, 0}, [3]int{e, f, u})
+	for _, in := range p.insts {
+		require.False(t, in.op == opMul && rowAxis(in.out) != nil, "y*z is not formed: phi takes y's signs (and is checked against finite differences in TestShareSubsets)")
+	}
 	_, p = load(t, "../examples/npc.qrc", check.Options{})
 	e, f, u = count(p)
 	require.Equal(t, [3]int{0, 0, 10}, [3]int{e, f, u})

@@ -155,20 +155,29 @@ func ExpNegAbs(z, e, q []float64) {
 // SigmoidFromExp sets s[i] and d[i] as SigmoidDeriv (neg false) or
 // SigmoidNegDeriv (neg true) do, bit for bit, from e[i] = e^-|z[i]| and
 // q[i] = 1/(1+e[i]) (ExpNegAbs of z, or of -z), without an exponential or
-// a division.
-func SigmoidFromExp(z, e, q, s, d []float64, neg bool) {
+// a division. With c not nil (each c[i] -1 or 1) it is the sigmoid of
+// c[i]*z[i] (of -c[i]*z[i] for neg) and its derivative with respect to
+// z[i], c[i]*sigmoid'.
+func SigmoidFromExp(z, e, q, s, d, c []float64, neg bool) {
 	e, q, s, d = e[:len(z)], q[:len(z)], s[:len(z)], d[:len(z)]
+	if c != nil {
+		c = c[:len(z)]
+	}
 	var flip uint64 // the sign bit of the derivative, and which value is the tail
 	if neg {
 		flip = 1
 	}
 	for i, v := range z {
 		ev, qv := e[i], q[i]
-		d[i] = math.Float64frombits(math.Float64bits(ev*qv*qv) ^ flip<<63)
-		// s = q*e where v < 0 (for neg, v > 0), else q, without a branch
-		// on the sign: the signs of margins are random, a branch on them
-		// is mispredicted half the time (at v = -0 both are q)
-		m := -((math.Float64bits(v) >> 63) ^ flip)
+		f := flip
+		if c != nil {
+			f ^= math.Float64bits(c[i]) >> 63
+		}
+		d[i] = math.Float64frombits(math.Float64bits(ev*qv*qv) ^ f<<63)
+		// s = q*e where the argument is negative, else q, without a
+		// branch on the sign: the signs of margins are random, a branch
+		// on them is mispredicted half the time (at v = -0 both are q)
+		m := -((math.Float64bits(v) >> 63) ^ f)
 		s[i] = math.Float64frombits(math.Float64bits(qv*ev)&m | math.Float64bits(qv)&^m)
 	}
 }

@@ -187,7 +187,7 @@ func TestSigmoidFromExp(t *testing.T) {
 	for _, neg := range []bool{false, true} {
 		for _, from := range [][]float64{z, mz} { // e^-|z| = e^-|-z|
 			ExpNegAbs(from, e, q)
-			SigmoidFromExp(z, e, q, s, d, neg)
+			SigmoidFromExp(z, e, q, s, d, nil, neg)
 			if neg {
 				SigmoidNegDeriv(z, ws, wd)
 			} else {
@@ -198,10 +198,28 @@ func TestSigmoidFromExp(t *testing.T) {
 					t.Fatalf("neg=%v, z=%g: %g, %g; want %g, %g", neg, z[i], s[i], d[i], ws[i], wd[i])
 				}
 			}
+			// of c*z, c = ±1: the sigmoid of the product, and its
+			// derivative times c
+			c, cz := make([]float64, n), make([]float64, n)
+			for i := range c {
+				c[i] = float64(2*rng.IntN(2) - 1)
+				cz[i] = c[i] * z[i]
+			}
+			SigmoidFromExp(z, e, q, s, d, c, neg)
+			if neg {
+				SigmoidNegDeriv(cz, ws, wd)
+			} else {
+				SigmoidDeriv(cz, ws, wd)
+			}
+			for i := range z {
+				if math.Float64bits(s[i]) != math.Float64bits(ws[i]) || math.Float64bits(d[i]) != math.Float64bits(c[i]*wd[i]) {
+					t.Fatalf("neg=%v, c=%g, z=%g: %g, %g; want %g, %g", neg, c[i], z[i], s[i], d[i], ws[i], c[i]*wd[i])
+				}
+			}
 		}
 	}
 	ExpNegAbs([]float64{math.NaN()}, e, q)
-	SigmoidFromExp([]float64{math.NaN()}, e, q, s, d, false)
+	SigmoidFromExp([]float64{math.NaN()}, e, q, s, d, nil, false)
 	if !math.IsNaN(s[0]) || !math.IsNaN(d[0]) {
 		t.Fatalf("NaN: %g, %g", s[0], d[0])
 	}
