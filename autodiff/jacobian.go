@@ -24,7 +24,8 @@ const (
 	// gonum GEMM of at most 64 rows.
 	jacMaxCols = 64
 	// jacMaxFloats bounds the stored adjoints of one product (rows ×
-	// functions of a round).
+	// functions of a round); a product over more than half as many rows
+	// is not deferred (Jacobian is then one Gradient per function).
 	jacMaxFloats = 1 << 23
 	// jacTile is the widest slice of the features one GEMM takes, so that
 	// gonum stays serial (it does not start goroutines, nor allocate).
@@ -57,10 +58,16 @@ func (p *Program) deferred(in *inst) bool {
 }
 
 // linkJacobian finds the products Jacobian defers: a shareable product
-// (share.go) of rows with a variable.
+// (share.go) of rows with a variable that two or more functions depend on.
 func (p *Program) linkJacobian() {
+	users := make([]int, len(p.insts))
+	for _, deps := range p.deps {
+		for _, k := range deps {
+			users[k]++
+		}
+	}
 	for _, in := range p.insts {
-		if !shareableDot(in) {
+		if !shareableDot(in) || users[in.k] < 2 {
 			continue
 		}
 		ri, ro := rowOperand(in)
@@ -108,7 +115,11 @@ func (p *Program) Jacobian(rows [][]float64) error {
 	if len(j.w) != nf {
 		j.w = make([]float64, nf)
 	}
-	if len(j.dots) == 0 {
+	per := min(nf, jacMaxCols)
+	for _, in := range j.dots {
+		per = min(per, jacMaxFloats/len(in.fwdAx.vals))
+	}
+	if len(j.dots) == 0 || per < 2 { // nothing to share: one Gradient per function
 		for f := range nf {
 			j.w[f] = 1
 			err := p.Gradient(j.w, rows[f])
@@ -118,10 +129,6 @@ func (p *Program) Jacobian(rows [][]float64) error {
 			}
 		}
 		return nil
-	}
-	per := min(nf, jacMaxCols)
-	for _, in := range j.dots {
-		per = min(per, max(1, jacMaxFloats/len(in.fwdAx.vals)))
 	}
 	for _, in := range j.dots {
 		jd := in.jac
