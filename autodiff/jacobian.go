@@ -14,22 +14,19 @@ import (
 // dot(D.X[i], x) over n rows streams the n × d rows once per function.
 // Jacobian runs the passes one function at a time as well, but a product
 // whose adjoint goes straight into a variable (a jacDot) only stores its
-// output adjoint, one column per function, and after the passes one
-// matrix product per block of rows forms X_b^T G_b for every function at
-// once: the rows are read once for all the functions.
+// output adjoint, one column per function, and after the passes each
+// block of rows X_b forms X_b^T g_f for every function f while the block is
+// in cache (one gemv per function; gonum's GEMM kernels were slower on
+// these shapes): the rows are read once for all the functions.
 
 const (
 	// jacMaxCols is the most functions whose adjoints are stored together
-	// (the rest take further rounds): a block's product stays one serial
-	// gonum GEMM of at most 64 rows.
+	// (the rest take further rounds).
 	jacMaxCols = 64
 	// jacMaxFloats bounds the stored adjoints of one product (rows ×
 	// functions of a round); a product over more than half as many rows
 	// is not deferred (Jacobian is then one Gradient per function).
 	jacMaxFloats = 1 << 23
-	// jacTile is the widest slice of the features one GEMM takes, so that
-	// gonum stays serial (it does not start goroutines, nor allocate).
-	jacTile = 192
 )
 
 // A jacDot is a product over rows whose reverse pass Jacobian defers.
@@ -37,7 +34,7 @@ type jacDot struct {
 	row     *reg      // the constant rows
 	v       *inst     // the variable its adjoint goes into
 	g       []float64 // cols × rows: the output adjoint of each function of the round
-	part    []float64 // per block, cols × d: the block's X_b^T G_b
+	part    []float64 // per block, cols × d: the block's X_b^T g_f for each column f
 	written []bool    // per column: the function's pass stored its adjoint
 }
 
@@ -177,9 +174,9 @@ func (p *Program) Jacobian(rows [][]float64) error {
 	return nil
 }
 
-// jacMultiply adds X^T G, for the stored adjoints G of the round's
-// functions, to their rows at the jacDot's variable: one GEMM per block of
-// rows on the worker pool, the blocks' products added in block order.
+// jacMultiply adds X^T g_f, for the stored adjoint g_f of each of the
+// round's functions, to its row at the jacDot's variable: the blocks of
+// rows on the worker pool, their products added in block order.
 func (p *Program) jacMultiply(in *inst, rows [][]float64) {
 	jd := in.jac
 	cols := p.jac.cols
@@ -214,7 +211,7 @@ func (p *Program) jacMultiply(in *inst, rows [][]float64) {
 	}
 }
 
-// jacBlock computes block b's product X_b^T G_b of the jacDot being
+// jacBlock computes block b's products X_b^T g_f of the jacDot being
 // multiplied.
 func (p *Program) jacBlock(b int) {
 	in := p.jac.run
