@@ -131,6 +131,23 @@ func TestShareSubsets(t *testing.T) {
 					}
 				}
 			}
+			// a sample of one row set at a time: the others still share
+			// where neither they nor their base are sampled
+			for s, smp := range p.Samples() {
+				pos := make([]int, 50)
+				for i := range pos {
+					pos[i] = rng.IntN(smp.Rows)
+				}
+				require.NoError(t, p.SetSample(s, pos))
+				require.NoError(t, q.SetSample(s, pos))
+				want, got, jac := evalAll(t, q, x), evalAll(t, p, x), jacobianOf(t, p, x)
+				for i := range want {
+					require.InDeltaSlice(t, want[i], got[i], 1e-12, "set %d sampled, result %d", s, i)
+					require.InDeltaSlice(t, got[i], jac[i], 1e-12, "set %d sampled, Jacobian, result %d", s, i)
+				}
+				p.ResetSamples()
+				q.ResetSamples()
+			}
 			// samples of every row set: the sharers compute their own
 			// products, as the unshared program does, bit for bit
 			for s, smp := range p.Samples() {
