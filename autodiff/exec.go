@@ -73,6 +73,7 @@ type inst struct {
 	share   *share  // computed from the same instruction over a superset of its rows, when not sampled (share.go)
 	sharers []*inst // the instructions that share this one's values
 	jac     *jacDot // a product whose reverse pass Jacobian defers (jacobian.go)
+	eFrom   *inst   // opSigmoidE: its exponentials' instruction, when that is a sharer (read from the base, not gathered)
 
 	// how the instruction runs in blocks of rows (set by Program.link)
 	k        int       // its index in Program.insts
@@ -147,8 +148,7 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 		in.dotForward(bk)
 	case opExpAbs:
 		if in.share.active(in) {
-			in.gatherShared(bk)
-			return
+			return // its sigmoids read the base's (eFrom)
 		}
 		a := in.in[0]
 		n := bk.size(o)
@@ -160,6 +160,15 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 		if len(in.in) > 2 {
 			k := in.in[2]
 			sign = bk.view(k, k.val)[:n]
+		}
+		if ef := in.eFrom; ef != nil && ef.share.active(ef) {
+			// the exponentials of the sharer's rows, read in the base's
+			be, idx := ef.share.base.out, ef.share.idx
+			if bk != nil {
+				idx = idx[bk.lo:bk.hi]
+			}
+			vmath.SigmoidFromExpAt(bk.view(a, a.val)[:n], be.val, be.aux, idx, bk.view(o, o.val)[:n], bk.view(o, o.aux)[:n], sign, in.neg)
+			return
 		}
 		vmath.SigmoidFromExp(bk.view(a, a.val)[:n], bk.view(e, e.val)[:n], bk.view(e, e.aux)[:n], bk.view(o, o.val)[:n], bk.view(o, o.aux)[:n], sign, in.neg)
 	case opGather:

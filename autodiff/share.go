@@ -16,8 +16,9 @@ import (
 // row the others (the sharers) do, a sharer is not computed but gathered
 // from the base's values, and in the reverse pass the base adds the
 // sharers' adjoints into its own before its one product with X^T: the data
-// are streamed once, not once per subset. Exponentials shared the same way
-// (opExpAbs, see sigmoidE) are gathered too.
+// are streamed once, not once per subset. Exponentials (opExpAbs, see
+// sigmoidE) of a sharer's product are shared the same way: its sigmoids
+// read them in the base's register.
 //
 // Sharing holds while neither axis is sampled (SetSample): a sample of a
 // subset is not a subset of the base's sample, so a sampled sharer computes
@@ -125,6 +126,13 @@ func (p *Program) findShares() {
 	for _, in := range p.insts {
 		if in.share != nil {
 			in.share.base.sharers = append(in.share.base.sharers, in)
+		}
+		// a shared exponential is read by its sigmoids in the base's
+		// register; only sigmoids read exponentials
+		if in.op == opSigmoidE {
+			if e := p.insts[in.in[1].prod]; e.share != nil {
+				in.eFrom = e
+			}
 		}
 	}
 }

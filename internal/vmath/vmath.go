@@ -181,3 +181,28 @@ func SigmoidFromExp(z, e, q, s, d, c []float64, neg bool) {
 		s[i] = math.Float64frombits(math.Float64bits(qv*ev)&m | math.Float64bits(qv)&^m)
 	}
 }
+
+// SigmoidFromExpAt is SigmoidFromExp with e and q read at the positions
+// idx (e[idx[i]], q[idx[i]] for z[i]): the exponentials of a superset of
+// z's rows, not gathered first.
+func SigmoidFromExpAt(z, e, q []float64, idx []int32, s, d, c []float64, neg bool) {
+	idx, s, d = idx[:len(z)], s[:len(z)], d[:len(z)]
+	if c != nil {
+		c = c[:len(z)]
+	}
+	var flip uint64
+	if neg {
+		flip = 1
+	}
+	for i, v := range z {
+		k := idx[i]
+		ev, qv := e[k], q[k]
+		f := flip
+		if c != nil {
+			f ^= math.Float64bits(c[i]) >> 63
+		}
+		d[i] = math.Float64frombits(math.Float64bits(ev*qv*qv) ^ f<<63)
+		m := -((math.Float64bits(v) >> 63) ^ f)
+		s[i] = math.Float64frombits(math.Float64bits(qv*ev)&m | math.Float64bits(qv)&^m)
+	}
+}

@@ -218,6 +218,25 @@ func TestSigmoidFromExp(t *testing.T) {
 			}
 		}
 	}
+	// at positions of a larger set: the same bits as gathering first
+	idx := make([]int32, n/2)
+	for i := range idx {
+		idx[i] = int32(2*i + rng.IntN(2))
+	}
+	zs, es, qs := make([]float64, len(idx)), make([]float64, len(idx)), make([]float64, len(idx))
+	ExpNegAbs(z, e, q)
+	for i, k := range idx {
+		zs[i], es[i], qs[i] = z[k], e[k], q[k]
+	}
+	for _, neg := range []bool{false, true} {
+		SigmoidFromExp(zs, es, qs, ws, wd, nil, neg)
+		SigmoidFromExpAt(zs, e, q, idx, s, d, nil, neg)
+		for i := range idx {
+			if math.Float64bits(s[i]) != math.Float64bits(ws[i]) || math.Float64bits(d[i]) != math.Float64bits(wd[i]) {
+				t.Fatalf("at, neg=%v, z=%g: %g, %g; want %g, %g", neg, zs[i], s[i], d[i], ws[i], wd[i])
+			}
+		}
+	}
 	ExpNegAbs([]float64{math.NaN()}, e, q)
 	SigmoidFromExp([]float64{math.NaN()}, e, q, s, d, nil, false)
 	if !math.IsNaN(s[0]) || !math.IsNaN(d[0]) {
