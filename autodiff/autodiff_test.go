@@ -188,6 +188,10 @@ func requireNPCKernel(t *testing.T, m *check.Model, p *Program, h *npcref.Kernel
 				require.InDelta(t, h.Grads[f][j], g[j], 1e-12, "function %d, element %d", f, j)
 			}
 		}
+		rows := jacobianOf(t, p, x)[1:]
+		for f := range nf {
+			require.InDeltaSlice(t, h.Grads[f], rows[f], 1e-12, "Jacobian, function %d", f)
+		}
 	}
 }
 
@@ -599,7 +603,8 @@ func TestSharing(t *testing.T) {
 }
 
 // TestFairAgainstKernel compares the fairness model on adult.csv, values
-// and every subgradient, with the hand-written kernel npcref.Fair.
+// and every subgradient (by Gradient and by Jacobian), with the
+// hand-written kernel npcref.Fair.
 func TestFairAgainstKernel(t *testing.T) {
 	m, p, err := compileSource(t, fmt.Sprintf(fairAdult, adult(t)), nil)
 	require.NoError(t, err)
@@ -622,6 +627,10 @@ func TestFairAgainstKernel(t *testing.T) {
 			for j := range g {
 				require.InDelta(t, h.Grads[f][j], g[j], 1e-12, "function %d, element %d", f, j)
 			}
+		}
+		rows := jacobianOf(t, p, x)[1:]
+		for f := range nf {
+			require.InDeltaSlice(t, h.Grads[f], rows[f], 1e-12, "Jacobian, function %d", f)
 		}
 	}
 }

@@ -15,8 +15,8 @@ func (in *inst) backward(bk *blk, part []float64) {
 	switch in.op {
 	case opNeg, opAdd, opSub, opMul, opDiv, opMax2, opMin2, opExpand:
 		in.binaryBack(bk)
-	case opUnary, opPow:
-		a := in.in[0]
+	case opUnary, opPow, opSigmoidE:
+		a := in.in[0] // not an opSigmoidE's exponential: its derivative is in aux
 		if a.konst {
 			return
 		}
@@ -177,6 +177,9 @@ func (in *inst) axisBack(bk *blk) {
 }
 
 func (in *inst) dotBack(bk *blk, part []float64) {
+	if in.share.active(in) {
+		return // the base collects the adjoint (collectShared)
+	}
 	if in.mode == dotSparse {
 		in.sparseDot(bk, true, part)
 		return

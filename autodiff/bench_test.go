@@ -16,25 +16,14 @@ import (
 )
 
 // fullEval runs one full evaluation: every value, then every function's
-// subgradient.
+// subgradient (Jacobian: what one Gradient call per function gives, with
+// each data matrix read once for all the functions).
 func fullEval(b *testing.B, p *Program, x []float64) {
 	b.Helper()
-	nf := len(p.Functions())
-	vals := make([]float64, nf)
-	g := make([]float64, p.NumVars())
-	w := make([]float64, nf)
+	full := fullEvaluator(b, p, x)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := p.Eval(x, vals); err != nil {
-			b.Fatal(err)
-		}
-		for f := range w {
-			clear(w)
-			w[f] = 1
-			if err := p.Gradient(w, g); err != nil {
-				b.Fatal(err)
-			}
-		}
+		full()
 	}
 }
 
@@ -63,7 +52,8 @@ func benchNPC(b *testing.B, opts check.Options) {
 	})
 }
 
-// benchRatio alternates a full evaluation by p and one by the reference,
+// benchRatio alternates a full evaluation by p (Eval and Jacobian) and one
+// by the reference,
 // timing each, and reports the fastest of each (qrc-us, ref-us, in
 // microseconds) and their ratio (qrc/ref). On a machine shared with other
 // work the fastest of many short interleaved runs is what each kernel
@@ -88,22 +78,20 @@ func benchRatio(b *testing.B, p *Program, x []float64, ref func()) {
 }
 
 // fullEvaluator returns a function that runs one full evaluation of p at
-// x: every value, then every function's subgradient.
+// x: every value, then every function's subgradient (Program.Jacobian).
 func fullEvaluator(b *testing.B, p *Program, x []float64) func() {
 	nf := len(p.Functions())
 	vals := make([]float64, nf)
-	g := make([]float64, p.NumVars())
-	w := make([]float64, nf)
+	rows := make([][]float64, nf)
+	for f := range rows {
+		rows[f] = make([]float64, p.NumVars())
+	}
 	return func() {
 		if err := p.Eval(x, vals); err != nil {
 			b.Fatal(err)
 		}
-		for f := range w {
-			clear(w)
-			w[f] = 1
-			if err := p.Gradient(w, g); err != nil {
-				b.Fatal(err)
-			}
+		if err := p.Jacobian(rows); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -88,7 +88,7 @@ func (c *compiler) scalar(v float64, src ast.Node) *reg {
 // reverse pass in reg.aux.
 func (in *inst) needsAux() bool {
 	switch in.op {
-	case opMax2, opMin2, opUnary, opPow:
+	case opMax2, opMin2, opUnary, opPow, opExpAbs, opSigmoidE:
 		return true
 	case opAxis:
 		return in.axOp == "max" || in.axOp == "min"
@@ -368,6 +368,9 @@ func (c *compiler) arith(e *check.Arith, sc *scope) *reg {
 			if !neg {
 				return c.unary(stdlib.Lookup("sigmoid"), nil, x, src)
 			}
+			if rowAxis(x) != nil {
+				return c.sigmoidE(x, true, src)
+			}
 			// sigmoid(-z) in one pass: opUnary with neg set
 			return c.emit(&inst{op: opUnary, fn: stdlib.Lookup("sigmoid"), neg: true, kern: vmath.SigmoidNegDeriv, out: c.newReg(x.axes, x.elem, src), in: []*reg{x}, src: src})
 		}
@@ -384,6 +387,9 @@ func (c *compiler) arith(e *check.Arith, sc *scope) *reg {
 }
 
 func (c *compiler) unary(f *stdlib.Func, params []float64, x *reg, src ast.Node) *reg {
+	if f.Name == "sigmoid" && rowAxis(x) != nil && !x.konst {
+		return c.sigmoidE(x, false, src)
+	}
 	return c.emit(&inst{op: opUnary, fn: f, params: params, kern: kernels[f.Name], out: c.newReg(x.axes, x.elem, src), in: []*reg{x}, src: src})
 }
 
@@ -432,6 +438,91 @@ func (c *compiler) call(e *check.Call, sc *scope) *reg {
 	}
 	c.errorf(src, "internal error: %s has no compiled form", f.Name)
 	return nil
+}
+
+// sigmoidE compiles the sigmoid of x (of -x when neg) over rows from the
+// exponential e^-|x|, one instruction (opExpAbs) that every sigmoid of x,
+// of -x and of c*x with a constant c of ±1 (a label y in {-1, 1}) shares:
+// sigmoid(z) and sigmoid(-z) of the same margins, and phi(y z), take one
+// exponential per row, not one each. The values are those of the fused
+// sigmoid kernels, bit for bit.
+//
+// The sigmoid of k*z, k a constant of ±1 with z's axes, takes k as an
+// input instead (the sign of the product, and of its derivative, from
+// k's), so the product k*z need not be formed (Program.prune drops it
+// when nothing else reads it).
+func (c *compiler) sigmoidE(x *reg, neg bool, src ast.Node) *reg {
+	arg, sign := x, (*reg)(nil)
+	if k, o := c.signProduct(x); k != nil {
+		arg, sign = o, k
+	}
+	base := c.absBase(arg)
+	e := c.emit(&inst{op: opExpAbs, out: c.newReg(base.axes, base.elem, src), in: []*reg{base}, src: src})
+	if e == nil {
+		return nil
+	}
+	in := []*reg{arg, e}
+	if sign != nil {
+		in = append(in, sign)
+	}
+	return c.emit(&inst{op: opSigmoidE, fn: stdlib.Lookup("sigmoid"), neg: neg, out: c.newReg(x.axes, x.elem, src), in: in, src: src})
+}
+
+// signProduct returns k and o when x = k*o with k a constant of -1s and 1s
+// with the axes and (scalar) element of x and of o, else nils.
+func (c *compiler) signProduct(x *reg) (k, o *reg) {
+	if x.prod < 0 || c.insts[x.prod].op != opMul || x.esize != 1 {
+		return nil, nil
+	}
+	in := c.insts[x.prod]
+	k, o = in.in[0], in.in[1]
+	if !k.konst {
+		k, o = o, k
+	}
+	if !k.konst || o.konst || !sameAxes(k.axes, x.axes) || !sameAxes(o.axes, x.axes) || k.esize != 1 || o.esize != 1 {
+		return nil, nil
+	}
+	for _, v := range k.val[:k.size()] {
+		if v != 1 && v != -1 {
+			return nil, nil
+		}
+	}
+	return k, o
+}
+
+// absBase returns the register whose absolute values x's are: x itself, or
+// through negations and products with constants that are all -1 or 1 (of
+// no more axes than x), the register they apply to.
+func (c *compiler) absBase(x *reg) *reg {
+	for x.prod >= 0 {
+		in := c.insts[x.prod]
+		var next *reg
+		switch in.op {
+		case opNeg:
+			next = in.in[0]
+		case opMul:
+			k, o := in.in[0], in.in[1]
+			if !k.konst {
+				k, o = o, k
+			}
+			if !k.konst || o.konst || k.esize != 1 || len(k.axes) > len(o.axes) {
+				return x
+			}
+			for _, v := range k.val[:k.size()] {
+				if v != 1 && v != -1 {
+					return x
+				}
+			}
+			next = o
+		default:
+			return x
+		}
+		if !sameAxes(next.axes, x.axes) || !slices.Equal(next.elem, x.elem) {
+			return x
+		}
+		x = next
+	}
+	return x
 }
 
 // dot compiles dot(a, b) and picks the BLAS form from the operands' axes.

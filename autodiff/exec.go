@@ -16,29 +16,31 @@ import (
 type opcode uint8
 
 const (
-	opVar    opcode = iota // out = x[off : off+size]
-	opNeg                  // out = -a
-	opAdd                  // out = a + b (broadcast)
-	opSub                  // out = a - b
-	opMul                  // out = a * b
-	opDiv                  // out = a / b
-	opMax2                 // out = max(a, b), ties to a; aux records which
-	opMin2                 // out = min(a, b), ties to a; aux records which
-	opUnary                // out = fn(a; params); aux records fn'(a)
-	opPow                  // out = a ^ params[0]; aux records the derivative
-	opCmp                  // out = a cmp b as 1 or 0 (constants only)
-	opAnd                  // out = a and b (constants only)
-	opOr                   // out = a or b (constants only)
-	opNot                  // out = not a (constants only)
-	opReduce               // out = fn(element of a), per batch entry
-	opDot                  // out = dot(a, b) over the batch, with BLAS
-	opGather               // out = a[idx1, idx2] with index registers
-	opAxis                 // out = sum/mean/max/min of a over axis ax (optionally masked)
-	opExpand               // out = a broadcast to out's axes
-	opView                 // out = a with its last axis read as its element (shares a's storage)
+	opVar      opcode = iota // out = x[off : off+size]
+	opNeg                    // out = -a
+	opAdd                    // out = a + b (broadcast)
+	opSub                    // out = a - b
+	opMul                    // out = a * b
+	opDiv                    // out = a / b
+	opMax2                   // out = max(a, b), ties to a; aux records which
+	opMin2                   // out = min(a, b), ties to a; aux records which
+	opUnary                  // out = fn(a; params); aux records fn'(a)
+	opPow                    // out = a ^ params[0]; aux records the derivative
+	opCmp                    // out = a cmp b as 1 or 0 (constants only)
+	opAnd                    // out = a and b (constants only)
+	opOr                     // out = a or b (constants only)
+	opNot                    // out = not a (constants only)
+	opReduce                 // out = fn(element of a), per batch entry
+	opDot                    // out = dot(a, b) over the batch, with BLAS
+	opGather                 // out = a[idx1, idx2] with index registers
+	opAxis                   // out = sum/mean/max/min of a over axis ax (optionally masked)
+	opExpand                 // out = a broadcast to out's axes
+	opView                   // out = a with its last axis read as its element (shares a's storage)
+	opExpAbs                 // out = e^-|a|, aux = 1/(1+out): what every sigmoid of ±a needs (no reverse pass of its own)
+	opSigmoidE               // out = sigmoid(a) (or of -a when neg) from b = opExpAbs of ±a; aux records the derivative
 )
 
-var opNames = [...]string{"var", "-", "+", "-", "*", "/", "max", "min", "call", "^", "compare", "and", "or", "not", "reduce", "dot", "index", "comprehension", "expand", "view"}
+var opNames = [...]string{"var", "-", "+", "-", "*", "/", "max", "min", "call", "^", "compare", "and", "or", "not", "reduce", "dot", "index", "comprehension", "expand", "view", "exp-abs", "call"}
 
 // dot modes, fixed at compile time from the operands' axes.
 const (
@@ -66,7 +68,12 @@ type inst struct {
 	scratch []float64
 	src     ast.Node
 	kern    func(z, v, d []float64) // opUnary: the fused loop of fn, or nil
-	neg     bool                    // opUnary: fn of -a (kern computes it; derivatives are with respect to a)
+	neg     bool                    // opUnary, opSigmoidE: fn of -a (kern computes it; derivatives are with respect to a)
+
+	share   *share  // computed from the same instruction over a superset of its rows, when not sampled (share.go)
+	sharers []*inst // the instructions that share this one's values
+	jac     *jacDot // a product whose reverse pass Jacobian defers (jacobian.go)
+	eFrom   *inst   // opSigmoidE: its exponentials' instruction, when that is a sharer (read from the base, not gathered)
 
 	// how the instruction runs in blocks of rows (set by Program.link)
 	k        int       // its index in Program.insts
@@ -134,7 +141,36 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 			ov[t] = in.fn.Reduce(av[t*es : (t+1)*es])
 		}
 	case opDot:
+		if in.share.active(in) {
+			in.gatherShared(bk)
+			return
+		}
 		in.dotForward(bk)
+	case opExpAbs:
+		if in.share.active(in) {
+			return // its sigmoids read the base's (eFrom)
+		}
+		a := in.in[0]
+		n := bk.size(o)
+		vmath.ExpNegAbs(bk.view(a, a.val)[:n], bk.view(o, o.val)[:n], bk.view(o, o.aux)[:n])
+	case opSigmoidE:
+		a, e := in.in[0], in.in[1]
+		n := bk.size(o)
+		var sign []float64
+		if len(in.in) > 2 {
+			k := in.in[2]
+			sign = bk.view(k, k.val)[:n]
+		}
+		if ef := in.eFrom; ef != nil && ef.share.active(ef) {
+			// the exponentials of the sharer's rows, read in the base's
+			be, idx := ef.share.base.out, ef.share.idx
+			if bk != nil {
+				idx = idx[bk.lo:bk.hi]
+			}
+			vmath.SigmoidFromExpAt(bk.view(a, a.val)[:n], be.val, be.aux, idx, bk.view(o, o.val)[:n], bk.view(o, o.aux)[:n], sign, in.neg)
+			return
+		}
+		vmath.SigmoidFromExp(bk.view(a, a.val)[:n], bk.view(e, e.val)[:n], bk.view(e, e.aux)[:n], bk.view(o, o.val)[:n], bk.view(o, o.aux)[:n], sign, in.neg)
 	case opGather:
 		in.gather(false)
 	case opAxis:

@@ -1,8 +1,9 @@
 package autodiff
 
 // Flops returns the floating-point operations of one full evaluation on
-// the current rows: Eval, then one Gradient per function (the work of
-// qrc eval and of qrc bench). A dot product of length d counts 2d (a
+// the current rows: Eval, then every function's subgradient (Jacobian,
+// the work of qrc eval and of qrc bench; counted as one Gradient per
+// function). A dot product of length d counts 2d (a
 // multiply and an add), its reverse pass 2d per operand that is not a
 // constant (for rows of a sparse data set, d is the average number of
 // nonzeros of the product's rows); every other instruction counts one operation per element
@@ -27,8 +28,10 @@ func (in *inst) flops(back bool) float64 {
 	o := in.out
 	out := float64(o.size())
 	switch in.op {
-	case opVar, opGather, opExpand, opView:
-		return 0
+	case opVar, opGather, opExpand, opView, opExpAbs:
+		return 0 // opExpAbs: counted with the sigmoid it serves
+	case opSigmoidE:
+		return out // one sigmoid, forward or backward
 	case opDot:
 		a, b := in.in[0], in.in[1]
 		d := float64(b.esize)

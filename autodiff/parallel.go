@@ -130,6 +130,9 @@ func (p *Program) schedule(fwd bool) []phase {
 				cons[r.prod] = append(cons[r.prod], k)
 			}
 		}
+		if in.share != nil { // the base collects a sharer's adjoint
+			cons[in.share.base.k] = append(cons[in.share.base.k], k)
+		}
 	}
 	axOf := func(in *inst) *axis {
 		if fwd {
@@ -153,6 +156,9 @@ func (p *Program) schedule(fwd bool) []phase {
 				if r.prod >= 0 {
 					w = append(w, r.prod)
 				}
+			}
+			if sh := p.insts[k].share; sh != nil {
+				w = append(w, sh.base.k)
 			}
 			return w
 		}
@@ -225,10 +231,6 @@ func (p *Program) schedule(fwd bool) []phase {
 // linkBlocks decides which instructions run in blocks, bounds the blocks
 // of every axis, allocates the partial results and schedules both passes.
 func (p *Program) linkBlocks() {
-	for k, in := range p.insts {
-		in.k = k
-		in.blocked()
-	}
 	for _, in := range p.insts {
 		for _, a := range []*axis{in.fwdAx, in.bwdAx} {
 			if a != nil && a.maxBlocks == 0 {
@@ -346,7 +348,7 @@ func (p *Program) run(ph *phase, fwd bool, x []float64) {
 				in.combineForward()
 			}
 			if !fwd && p.mark[in.k] {
-				if in.bwdPart {
+				if in.bwdPart && !in.share.active(in) && !p.deferred(in) {
 					in.combineBackward()
 				}
 				if o := in.out; !p.keep && in.op != opView && rowAxis(o) != sg.ax {
@@ -364,8 +366,13 @@ type current struct {
 	x   []float64
 }
 
-// block runs item i of the current phase.
+// block runs item i of the current phase (or block i of Jacobian's
+// product being multiplied).
 func (p *Program) block(_, i int) {
+	if p.jac.run != nil {
+		p.jacBlock(i)
+		return
+	}
 	ph, fwd, x := p.cur.ph, p.cur.fwd, p.cur.x
 	it := p.items[i]
 	sg := &ph.segs[it.seg]
@@ -402,11 +409,19 @@ func (p *Program) back(in *inst, bk *blk, b int) {
 		if b >= 0 {
 			part = in.slot(b)
 		}
-		in.backward(bk, part)
+		if len(in.sharers) > 0 {
+			p.collectShared(in, bk)
+		}
+		if p.deferred(in) {
+			p.deferBlock(in, bk)
+		} else {
+			in.backward(bk, part)
+		}
 	}
 	// an output without the block's axis is cleared after every block; a
-	// view's adjoint is its operand's, cleared with it
-	if !p.keep && in.op != opView && (bk == nil || rowAxis(o) == bk.ax) {
+	// view's adjoint is its operand's, cleared with it; a sharer's is
+	// cleared by its base
+	if !p.keep && in.op != opView && !in.share.active(in) && (bk == nil || rowAxis(o) == bk.ax) {
 		clear(bk.view(o, o.adj)[:bk.size(o)])
 	}
 }

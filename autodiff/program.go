@@ -35,6 +35,7 @@ type Program struct {
 	cur      current     // the phase being run, for the workers
 	g        []float64   // Gradient's output while it runs
 	keep     bool        // keep the adjoints after the reverse pass (for a diagnosis)
+	jac      jacState    // Jacobian's state (jacobian.go)
 }
 
 // Compile compiles a checked model. The error, when not nil, is a diag.List
@@ -75,10 +76,18 @@ func (p *Program) finish(c *compiler) (*Program, error) {
 		}
 	}
 	p.insts = c.insts
+	for k, in := range p.insts {
+		in.k = k
+		in.blocked()
+	}
+	p.findShares()
+	p.unfuse()
 	if err := p.link(c); err != nil {
 		return nil, err
 	}
 	p.linkBlocks()
+	p.linkShares()
+	p.linkJacobian()
 	p.job.Fn = p.block
 	return p, nil
 }
@@ -107,6 +116,10 @@ func (p *Program) link(c *compiler) error {
 					seen[in.prod] = f
 					stack = append(stack, in.prod)
 				}
+			}
+			if sh := p.insts[k].share; sh != nil && seen[sh.base.k] != f {
+				seen[sh.base.k] = f
+				stack = append(stack, sh.base.k)
 			}
 		}
 		slices.Sort(list)
@@ -280,14 +293,7 @@ func (p *Program) Gradient(w, g []float64) error {
 	if !p.evaled {
 		return fmt.Errorf("autodiff: Gradient without a successful Eval")
 	}
-	clear(p.mark)
-	for f, wf := range w {
-		if wf != 0 {
-			for _, k := range p.deps[f] {
-				p.mark[k] = true
-			}
-		}
-	}
+	p.markFor(func(f int) bool { return w[f] != 0 })
 	p.reverse(w, g)
 	for _, v := range g {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -305,6 +311,19 @@ func (p *Program) Gradient(w, g []float64) error {
 		}
 	}
 	return nil
+}
+
+// markFor marks the instructions the functions f with use(f) depend on
+// and that have a reverse pass.
+func (p *Program) markFor(use func(f int) bool) {
+	clear(p.mark)
+	for f := range p.deps {
+		if use(f) {
+			for _, k := range p.deps[f] {
+				p.mark[k] = p.insts[k].op != opExpAbs
+			}
+		}
+	}
 }
 
 // reverse runs the reverse pass for the weights w into g, over the marked
@@ -344,9 +363,25 @@ func (p *Program) SetSample(s int, positions []int) error {
 		}
 	}
 	a.pos, a.n = positions, len(positions)
+	if identity(positions, len(a.vals)) {
+		a.pos = nil // every row in order is the full set (and shares products, share.go)
+	}
 	p.evaled = false
 	p.resample(s)
 	return nil
+}
+
+// identity reports whether positions are 0..n-1 in order.
+func identity(positions []int, n int) bool {
+	if len(positions) != n {
+		return false
+	}
+	for i, q := range positions {
+		if q != i {
+			return false
+		}
+	}
+	return true
 }
 
 // ResetSamples makes every mean run over all of its rows again.
@@ -440,6 +475,9 @@ func firstBad(v []float64) int {
 func (p *Program) diagnose(f int) error {
 	for _, k := range p.deps[f] {
 		in := p.insts[k]
+		if in.op == opExpAbs && in.share.active(in) {
+			continue // not computed: its sigmoids read the base's
+		}
 		o := in.out
 		j := firstBad(o.val[:o.size()])
 		if j < 0 {
@@ -518,7 +556,7 @@ func (in *inst) explain(j int) string {
 // instruction whose recorded derivative is not finite.
 func (p *Program) diagnoseGrad() error {
 	for k, in := range p.insts {
-		if !p.mark[k] || in.out.aux == nil || (in.op != opUnary && in.op != opPow) {
+		if !p.mark[k] || in.out.aux == nil || (in.op != opUnary && in.op != opPow && in.op != opSigmoidE) {
 			continue
 		}
 		o := in.out

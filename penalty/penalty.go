@@ -243,21 +243,17 @@ func (m *method) eval(x []float64) (*state, error) {
 // of every constraint. It must follow the Eval at st.x directly.
 func (m *method) linearize(st *state) (g0 []float64, F []float64, G [][]float64, err error) {
 	n, M := m.p.N, m.p.M
-	w := make([]float64, M+1)
-	grad := func(i int) ([]float64, error) {
-		g := make([]float64, n)
-		m.stats.Grads++
-		return g, m.p.GradFinite(i, w, g)
+	rows := make([][]float64, M+1)
+	for i := range rows {
+		rows[i] = make([]float64, n)
 	}
-	if g0, err = grad(0); err != nil {
+	m.stats.Grads += M + 1
+	if err := m.p.GradsFinite(rows, make([]float64, M+1)); err != nil {
 		return nil, nil, nil, err
 	}
+	g0 = rows[0]
 	for i := 1; i <= M; i++ {
-		g, err := grad(i)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		F, G = append(F, st.vals[i]), append(G, g)
+		F, G = append(F, st.vals[i]), append(G, rows[i])
 	}
 	for _, c := range st.dom {
 		g := make([]float64, n)

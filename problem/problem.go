@@ -53,11 +53,12 @@ func New(m *check.Model, prog *autodiff.Program, opts Options) *solve.Problem {
 	}
 	vars := m.Vars
 	p := &solve.Problem{
-		N:     prog.NumVars(),
-		M:     len(m.Constraints),
-		Eval:  prog.Eval,
-		Grad:  prog.Gradient,
-		Names: names,
+		N:        prog.NumVars(),
+		M:        len(m.Constraints),
+		Eval:     prog.Eval,
+		Grad:     prog.Gradient,
+		Jacobian: prog.Jacobian,
+		Names:    names,
 		Project: func(x []float64) {
 			for _, v := range vars {
 				v.Domain.Project(v.Of(x))

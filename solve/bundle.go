@@ -136,14 +136,15 @@ func (s *solver) bundleSolve(xt []float64, acc accuracy) (res subResult, halt ha
 				res.Nonconvex = true
 			}
 		}
+		rows, err := s.gradients()
+		if err != nil {
+			return 0, 0, err
+		}
 		for i := 0; i <= m; i++ {
-			if err := s.gradient(i); err != nil {
-				return 0, 0, err
-			}
 			// phi_i(y) >= phi_i(z) + <g + Rho (z - xt), y - z>
 			b := make([]float64, n)
 			for j := range b {
-				b[j] = s.grad[j] + s.rho*(z[j]-xt[j])
+				b[j] = rows[i][j] + s.rho*(z[j]-xt[j])
 			}
 			c := cut{fn: i, a: phi[i] - dot(b, z), b: b}
 			// and the new cuts below the old values

@@ -31,6 +31,8 @@ type solver struct {
 
 	tr Tracker // Best and MostFeasible of the outer iterates
 
+	rows [][]float64 // every function's subgradient (gradients)
+
 	// the stochastic oracle's state (stochastic.go)
 	queue, theta []float64   // Q_i; the estimates theta~_i of the current iterate
 	zeta         [][]float64 // zeta_i, the per-function stochastic subgradients

@@ -302,6 +302,19 @@ func (s *solver) gradient(i int) error {
 	return s.solveErr(s.p.GradFinite(i, s.w, s.grad))
 }
 
+// gradients returns a subgradient of every fi at the x of the last eval
+// (Problem.GradsFinite), in buffers the next call reuses.
+func (s *solver) gradients() ([][]float64, error) {
+	if s.rows == nil {
+		s.rows = make([][]float64, s.p.M+1)
+		for i := range s.rows {
+			s.rows[i] = make([]float64, s.p.N)
+		}
+	}
+	s.stats.Grads += len(s.rows)
+	return s.rows, s.solveErr(s.p.GradsFinite(s.rows, s.w))
+}
+
 // solveErr prefixes the solver's own finiteness errors with "solve: "; the
 // Problem's errors (an *autodiff.EvalError with its position) pass as they
 // are.

@@ -53,6 +53,15 @@ type Problem struct {
 	// unit vector w = e_i.
 	Grad func(w, g []float64) error
 
+	// Jacobian, if not nil, stores in rows[i] (len M+1, each of len N) a
+	// subgradient of fi at the x of the last call of Eval, for every i:
+	// what Grad with w = e_i stores (to rounding), in one call that can
+	// share work between the functions. The solver calls it where it wants
+	// every function's subgradient at one point (the bundle and
+	// stochastic oracles, package penalty); nil means one Grad per
+	// function there.
+	Jacobian func(rows [][]float64) error
+
 	// Project replaces x by its Euclidean projection onto X. nil means X is
 	// all of R^N.
 	Project func(x []float64)
@@ -540,6 +549,32 @@ func (p *Problem) GradFinite(i int, w, g []float64) error {
 	for _, v := range g {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return &NonFiniteError{fmt.Sprintf("a subgradient of %s has a component %v", p.FuncName(i), v)}
+		}
+	}
+	return nil
+}
+
+// GradsFinite stores in rows[i] (len M+1) a subgradient of every fi at
+// the x of the last Eval, by p.Jacobian when it is set, else by GradFinite
+// for each i (w as for GradFinite), and returns an error when a component
+// is not finite.
+func (p *Problem) GradsFinite(rows [][]float64, w []float64) error {
+	if p.Jacobian == nil {
+		for i := range rows {
+			if err := p.GradFinite(i, w, rows[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := p.Jacobian(rows); err != nil {
+		return err
+	}
+	for i, g := range rows {
+		for _, v := range g {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return &NonFiniteError{fmt.Sprintf("a subgradient of %s has a component %v", p.FuncName(i), v)}
+			}
 		}
 	}
 	return nil

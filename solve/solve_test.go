@@ -485,3 +485,49 @@ func TestPhase1StopsAtTheEdge(t *testing.T) {
 	assert.LessOrEqual(t, n*n-1, 1e-6) // feasible to target = Eps^2
 	assert.Greater(t, n, 0.999)        // and on the edge, not inside
 }
+
+// TestGradsFinite: every function's subgradient by Jacobian when the
+// problem has one, else by one Grad per function, the same rows either
+// way, and a component that is not finite is a *NonFiniteError naming the
+// function.
+func TestGradsFinite(t *testing.T) {
+	grad := func(w, g []float64) error {
+		for j := range g {
+			g[j] = 0
+			for i, wi := range w {
+				g[j] += wi * float64(10*i+j)
+			}
+		}
+		return nil
+	}
+	p := &Problem{N: 3, M: 2, Grad: grad, Names: []string{"a", "b"}}
+	rows := [][]float64{make([]float64, 3), make([]float64, 3), make([]float64, 3)}
+	w := make([]float64, 3)
+	require.NoError(t, p.GradsFinite(rows, w))
+	require.Equal(t, [][]float64{{0, 1, 2}, {10, 11, 12}, {20, 21, 22}}, rows)
+	require.Equal(t, []float64{0, 0, 0}, w)
+	calls := 0
+	p.Jacobian = func(rows [][]float64) error {
+		calls++
+		for i, r := range rows {
+			for j := range r {
+				r[j] = float64(10*i + j)
+			}
+		}
+		return nil
+	}
+	for _, r := range rows {
+		clear(r)
+	}
+	require.NoError(t, p.GradsFinite(rows, w))
+	require.Equal(t, 1, calls)
+	require.Equal(t, [][]float64{{0, 1, 2}, {10, 11, 12}, {20, 21, 22}}, rows)
+	p.Jacobian = func(rows [][]float64) error {
+		rows[2][1] = math.Inf(1)
+		return nil
+	}
+	err := p.GradsFinite(rows, w)
+	var nf *NonFiniteError
+	require.ErrorAs(t, err, &nf)
+	require.Contains(t, err.Error(), "b")
+}

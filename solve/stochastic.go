@@ -115,11 +115,12 @@ func (s *solver) stochasticOracle(xt []float64, K int, record bool) (oracleInfo,
 		}
 		// the per-function stochastic subgradients zeta_i (without the
 		// proximal term, which is added once below)
+		rows, err := s.gradients()
+		if err != nil {
+			return info, err
+		}
 		for i := 0; i <= s.m; i++ {
-			if err := s.gradient(i); err != nil {
-				return info, err
-			}
-			s.zeta[i], s.grad = s.grad, s.zeta[i] // keep it without a copy
+			copy(s.zeta[i], rows[i])
 		}
 		weight := V // V + sum_i Q_i: the weight of the proximal term
 		for j, g := range s.zeta[0] {

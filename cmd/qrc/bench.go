@@ -18,8 +18,8 @@ var benchCommand = &command{
 
 Bench checks and compiles a model and times full evaluations at its
 starting point: the value of the objective and of every expanded
-constraint, then a subgradient of each (what qrc eval computes, and what a
-deterministic solver step needs at most). After a warm-up of three
+constraint, then a subgradient of each, all at once (what qrc eval
+computes, and what a deterministic solver step needs at most). After a warm-up of three
 evaluations it runs --evals more and prints the median seconds per
 evaluation, the allocations per evaluation (the mean over the timed runs),
 the GFLOP/s reached (the model's operations as autodiff.Program.Flops
@@ -68,21 +68,15 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	x := point.Start(model)
 	nf := len(m.Functions())
 	values := make([]float64, nf)
-	w := make([]float64, nf)
-	g := make([]float64, m.NumVars())
+	rows := make([][]float64, nf)
+	for i := range rows {
+		rows[i] = make([]float64, m.NumVars())
+	}
 	full := func() error {
 		if err := m.Eval(x, values); err != nil {
 			return err
 		}
-		for i := range w {
-			w[i] = 1
-			err := m.Gradient(w, g)
-			w[i] = 0
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+		return m.Jacobian(rows)
 	}
 	for range 3 {
 		if err := full(); err != nil {

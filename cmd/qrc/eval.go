@@ -111,16 +111,15 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	norms := make([]float64, len(fns))
-	w := make([]float64, len(fns))
-	g := make([]float64, prog.NumVars())
-	for i := range fns {
-		w[i] = 1
-		err := prog.Gradient(w, g)
-		w[i] = 0
-		if err != nil {
-			solvecli.PrintEvalError(stderr, "eval", err, sources)
-			return exitInvalid
-		}
+	rows := make([][]float64, len(fns))
+	for i := range rows {
+		rows[i] = make([]float64, prog.NumVars())
+	}
+	if err := prog.Jacobian(rows); err != nil {
+		solvecli.PrintEvalError(stderr, "eval", err, sources)
+		return exitInvalid
+	}
+	for i, g := range rows {
 		norms[i] = floats.Norm(g, 2)
 	}
 

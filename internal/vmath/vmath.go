@@ -134,3 +134,75 @@ func ExpDeriv(z, v, d []float64) {
 		v[i], d[i] = e, e
 	}
 }
+
+// ExpNegAbs sets e[i] = e^-|z[i]| and q[i] = 1/(1+e[i]) (len(e), len(q) >=
+// len(z)): what SigmoidFromExp needs for the sigmoid of z[i] or of
+// -z[i], or of any c*z[i] with |c| = 1.
+func ExpNegAbs(z, e, q []float64) {
+	e, q = e[:len(z)], q[:len(z)]
+	for i, v := range z {
+		x := -math.Abs(v) // Exp(x), written out as in SigmoidDeriv
+		var ev float64
+		if x > expLo {
+			ev = expFast(x)
+		} else {
+			ev = math.Exp(x)
+		}
+		e[i], q[i] = ev, 1/(1+ev)
+	}
+}
+
+// SigmoidFromExp sets s[i] and d[i] as SigmoidDeriv (neg false) or
+// SigmoidNegDeriv (neg true) do, bit for bit, from e[i] = e^-|z[i]| and
+// q[i] = 1/(1+e[i]) (ExpNegAbs of z, or of -z), without an exponential or
+// a division. With c not nil (each c[i] -1 or 1) it is the sigmoid of
+// c[i]*z[i] (of -c[i]*z[i] for neg) and its derivative with respect to
+// z[i], c[i]*sigmoid'.
+func SigmoidFromExp(z, e, q, s, d, c []float64, neg bool) {
+	e, q, s, d = e[:len(z)], q[:len(z)], s[:len(z)], d[:len(z)]
+	if c != nil {
+		c = c[:len(z)]
+	}
+	var flip uint64 // the sign bit of the derivative, and which value is the tail
+	if neg {
+		flip = 1
+	}
+	for i, v := range z {
+		ev, qv := e[i], q[i]
+		f := flip
+		if c != nil {
+			f ^= math.Float64bits(c[i]) >> 63
+		}
+		d[i] = math.Float64frombits(math.Float64bits(ev*qv*qv) ^ f<<63)
+		// s = q*e where the argument is negative, else q, without a
+		// branch on the sign: the signs of margins are random, a branch
+		// on them is mispredicted half the time (at v = -0 both are q)
+		m := -((math.Float64bits(v) >> 63) ^ f)
+		s[i] = math.Float64frombits(math.Float64bits(qv*ev)&m | math.Float64bits(qv)&^m)
+	}
+}
+
+// SigmoidFromExpAt is SigmoidFromExp with e and q read at the positions
+// idx (e[idx[i]], q[idx[i]] for z[i]): the exponentials of a superset of
+// z's rows, not gathered first.
+func SigmoidFromExpAt(z, e, q []float64, idx []int32, s, d, c []float64, neg bool) {
+	idx, s, d = idx[:len(z)], s[:len(z)], d[:len(z)]
+	if c != nil {
+		c = c[:len(z)]
+	}
+	var flip uint64
+	if neg {
+		flip = 1
+	}
+	for i, v := range z {
+		k := idx[i]
+		ev, qv := e[k], q[k]
+		f := flip
+		if c != nil {
+			f ^= math.Float64bits(c[i]) >> 63
+		}
+		d[i] = math.Float64frombits(math.Float64bits(ev*qv*qv) ^ f<<63)
+		m := -((math.Float64bits(v) >> 63) ^ f)
+		s[i] = math.Float64frombits(math.Float64bits(qv*ev)&m | math.Float64bits(qv)&^m)
+	}
+}

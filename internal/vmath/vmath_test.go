@@ -167,3 +167,79 @@ func BenchmarkMathSigmoid(b *testing.B) {
 		}
 	}
 }
+
+// TestSigmoidFromExp: the sigmoid from ExpNegAbs of z, of -z and of c*z
+// is SigmoidDeriv's and SigmoidNegDeriv's, bit for bit, in the tails, at
+// zero and signed zeros, and for NaN.
+func TestSigmoidFromExp(t *testing.T) {
+	z := []float64{0, math.Copysign(0, -1), 1e-300, -1e-300, 0.3, -0.3, 2, -2, 36, -36, 700, -700, 745.2, -745.2, 1e10, -1e10, math.Inf(1), math.Inf(-1)}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 1000 {
+		z = append(z, 40*rng.NormFloat64())
+	}
+	n := len(z)
+	e, q := make([]float64, n), make([]float64, n)
+	s, d, ws, wd := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	mz := make([]float64, n)
+	for i, v := range z {
+		mz[i] = -v
+	}
+	for _, neg := range []bool{false, true} {
+		for _, from := range [][]float64{z, mz} { // e^-|z| = e^-|-z|
+			ExpNegAbs(from, e, q)
+			SigmoidFromExp(z, e, q, s, d, nil, neg)
+			if neg {
+				SigmoidNegDeriv(z, ws, wd)
+			} else {
+				SigmoidDeriv(z, ws, wd)
+			}
+			for i := range z {
+				if math.Float64bits(s[i]) != math.Float64bits(ws[i]) || math.Float64bits(d[i]) != math.Float64bits(wd[i]) {
+					t.Fatalf("neg=%v, z=%g: %g, %g; want %g, %g", neg, z[i], s[i], d[i], ws[i], wd[i])
+				}
+			}
+			// of c*z, c = ±1: the sigmoid of the product, and its
+			// derivative times c
+			c, cz := make([]float64, n), make([]float64, n)
+			for i := range c {
+				c[i] = float64(2*rng.IntN(2) - 1)
+				cz[i] = c[i] * z[i]
+			}
+			SigmoidFromExp(z, e, q, s, d, c, neg)
+			if neg {
+				SigmoidNegDeriv(cz, ws, wd)
+			} else {
+				SigmoidDeriv(cz, ws, wd)
+			}
+			for i := range z {
+				if math.Float64bits(s[i]) != math.Float64bits(ws[i]) || math.Float64bits(d[i]) != math.Float64bits(c[i]*wd[i]) {
+					t.Fatalf("neg=%v, c=%g, z=%g: %g, %g; want %g, %g", neg, c[i], z[i], s[i], d[i], ws[i], c[i]*wd[i])
+				}
+			}
+		}
+	}
+	// at positions of a larger set: the same bits as gathering first
+	idx := make([]int32, n/2)
+	for i := range idx {
+		idx[i] = int32(2*i + rng.IntN(2))
+	}
+	zs, es, qs := make([]float64, len(idx)), make([]float64, len(idx)), make([]float64, len(idx))
+	ExpNegAbs(z, e, q)
+	for i, k := range idx {
+		zs[i], es[i], qs[i] = z[k], e[k], q[k]
+	}
+	for _, neg := range []bool{false, true} {
+		SigmoidFromExp(zs, es, qs, ws, wd, nil, neg)
+		SigmoidFromExpAt(zs, e, q, idx, s, d, nil, neg)
+		for i := range idx {
+			if math.Float64bits(s[i]) != math.Float64bits(ws[i]) || math.Float64bits(d[i]) != math.Float64bits(wd[i]) {
+				t.Fatalf("at, neg=%v, z=%g: %g, %g; want %g, %g", neg, zs[i], s[i], d[i], ws[i], wd[i])
+			}
+		}
+	}
+	ExpNegAbs([]float64{math.NaN()}, e, q)
+	SigmoidFromExp([]float64{math.NaN()}, e, q, s, d, nil, false)
+	if !math.IsNaN(s[0]) || !math.IsNaN(d[0]) {
+		t.Fatalf("NaN: %g, %g", s[0], d[0])
+	}
+}

@@ -1,0 +1,233 @@
+package autodiff
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// The Jacobian: every function's gradient at one point. Gradient with a
+// unit weight per function would run one reverse pass per function, and
+// each pass would multiply the data by its adjoint again: a product
+// dot(D.X[i], x) over n rows streams the n × d rows once per function.
+// Jacobian runs the passes one function at a time as well, but a product
+// whose adjoint goes straight into a variable (a jacDot) only stores its
+// output adjoint, one column per function, and after the passes each
+// block of rows X_b forms X_b^T g_f for every function f while the block is
+// in cache (one gemv per function; gonum's GEMM kernels were slower on
+// these shapes): the rows are read once for all the functions.
+
+const (
+	// jacMaxCols is the most functions whose adjoints are stored together
+	// (the rest take further rounds).
+	jacMaxCols = 64
+	// jacMaxFloats bounds the stored adjoints of one product (rows ×
+	// functions of a round); a product over more than half as many rows
+	// is not deferred (Jacobian is then one Gradient per function).
+	jacMaxFloats = 1 << 23
+)
+
+// A jacDot is a product over rows whose reverse pass Jacobian defers.
+type jacDot struct {
+	row     *reg      // the constant rows
+	v       *inst     // the variable its adjoint goes into
+	g       []float64 // cols × rows: the output adjoint of each function of the round
+	part    []float64 // per block, cols × d: the block's X_b^T g_f for each column f
+	written []bool    // per column: the function's pass stored its adjoint
+}
+
+// jacState is what Jacobian keeps between calls.
+type jacState struct {
+	on   bool      // a Jacobian pass runs: jacDots store their adjoints
+	col  int       // the column of the function whose pass runs
+	cols int       // the columns of the current round
+	dots []*inst   // the instructions with a jacDot
+	w    []float64 // a unit weight vector
+	run  *inst     // the jacDot whose blocks the workers multiply
+}
+
+// deferred reports whether in's reverse pass stores its output adjoint
+// for Jacobian instead of multiplying it now.
+func (p *Program) deferred(in *inst) bool {
+	return p.jac.on && in.jac != nil && !in.share.active(in)
+}
+
+// linkJacobian finds the products Jacobian defers: a shareable product
+// (share.go) of rows with a variable that two or more functions depend on.
+func (p *Program) linkJacobian() {
+	users := make([]int, len(p.insts))
+	for _, deps := range p.deps {
+		for _, k := range deps {
+			users[k]++
+		}
+	}
+	for _, in := range p.insts {
+		if !shareableDot(in) || users[in.k] < 2 {
+			continue
+		}
+		ri, ro := rowOperand(in)
+		o := in.in[ro]
+		if o.prod < 0 || p.insts[o.prod].op != opVar {
+			continue
+		}
+		in.jac = &jacDot{row: in.in[ri], v: p.insts[o.prod]}
+		p.jac.dots = append(p.jac.dots, in)
+	}
+}
+
+// deferBlock stores the output adjoint of a jacDot within block bk in the
+// current function's column.
+func (p *Program) deferBlock(in *inst, bk *blk) {
+	g := bk.view(in.out, in.out.adj)[:bk.size(in.out)]
+	lo := 0
+	if bk != nil {
+		lo = bk.lo
+	}
+	copy(in.jac.g[p.jac.col*len(in.fwdAx.vals)+lo:], g)
+}
+
+// Jacobian stores in rows[f] (len(rows) == len(Functions()), each of len
+// NumVars) the subgradient of function f at the point of the last
+// successful Eval: what Gradient with the unit weight e_f stores, equal to
+// it to rounding (the products with the data are summed in another
+// order), for every f in one call that reads each data matrix once
+// rather than once per function. A non-finite subgradient is an
+// *EvalError, as from Gradient. Once warm it allocates nothing.
+func (p *Program) Jacobian(rows [][]float64) error {
+	nf := len(p.funcs)
+	if len(rows) != nf {
+		return fmt.Errorf("autodiff: Jacobian with %d rows; the program has %d functions", len(rows), nf)
+	}
+	for f, r := range rows {
+		if len(r) != p.nvars {
+			return fmt.Errorf("autodiff: Jacobian row %d has %d elements; the program has %d variables", f, len(r), p.nvars)
+		}
+	}
+	if !p.evaled {
+		return fmt.Errorf("autodiff: Jacobian without a successful Eval")
+	}
+	j := &p.jac
+	if len(j.w) != nf {
+		j.w = make([]float64, nf)
+	}
+	per := min(nf, jacMaxCols)
+	for _, in := range j.dots {
+		per = min(per, jacMaxFloats/len(in.fwdAx.vals))
+	}
+	if len(j.dots) == 0 || per < 2 { // nothing to share: one Gradient per function
+		for f := range nf {
+			j.w[f] = 1
+			err := p.Gradient(j.w, rows[f])
+			j.w[f] = 0
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, in := range j.dots {
+		jd := in.jac
+		n, d := len(in.fwdAx.vals), jd.row.esize
+		if len(jd.g) < n*per {
+			jd.g = make([]float64, n*per)
+			jd.part = make([]float64, in.fwdAx.maxBlocks*per*d)
+			jd.written = make([]bool, per)
+		}
+	}
+	for f0 := 0; f0 < nf; f0 += per {
+		fs := min(nf, f0+per) - f0
+		j.cols = fs
+		j.on = true
+		for col := range fs {
+			f := f0 + col
+			j.col = col
+			p.markFor(func(h int) bool { return h == f })
+			j.w[f] = 1
+			p.reverse(j.w, rows[f])
+			j.w[f] = 0
+			for _, in := range j.dots {
+				in.jac.written[col] = p.mark[in.k] && !in.share.active(in)
+			}
+		}
+		j.on = false
+		for _, in := range j.dots {
+			p.jacMultiply(in, rows[f0:f0+fs])
+		}
+		for col := range fs {
+			f := f0 + col
+			for _, v := range rows[f] {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					// the pass of Gradient finds the culprit
+					j.w[f] = 1
+					err := p.Gradient(j.w, rows[f])
+					j.w[f] = 0
+					if err != nil {
+						return err
+					}
+					break
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// jacMultiply adds X^T g_f, for the stored adjoint g_f of each of the
+// round's functions, to its row at the jacDot's variable: the blocks of
+// rows on the worker pool, their products added in block order.
+func (p *Program) jacMultiply(in *inst, rows [][]float64) {
+	jd := in.jac
+	cols := p.jac.cols
+	some := false
+	for col := range cols {
+		some = some || jd.written[col]
+	}
+	if !some {
+		return
+	}
+	a := in.fwdAx
+	a.split()
+	// block b on the worker that has it in the passes (Job.Run's equal
+	// parts are the passes' shares of one segment)
+	p.jac.run = in
+	p.job.Run(a.nb)
+	p.jac.run = nil
+	d := jd.row.esize
+	off, size := jd.v.off, jd.v.out.size()
+	for b := range a.nb {
+		part := jd.part[b*cols*d : (b+1)*cols*d]
+		for col, r := range rows {
+			if !jd.written[col] {
+				continue
+			}
+			dst := r[off : off+size]
+			for q, v := range part[col*d : (col+1)*d] {
+				dst[q] += v
+			}
+		}
+	}
+}
+
+// jacBlock computes block b's products X_b^T g_f of the jacDot being
+// multiplied.
+func (p *Program) jacBlock(b int) {
+	in := p.jac.run
+	jd := in.jac
+	a := in.fwdAx
+	cols := p.jac.cols
+	d := jd.row.esize
+	lo := b * a.rows
+	hi := min(lo+a.rows, a.n)
+	X := general(hi-lo, d, jd.row.val[lo*d:hi*d])
+	n := len(a.vals)
+	for col := range cols {
+		part := jd.part[(b*cols+col)*d : (b*cols+col+1)*d]
+		if !jd.written[col] {
+			continue
+		}
+		// the block of X stays in cache from one function to the next
+		blas64.Gemv(blas.Trans, 1, X, vec(jd.g[col*n+lo:col*n+hi]), 0, vec(part))
+	}
+}
