@@ -187,7 +187,7 @@ func benchParse(b *testing.B, csv bool) {
 				}
 				rows += p.rows
 			} else {
-				p := parseSVM(c, path, 0)
+				p := parseSVM(c, path, 0, nil)
 				if p.err != nil {
 					b.Fatal(p.err)
 				}
