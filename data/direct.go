@@ -2,7 +2,9 @@ package data
 
 import (
 	"bytes"
+	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -204,4 +206,279 @@ func readLibSVMDense(data []byte, size int64, path string, opt LibSVMOptions, b 
 	}
 	s.Sparse, s.Y = m, trim(y, n)
 	return s, true, nil
+}
+
+// csvDense is the set's arrays a CSV chunk's records are parsed into, from
+// the chunk's first row on: x holds rows of the d features, cols[j] column
+// j's cells (every column is numeric on this path), y the labels or nil.
+type csvDense struct {
+	x    []float64
+	cols [][]float64
+	y    []float64
+}
+
+// numberByte reports whether c may appear in a number, so that it cannot
+// separate fields on the fast path.
+func numberByte(c byte) bool {
+	return c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E'
+}
+
+// readCSVDirect loads a mapped CSV file of numeric columns straight into X,
+// Columns and Y. parse parses a chunk into a part as the block-parts path
+// does (the first one with its header, filling lay). ok is false when it
+// leaves the file to the block-parts path (see above).
+func readCSVDirect(data []byte, size int64, path string, opt CSVOptions, lay *csvLayout, b budget, parse func(chunk) csvPart) (s *Set, ok bool, err error) {
+	if numberByte(lay.sep) {
+		return nil, false, nil
+	}
+	cs, ok := directChunks(data, cutCSV)
+	if !ok {
+		return nil, false, nil
+	}
+	fault := func(err error) csvPart { return csvPart{err: ioError(path, "read", err)} }
+	p0 := guard(parse, fault, cs[0])
+	if p0.err != nil || p0.rows == 0 || slices.Contains(p0.notNum, true) ||
+		csvEarly(int64(p0.rows), int64(p0.size), size, lay, b) != "" {
+		return nil, false, nil
+	}
+	ncol, d := len(lay.names), len(lay.features)
+	breaks, lines := countLines(cs)
+	breaks[0] = p0.endLine - 1
+	start := make([]int, len(cs)) // the first row of each block
+	bound := p0.rows
+	for k := 1; k < len(cs); k++ {
+		start[k] = bound
+		bound += lines[k]
+	}
+	need := denseBytes(bound, d) + denseBytes(bound, ncol)
+	if lay.label >= 0 {
+		need += 8 * int64(bound)
+	}
+	if need > b.limit {
+		return nil, false, nil
+	}
+	x := makeFloats(bound*d, bound*d)
+	cols := make([][]float64, ncol)
+	for j := range cols {
+		cols[j] = makeFloats(bound, bound)
+	}
+	var y []float64
+	if lay.label >= 0 {
+		y = makeFloats(bound, bound)
+	}
+	parts := make([]csvPart, len(cs))
+	parts[0] = p0
+	eachChunk(len(cs), func(k int) bool {
+		lo, hi := start[k], start[k]+lines[k]
+		dst := &csvDense{x: x[lo*d : hi*d], cols: make([][]float64, ncol)}
+		for j := range cols {
+			dst.cols[j] = cols[j][lo:hi]
+		}
+		if y != nil {
+			dst.y = y[lo:hi]
+		}
+		p := guard(func(c chunk) csvPart { return parseCSVInto(c, path, lay, dst) }, fault, cs[k])
+		parts[k] = p
+		return p.err != nil || slices.Contains(p.notNum, true)
+	})
+	base := lineBases(breaks)
+	for k, p := range parts {
+		if slices.Contains(p.notNum, true) {
+			return nil, false, nil // a text column
+		}
+		if p.err != nil {
+			return nil, true, shiftLine(p.err, base[k])
+		}
+	}
+	// The first block's rows.
+	for i := range p0.rows {
+		for k, j := range lay.features {
+			x[i*d+k] = p0.cols[j][i]
+		}
+	}
+	for j := range ncol {
+		copy(cols[j], p0.cols[j])
+	}
+	if y != nil {
+		copy(y, p0.cols[lay.label])
+	}
+	rows := make([]int, len(cs))
+	dropped := 0
+	for k, p := range parts {
+		rows[k] = p.rows
+		dropped += p.dropped
+	}
+	n := closeUp(x, d, start, rows)
+	for j := range ncol {
+		closeUp(cols[j], 1, start, rows)
+	}
+	if y != nil {
+		closeUp(y, 1, start, rows)
+	}
+	s = &Set{
+		Path:      path,
+		Format:    "csv",
+		X:         mat.NewDense(n, d, trim(x, n*d)),
+		Features:  make([]string, d),
+		Columns:   make(map[string][]float64, ncol),
+		Dropped:   dropped,
+		n:         n,
+		d:         d,
+		maxMemory: opt.MaxMemory,
+	}
+	for k, j := range lay.features {
+		s.Features[k] = lay.names[j]
+	}
+	for j := range ncol {
+		s.Columns[lay.names[j]] = trim(cols[j], n)
+	}
+	if y != nil {
+		s.LabelName = lay.names[lay.label]
+		s.Y = trim(y, n)
+	}
+	return s, true, nil
+}
+
+// parseCSVInto parses the records of one chunk (not the first: no header)
+// into dst. A record of numbers, each surrounded by nothing but spaces, is
+// read in one pass that converts the numbers as it finds the separators;
+// any other record (quoted fields, empty cells, other spaces, errors) is
+// read again by csvReader and checked as parseCSV does, so that values and
+// errors are the same. A cell that is not a number in a dropped column
+// stops the parse with notNum set (the column is text: the block-parts
+// path handles it).
+func parseCSVInto(c chunk, path string, lay *csvLayout, dst *csvDense) csvPart {
+	buf := c.buf
+	n := len(buf)
+	ncol, sep := len(lay.names), lay.sep
+	d := len(lay.features)
+	feat := make([]int, ncol) // position among the features, or -1
+	for j := range feat {
+		feat[j] = -1
+	}
+	for k, j := range lay.features {
+		feat[j] = k
+	}
+	label := lay.label
+	p := csvPart{size: n}
+	r := &csvReader{buf: buf, sep: sep, path: path}
+	row := make([]float64, ncol)
+	pos, line, ls := 0, c.line, 0
+	i := 0 // the next row
+	spaces := sep != ' ' // spaces may surround a number
+records:
+	for {
+		for pos < n { // empty lines, as csvReader.next skips them
+			if buf[pos] == '\n' {
+				pos++
+			} else if buf[pos] == '\r' && pos+1 < n && buf[pos+1] == '\n' {
+				pos += 2
+			} else {
+				break
+			}
+			line++
+			ls = pos
+		}
+		if pos >= n {
+			break
+		}
+		// The fast path.
+		q := pos
+		xrow := dst.x[i*d : (i+1)*d]
+		for j := 0; j < ncol; j++ {
+			for spaces && q < n && buf[q] == ' ' {
+				q++
+			}
+			v, end, ok := scanFloat(buf, q)
+			if !ok {
+				goto slow
+			}
+			for q = end; spaces && q < n && buf[q] == ' '; q++ {
+			}
+			if j < ncol-1 {
+				if q == n || buf[q] != sep {
+					goto slow
+				}
+				q++
+			}
+			dst.cols[j][i] = v
+			if k := feat[j]; k >= 0 {
+				xrow[k] = v
+			}
+			if j == label {
+				dst.y[i] = v
+			}
+		}
+		// The end of the record: a line break, CRLF or the end of the chunk.
+		switch {
+		case q == n:
+		case buf[q] == '\n':
+			q++
+			line++
+		case buf[q] == '\r' && q+1 < n && buf[q+1] == '\n':
+			q += 2
+			line++
+		default:
+			goto slow
+		}
+		if q-pos > MaxLine {
+			goto slow
+		}
+		pos = q
+		if pos <= n && buf[pos-1] == '\n' {
+			ls = pos
+		}
+		i++
+		continue
+	slow:
+		// csvReader and the checks of parseCSV.
+		r.pos, r.line, r.ls = pos, line, ls
+		if ok, err := r.next(); err != nil {
+			return csvPart{err: err}
+		} else if !ok {
+			break
+		}
+		pos, line, ls = r.pos, r.line, r.ls
+		if len(r.fields) != ncol {
+			return csvPart{err: errorf(path, r.fields[0].line, 0, "row has %d fields, want %d like the header", len(r.fields), ncol)}
+		}
+		for j, f := range r.fields {
+			cell := bytes.TrimSpace(f.val)
+			if lay.role[j] == roleDrop {
+				v, ok := parseFloat(cell)
+				if !ok {
+					p.notNum = []bool{true}
+					return p
+				}
+				row[j] = v
+				continue
+			}
+			if len(cell) == 0 {
+				if lay.drop {
+					p.dropped++
+					continue records
+				}
+				return csvPart{err: &Error{Path: path, Line: f.line, Col: f.col, Column: lay.names[j],
+					Msg: fmt.Sprintf("missing value (empty cell) in column %s; csv(..., missing = \"drop\") leaves such rows out", quoteString(lay.names[j]))}}
+			}
+			v, ok := parseFloat(cell)
+			if !ok {
+				return csvPart{err: &Error{Path: path, Line: f.line, Col: f.col, Column: lay.names[j],
+					Msg: fmt.Sprintf("non-numeric cell %s in column %s", quote(cell), quoteString(lay.names[j]))}}
+			}
+			row[j] = v
+		}
+		for j, v := range row {
+			dst.cols[j][i] = v
+			if k := feat[j]; k >= 0 {
+				xrow[k] = v
+			}
+		}
+		if label >= 0 {
+			dst.y[i] = row[label]
+		}
+		i++
+	}
+	p.rows, p.endLine, p.seq = i, line, c.seq
+	return p
 }
