@@ -364,7 +364,7 @@ func parseCSVInto(c chunk, path string, lay *csvLayout, dst *csvDense) csvPart {
 	r := &csvReader{buf: buf, sep: sep, path: path}
 	row := make([]float64, ncol)
 	pos, line, ls := 0, c.line, 0
-	i := 0 // the next row
+	i := 0               // the next row
 	spaces := sep != ' ' // spaces may surround a number
 records:
 	for {
