@@ -27,6 +27,10 @@ import (
 // column — is left to the block-parts path, which then parses the file
 // from the start and gives the same set or error as it always did.
 
+// directLoads counts the loads the direct path settled, with a set or an
+// error (for the tests, which check that it is taken).
+var directLoads atomic.Int64
+
 // directChunks cuts a mapped file into chunks as the block-parts path does.
 // ok is false when the file is a single chunk or holds a line too long.
 func directChunks(data []byte, cut cutFunc) (cs []chunk, ok bool) {
@@ -157,6 +161,7 @@ func readLibSVMDense(data []byte, size int64, path string, opt LibSVMOptions, b 
 			return nil, false, nil
 		}
 		if p.err != nil {
+			directLoads.Add(1)
 			return nil, true, shiftLine(p.err, base[k])
 		}
 	}
@@ -190,6 +195,7 @@ func readLibSVMDense(data []byte, size int64, path string, opt LibSVMOptions, b 
 		for j := range s.Features {
 			s.Features[j] = "f" + strconv.Itoa(j+1)
 		}
+		directLoads.Add(1)
 		return s, true, nil
 	}
 	// Fewer nonzeros than the first block showed: store CSR, as the
@@ -205,6 +211,7 @@ func readLibSVMDense(data []byte, size int64, path string, opt LibSVMOptions, b 
 		m.RowPtr = append(m.RowPtr, len(m.Val))
 	}
 	s.Sparse, s.Y = m, trim(y, n)
+	directLoads.Add(1)
 	return s, true, nil
 }
 
@@ -287,6 +294,7 @@ func readCSVDirect(data []byte, size int64, path string, opt CSVOptions, lay *cs
 			return nil, false, nil // a text column
 		}
 		if p.err != nil {
+			directLoads.Add(1)
 			return nil, true, shiftLine(p.err, base[k])
 		}
 	}
@@ -336,6 +344,7 @@ func readCSVDirect(data []byte, size int64, path string, opt CSVOptions, lay *cs
 		s.LabelName = lay.names[lay.label]
 		s.Y = trim(y, n)
 	}
+	directLoads.Add(1)
 	return s, true, nil
 }
 
