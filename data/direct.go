@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"sync"
@@ -39,10 +40,20 @@ func directChunks(data []byte, cut cutFunc) (cs []chunk, ok bool) {
 }
 
 // countLines returns, for each chunk, its line breaks and its lines (one
-// more when its last line has no line break), counted on all cores.
-func countLines(cs []chunk) (breaks, lines []int) {
+// more when its last line has no line break), counted on all cores. ok is
+// false when the mapped file faulted (it was truncated while read): the
+// block-parts path then reports it.
+func countLines(cs []chunk) (breaks, lines []int, ok bool) {
 	breaks, lines = make([]int, len(cs)), make([]int, len(cs))
+	var faulted atomic.Bool
 	parallelFor(len(cs), func(lo, hi int) {
+		old := debug.SetPanicOnFault(true)
+		defer func() {
+			debug.SetPanicOnFault(old)
+			if recover() != nil {
+				faulted.Store(true)
+			}
+		}()
 		for k := lo; k < hi; k++ {
 			b := cs[k].buf
 			breaks[k] = bytes.Count(b, []byte{'\n'})
@@ -52,7 +63,7 @@ func countLines(cs []chunk) (breaks, lines []int) {
 			}
 		}
 	})
-	return breaks, lines
+	return breaks, lines, !faulted.Load()
 }
 
 // eachChunk calls parse(k) for k = 1 .. n-1 on up to GOMAXPROCS goroutines.
@@ -135,7 +146,10 @@ func readLibSVMDense(data []byte, size int64, path string, opt LibSVMOptions, b 
 		svmEarly(int64(p0.rows), int64(len(p0.vals)), int64(p0.maxIdx), int64(p0.size), size, b) != "" {
 		return nil, false, nil
 	}
-	breaks, lines := countLines(cs)
+	breaks, lines, ok := countLines(cs)
+	if !ok {
+		return nil, false, nil
+	}
 	breaks[0] = p0.endLine - 1
 	start := make([]int, len(cs)) // the first row of each block in x
 	bound := p0.rows
@@ -249,7 +263,10 @@ func readCSVDirect(data []byte, size int64, path string, opt CSVOptions, lay *cs
 		return nil, false, nil
 	}
 	ncol, d := len(lay.names), len(lay.features)
-	breaks, lines := countLines(cs)
+	breaks, lines, ok := countLines(cs)
+	if !ok {
+		return nil, false, nil
+	}
 	breaks[0] = p0.endLine - 1
 	start := make([]int, len(cs)) // the first row of each block
 	bound := p0.rows
