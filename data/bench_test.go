@@ -235,7 +235,7 @@ func benchParseInto(b *testing.B, csv bool) {
 			b.Fatal(err)
 		}
 	}
-	_, lines, _ := countLines(chunks)
+	_, lines, _ := countLines(chunks, readBlocks(nil))
 	const d = 30 // LIBSVM features
 	ncol := len(lay.names)
 	x := make([]float64, (benchRows+1)*max(d, ncol))
@@ -265,7 +265,7 @@ func benchParseInto(b *testing.B, csv bool) {
 				rows += p.rows
 			} else {
 				p := parseSVM(c, path, 0, &svmDense{x: x[rows*d : (rows+lines[k])*d], y: y[rows:], d: d})
-				if p.err != nil || p.overflow {
+				if p.err != nil || p.retry {
 					b.Fatal(p.err)
 				}
 				rows += p.rows

@@ -57,7 +57,7 @@ func LoadCSV(path string, opt CSVOptions) (*Set, error) {
 	src := source{r: f}
 	if data, unmap, ok := mapFile(f, size); ok {
 		defer unmap()
-		src = source{data: data}
+		src = source{data: data, f: f}
 	}
 	return readCSV(src, size, path, opt)
 }
@@ -103,6 +103,7 @@ type csvPart struct {
 	size    int
 	endLine int // the line after the part's last, counted from 1 at the part's start
 	seq     int
+	retry   bool // the direct path leaves the file to the block-parts path: a text column, or the block could not be read
 }
 
 func readCSV(src source, size int64, path string, opt CSVOptions) (*Set, error) {
@@ -149,7 +150,7 @@ func readCSV(src source, size int64, path string, opt CSVOptions) (*Set, error) 
 		return parseCSV(c, pos, path, lay)
 	}
 	if src.data != nil {
-		if s, ok, err := readCSVDirect(src.data, size, path, opt, lay, b, parse); ok {
+		if s, ok, err := readCSVDirect(src, size, path, opt, lay, b, parse); ok {
 			return s, err
 		}
 		*lay = csvLayout{sep: lay.sep, drop: lay.drop}

@@ -3,6 +3,7 @@ package data
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -39,48 +40,81 @@ func directChunks(data []byte, cut cutFunc) (cs []chunk, ok bool) {
 	return cs, err == nil && len(cs) >= 2
 }
 
+// blockReader returns a chunk's bytes: its own when f is nil, else read
+// from f at the chunk's offset into *buf (grown as needed), so that a pass
+// over a mapped file reads the page cache through the kernel's large pages
+// into a small buffer that stays in the cache, instead of through the
+// mapping's 4 KiB pages (a pass over 186 MB costs 0.018 CPU seconds read
+// so, 0.065 through the mapping). ok is false when the read comes short:
+// the file changed.
+type blockReader func(c chunk, buf *[]byte) (_ chunk, ok bool)
+
+func readBlocks(f io.ReaderAt) blockReader {
+	if f == nil {
+		return func(c chunk, _ *[]byte) (chunk, bool) { return c, true }
+	}
+	return func(c chunk, buf *[]byte) (chunk, bool) {
+		if cap(*buf) < len(c.buf) {
+			*buf = make([]byte, max(len(c.buf), chunkSize))
+		}
+		b := (*buf)[:len(c.buf)]
+		if n, _ := f.ReadAt(b, c.off); n != len(b) {
+			return c, false
+		}
+		c.buf = b
+		return c, true
+	}
+}
+
 // countLines returns, for each chunk, its line breaks and its lines (one
 // more when its last line has no line break), counted on all cores. ok is
-// false when the mapped file faulted (it was truncated while read): the
-// block-parts path then reports it.
-func countLines(cs []chunk) (breaks, lines []int, ok bool) {
+// false when a block could not be read or the mapped file faulted (it was
+// truncated while read): the block-parts path then reports it.
+func countLines(cs []chunk, read blockReader) (breaks, lines []int, ok bool) {
 	breaks, lines = make([]int, len(cs)), make([]int, len(cs))
-	var faulted atomic.Bool
+	var failed atomic.Bool
 	parallelFor(len(cs), func(lo, hi int) {
 		old := debug.SetPanicOnFault(true)
 		defer func() {
 			debug.SetPanicOnFault(old)
 			if recover() != nil {
-				faulted.Store(true)
+				failed.Store(true)
 			}
 		}()
+		var buf []byte
 		for k := lo; k < hi; k++ {
-			b := cs[k].buf
-			breaks[k] = bytes.Count(b, []byte{'\n'})
+			c, ok := read(cs[k], &buf)
+			if !ok {
+				failed.Store(true)
+				return
+			}
+			breaks[k] = bytes.Count(c.buf, []byte{'\n'})
 			lines[k] = breaks[k]
-			if len(b) > 0 && b[len(b)-1] != '\n' {
+			if len(c.buf) > 0 && c.buf[len(c.buf)-1] != '\n' {
 				lines[k]++
 			}
 		}
 	})
-	return breaks, lines, !faulted.Load()
+	return breaks, lines, !failed.Load()
 }
 
-// eachChunk calls parse(k) for k = 1 .. n-1 on up to GOMAXPROCS goroutines.
-// When parse(k) returns true (the chunk failed), no chunk after k is
-// started; chunks already started run to their end.
-func eachChunk(n int, parse func(k int) bool) {
+// eachChunk calls parse(k, buf) for k = 1 .. n-1 on up to GOMAXPROCS
+// goroutines, each with a buffer of its own for blockReader. When parse
+// returns true (the chunk failed), no chunk after k is started; chunks
+// already started run to their end.
+func eachChunk(n int, parse func(k int, buf *[]byte) bool) {
 	var next atomic.Int64
 	next.Store(1)
 	var halt atomic.Int64 // the lowest chunk that failed, or n
 	halt.Store(int64(n))
 	work := func() {
+		var buf []byte
 		for {
 			k := next.Add(1) - 1
 			if k >= int64(n) || k > halt.Load() {
 				return
 			}
-			if parse(int(k)) {
+			if parse(int(k), &buf) {
 				for h := halt.Load(); k < h && !halt.CompareAndSwap(h, k); h = halt.Load() {
 				}
 			}
@@ -128,8 +162,8 @@ func trim(x []float64, n int) []float64 {
 // readLibSVMDense loads a mapped LIBSVM file whose first block shows a
 // dense set straight into the dense matrix. ok is false when it leaves the
 // file to the block-parts path (see above).
-func readLibSVMDense(data []byte, size int64, path string, opt LibSVMOptions, b budget) (s *Set, ok bool, err error) {
-	cs, ok := directChunks(data, cutLines)
+func readLibSVMDense(src source, size int64, path string, opt LibSVMOptions, b budget) (s *Set, ok bool, err error) {
+	cs, ok := directChunks(src.data, cutLines)
 	if !ok {
 		return nil, false, nil
 	}
@@ -146,7 +180,8 @@ func readLibSVMDense(data []byte, size int64, path string, opt LibSVMOptions, b 
 		svmEarly(int64(p0.rows), int64(len(p0.vals)), int64(p0.maxIdx), int64(p0.size), size, b) != "" {
 		return nil, false, nil
 	}
-	breaks, lines, ok := countLines(cs)
+	read := readBlocks(src.f)
+	breaks, lines, ok := countLines(cs, read)
 	if !ok {
 		return nil, false, nil
 	}
@@ -163,15 +198,20 @@ func readLibSVMDense(data []byte, size int64, path string, opt LibSVMOptions, b 
 	x, y := makeFloats(bound*d, bound*d), makeFloats(bound, bound)
 	parts := make([]svmPart, len(cs))
 	parts[0] = p0
-	eachChunk(len(cs), func(k int) bool {
+	eachChunk(len(cs), func(k int, buf *[]byte) bool {
+		c, ok := read(cs[k], buf)
+		if !ok {
+			parts[k] = svmPart{retry: true}
+			return true
+		}
 		lo, hi := start[k], start[k]+lines[k]
-		p := guard(parse(&svmDense{x: x[lo*d : hi*d], y: y[lo:hi], d: d}), fault, cs[k])
+		p := guard(parse(&svmDense{x: x[lo*d : hi*d], y: y[lo:hi], d: d}), fault, c)
 		parts[k] = p
-		return p.err != nil || p.overflow
+		return p.err != nil || p.retry
 	})
 	base := lineBases(breaks)
 	for k, p := range parts {
-		if p.overflow {
+		if p.retry {
 			return nil, false, nil
 		}
 		if p.err != nil {
@@ -248,11 +288,11 @@ func numberByte(c byte) bool {
 // Columns and Y. parse parses a chunk into a part as the block-parts path
 // does (the first one with its header, filling lay). ok is false when it
 // leaves the file to the block-parts path (see above).
-func readCSVDirect(data []byte, size int64, path string, opt CSVOptions, lay *csvLayout, b budget, parse func(chunk) csvPart) (s *Set, ok bool, err error) {
+func readCSVDirect(src source, size int64, path string, opt CSVOptions, lay *csvLayout, b budget, parse func(chunk) csvPart) (s *Set, ok bool, err error) {
 	if numberByte(lay.sep) {
 		return nil, false, nil
 	}
-	cs, ok := directChunks(data, cutCSV)
+	cs, ok := directChunks(src.data, cutCSV)
 	if !ok {
 		return nil, false, nil
 	}
@@ -263,7 +303,8 @@ func readCSVDirect(data []byte, size int64, path string, opt CSVOptions, lay *cs
 		return nil, false, nil
 	}
 	ncol, d := len(lay.names), len(lay.features)
-	breaks, lines, ok := countLines(cs)
+	read := readBlocks(src.f)
+	breaks, lines, ok := countLines(cs, read)
 	if !ok {
 		return nil, false, nil
 	}
@@ -292,7 +333,12 @@ func readCSVDirect(data []byte, size int64, path string, opt CSVOptions, lay *cs
 	}
 	parts := make([]csvPart, len(cs))
 	parts[0] = p0
-	eachChunk(len(cs), func(k int) bool {
+	eachChunk(len(cs), func(k int, buf *[]byte) bool {
+		c, ok := read(cs[k], buf)
+		if !ok {
+			parts[k] = csvPart{retry: true}
+			return true
+		}
 		lo, hi := start[k], start[k]+lines[k]
 		dst := &csvDense{x: x[lo*d : hi*d], cols: make([][]float64, ncol)}
 		for j := range cols {
@@ -301,14 +347,14 @@ func readCSVDirect(data []byte, size int64, path string, opt CSVOptions, lay *cs
 		if y != nil {
 			dst.y = y[lo:hi]
 		}
-		p := guard(func(c chunk) csvPart { return parseCSVInto(c, path, lay, dst) }, fault, cs[k])
+		p := guard(func(c chunk) csvPart { return parseCSVInto(c, path, lay, dst) }, fault, c)
 		parts[k] = p
-		return p.err != nil || slices.Contains(p.notNum, true)
+		return p.err != nil || p.retry
 	})
 	base := lineBases(breaks)
 	for k, p := range parts {
-		if slices.Contains(p.notNum, true) {
-			return nil, false, nil // a text column
+		if p.retry {
+			return nil, false, nil
 		}
 		if p.err != nil {
 			directLoads.Add(1)
@@ -371,8 +417,8 @@ func readCSVDirect(data []byte, size int64, path string, opt CSVOptions, lay *cs
 // any other record (quoted fields, empty cells, other spaces, errors) is
 // read again by csvReader and checked as parseCSV does, so that values and
 // errors are the same. A cell that is not a number in a dropped column
-// stops the parse with notNum set (the column is text: the block-parts
-// path handles it).
+// stops the parse with retry set (the column is text: the block-parts path
+// handles it).
 func parseCSVInto(c chunk, path string, lay *csvLayout, dst *csvDense) csvPart {
 	buf := c.buf
 	n := len(buf)
@@ -473,8 +519,7 @@ records:
 			if lay.role[j] == roleDrop {
 				v, ok := parseFloat(cell)
 				if !ok {
-					p.notNum = []bool{true}
-					return p
+					return csvPart{retry: true} // a text column
 				}
 				row[j] = v
 				continue

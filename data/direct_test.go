@@ -3,7 +3,9 @@ package data
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -273,5 +275,52 @@ func TestDirectFileLoads(t *testing.T) {
 		require.Equal(t, float64(i%2), s.Y[i])
 		require.Equal(t, float64(i), c.X.At(i, 0))
 		require.Equal(t, float64(i%9)+0.5, c.Y[i])
+	}
+}
+
+// shortReader is a file that reads short from offset cut on, or after
+// reads reads (it was truncated after it was mapped).
+type shortReader struct {
+	data  []byte
+	cut   int64
+	reads *atomic.Int64 // reads left, or nil
+}
+
+func (r shortReader) ReadAt(b []byte, off int64) (int, error) {
+	if off+int64(len(b)) > r.cut || r.reads != nil && r.reads.Add(-1) < 0 {
+		return max(0, int(r.cut-off)-1), io.EOF
+	}
+	return copy(b, r.data[off:]), nil
+}
+
+// TestDirectReadsBlocks checks the direct path reading blocks from the file
+// instead of the mapping: the same set, and a file that reads short (in the
+// line count or in the parse) left to the block-parts path.
+func TestDirectReadsBlocks(t *testing.T) {
+	svm := strings.Join(svmLines(400), "\n") + "\n"
+	csv := strings.Join(csvRows(400), "\n") + "\n"
+	for _, c := range []struct {
+		data string
+		cut  cutFunc
+		load func(source) (*Set, error)
+	}{{svm, cutLines, svmLoader(LibSVMOptions{})}, {csv, cutCSV, csvLoader(CSVOptions{Label: "y"})}} {
+		withChunkSize(256, func() {
+			data := []byte(c.data)
+			want := describe(c.load(source{r: bytes.NewReader(data)}))
+			cs, _ := directChunks(data, c.cut)
+			n := int64(len(data))
+			for _, f := range []shortReader{
+				{data: data, cut: n},
+				{data: data, cut: n - 1},                       // in the line count
+				{data: data, cut: n, reads: new(atomic.Int64)}, // in the parse
+			} {
+				if f.reads != nil {
+					f.reads.Store(int64(len(cs)) + 3) // the line count and three blocks
+				}
+				before := directLoads.Load()
+				require.Equal(t, want, describe(c.load(source{data: data, f: f})))
+				require.Equal(t, f.cut == n && f.reads == nil, directLoads.Load() > before, "direct path taken")
+			}
+		})
 	}
 }

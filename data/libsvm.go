@@ -44,7 +44,7 @@ func LoadLibSVM(path string, opt LibSVMOptions) (*Set, error) {
 	src := source{r: f}
 	if data, unmap, ok := mapFile(f, size); ok {
 		defer unmap()
-		src = source{data: data}
+		src = source{data: data, f: f}
 	}
 	return readLibSVM(src, size, path, opt)
 }
@@ -69,9 +69,9 @@ type svmPart struct {
 	endLine int // the line after the part's last, counted from 1 at the part's start
 	seq     int
 
-	rows     int  // rows parsed
-	nnz      int  // nonzeros written, when parsed into a dense block
-	overflow bool // parsing into a dense block met an index beyond its d
+	rows  int  // rows parsed
+	nnz   int  // nonzeros written, when parsed into a dense block
+	retry bool // the direct path leaves the file to the block-parts path: an index beyond dst.d, or the block could not be read
 }
 
 func readLibSVM(src source, size int64, path string, opt LibSVMOptions) (*Set, error) {
@@ -80,7 +80,7 @@ func readLibSVM(src source, size int64, path string, opt LibSVMOptions) (*Set, e
 	}
 	b := newBudget(opt.MaxMemory)
 	if src.data != nil {
-		if s, ok, err := readLibSVMDense(src.data, size, path, opt, b); ok {
+		if s, ok, err := readLibSVMDense(src, size, path, opt, b); ok {
 			return s, err
 		}
 	}
@@ -254,7 +254,7 @@ type svmDense struct {
 
 // parseSVM parses the lines of one chunk, into a part or, when dst is not
 // nil, straight into dst's rows (the part then holds no rows, only their
-// count and nonzeros, and overflow set when a feature index exceeds dst.d).
+// count and nonzeros, and retry set when a feature index exceeds dst.d).
 func parseSVM(c chunk, path string, features int, dst *svmDense) svmPart {
 	buf := c.buf
 	var p svmPart
@@ -364,7 +364,7 @@ func parseSVM(c chunk, path string, features int, dst *svmDense) svmPart {
 			case features > 0 && j > features:
 				return fail(line, col, "feature index %d exceeds the %d features declared", j, features)
 			case dst != nil && j > dst.d:
-				return svmPart{overflow: true}
+				return svmPart{retry: true}
 			}
 			pos++ // the ':'
 			vs := pos
