@@ -147,6 +147,7 @@ func shiftLine(e *Error, base int) *Error {
 type source struct {
 	data []byte // the whole file, when mapped
 	r    io.Reader
+	f    io.ReaderAt // the mapped file, which the direct path reads blocks of
 }
 
 func (s source) chunks(cut cutFunc, emit func(chunk) bool) error {

@@ -57,7 +57,7 @@ func LoadCSV(path string, opt CSVOptions) (*Set, error) {
 	src := source{r: f}
 	if data, unmap, ok := mapFile(f, size); ok {
 		defer unmap()
-		src = source{data: data}
+		src = source{data: data, f: f}
 	}
 	return readCSV(src, size, path, opt)
 }
@@ -103,6 +103,7 @@ type csvPart struct {
 	size    int
 	endLine int // the line after the part's last, counted from 1 at the part's start
 	seq     int
+	retry   bool // the direct path leaves the file to the block-parts path: a text column, or the block could not be read
 }
 
 func readCSV(src source, size int64, path string, opt CSVOptions) (*Set, error) {
@@ -122,7 +123,7 @@ func readCSV(src source, size int64, path string, opt CSVOptions) (*Set, error) 
 	}
 	b := newBudget(opt.MaxMemory)
 	var (
-		held, total int64
+		rows, total int64 // rows and bytes parsed so far
 		over        *Error
 		overSeq     int
 	)
@@ -131,17 +132,8 @@ func readCSV(src source, size int64, path string, opt CSVOptions) (*Set, error) 
 			return false
 		}
 		total += int64(p.size)
-		if size > 0 && total >= size {
-			return false // the whole file: the final check says more
-		}
-		// X, Columns and Y each hold their cells.
-		held += 8 * int64(p.rows) * int64(len(lay.features)+len(lay.names)+1)
-		need, what := held, "the rows read so far"
-		if size > 0 {
-			need = int64(float64(held) * float64(size) / float64(total))
-			what = fmt.Sprintf("the set (estimated from the first %s of %s)", FormatBytes(total), FormatBytes(size))
-		}
-		if msg := b.exceeded(need, what); msg != "" {
+		rows += int64(p.rows)
+		if msg := csvEarly(rows, total, size, lay, b); msg != "" {
 			over, overSeq = &Error{Path: path, Line: p.endLine - 1, Msg: msg}, p.seq
 			return true
 		}
@@ -156,6 +148,12 @@ func readCSV(src source, size int64, path string, opt CSVOptions) (*Set, error) 
 			}
 		}
 		return parseCSV(c, pos, path, lay)
+	}
+	if src.data != nil {
+		if s, ok, err := readCSVDirect(src, size, path, opt, lay, b, parse); ok {
+			return s, err
+		}
+		*lay = csvLayout{sep: lay.sep, drop: lay.drop}
 	}
 	parts, err := parallel(src, cutCSV, parse, func(err error) csvPart { return csvPart{err: ioError(path, "read", err)} },
 		func(p csvPart) bool { return p.err != nil }, stop)
@@ -179,6 +177,23 @@ func readCSV(src source, size int64, path string, opt CSVOptions) (*Set, error) 
 		return nil, errorf(path, 0, 0, "no data rows")
 	}
 	return buildCSV(parts, path, lay, b, opt)
+}
+
+// csvEarly returns the message refusing a CSV set whose first total bytes
+// (of size, or 0 for a reader) hold rows rows, when the set they announce
+// will not fit, or "".
+func csvEarly(rows, total, size int64, lay *csvLayout, b budget) string {
+	if size > 0 && total >= size {
+		return "" // the whole file: the final check says more
+	}
+	// X, Columns and Y each hold their cells.
+	held := 8 * rows * int64(len(lay.features)+len(lay.names)+1)
+	need, what := held, "the rows read so far"
+	if size > 0 {
+		need = int64(float64(held) * float64(size) / float64(total))
+		what = fmt.Sprintf("the set (estimated from the first %s of %s)", FormatBytes(total), FormatBytes(size))
+	}
+	return b.exceeded(need, what)
 }
 
 // cutCSV cuts buf after the last newline that ends a record: one outside

@@ -22,7 +22,19 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // path); every other well-formed number goes to strconv.ParseFloat, so the
 // result is always the one strconv gives.
 func parseFloat(b []byte) (float64, bool) {
-	i, n := 0, len(b)
+	v, end, ok := scanFloat(b, 0)
+	return v, ok && end == len(b)
+}
+
+// scanFloat parses the longest number of parseFloat's form that starts at
+// b[i] and returns its value and the offset just after it, so that a parser
+// can read a number in the same pass that finds where the field ends (the
+// caller checks that the byte at end may follow a number). ok is false when
+// no well-formed number starts at i: no digit, an exponent without digits,
+// or a number too large for float64; end is then meaningless.
+func scanFloat(b []byte, i int) (v float64, end int, ok bool) {
+	n := len(b)
+	start := i
 	neg := false
 	if i < n && (b[i] == '+' || b[i] == '-') {
 		neg = b[i] == '-'
@@ -31,7 +43,7 @@ func parseFloat(b []byte) (float64, bool) {
 	// Up to 19 digits fit in mant; a longer mantissa goes to strconv.
 	var mant uint64
 	exp := 0
-	start := i
+	ds := i
 	for i < n {
 		d := b[i] - '0'
 		if d > 9 {
@@ -40,7 +52,7 @@ func parseFloat(b []byte) (float64, bool) {
 		mant = mant*10 + uint64(d)
 		i++
 	}
-	intDigits := i - start
+	intDigits := i - ds
 	fracDigits := 0
 	if i < n && b[i] == '.' {
 		i++
@@ -57,7 +69,7 @@ func parseFloat(b []byte) (float64, bool) {
 		exp = -fracDigits
 	}
 	if intDigits+fracDigits == 0 {
-		return 0, false
+		return 0, i, false
 	}
 	if i < n && (b[i] == 'e' || b[i] == 'E') {
 		i++
@@ -79,15 +91,12 @@ func parseFloat(b []byte) (float64, bool) {
 			i++
 		}
 		if i == es {
-			return 0, false
+			return 0, i, false
 		}
 		if eneg {
 			e = -e
 		}
 		exp += e
-	}
-	if i != n {
-		return 0, false
 	}
 	if intDigits+fracDigits <= 19 && mant <= 1<<53 && exp >= -22 && exp <= 22 {
 		// Clinger's fast path: mant and 10^|exp| are exact, so one
@@ -101,11 +110,11 @@ func parseFloat(b []byte) (float64, bool) {
 		if neg {
 			f = -f
 		}
-		return f, true
+		return f, i, true
 	}
-	f, err := strconv.ParseFloat(string(b), 64)
+	f, err := strconv.ParseFloat(string(b[start:i]), 64)
 	if err != nil || math.IsInf(f, 0) {
-		return 0, false
+		return 0, i, false
 	}
-	return f, true
+	return f, i, true
 }

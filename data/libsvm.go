@@ -44,7 +44,7 @@ func LoadLibSVM(path string, opt LibSVMOptions) (*Set, error) {
 	src := source{r: f}
 	if data, unmap, ok := mapFile(f, size); ok {
 		defer unmap()
-		src = source{data: data}
+		src = source{data: data, f: f}
 	}
 	return readLibSVM(src, size, path, opt)
 }
@@ -68,6 +68,10 @@ type svmPart struct {
 	size    int // bytes parsed
 	endLine int // the line after the part's last, counted from 1 at the part's start
 	seq     int
+
+	rows  int  // rows parsed
+	nnz   int  // nonzeros written, when parsed into a dense block
+	retry bool // the direct path leaves the file to the block-parts path: an index beyond dst.d, or the block could not be read
 }
 
 func readLibSVM(src source, size int64, path string, opt LibSVMOptions) (*Set, error) {
@@ -75,6 +79,11 @@ func readLibSVM(src source, size int64, path string, opt LibSVMOptions) (*Set, e
 		return nil, &Error{Path: path, Option: "features", Msg: fmt.Sprintf("invalid option: %d features", opt.Features)}
 	}
 	b := newBudget(opt.MaxMemory)
+	if src.data != nil {
+		if s, ok, err := readLibSVMDense(src, size, path, opt, b); ok {
+			return s, err
+		}
+	}
 	var (
 		sRows, sNNZ, sMax int64 // in the parts parsed so far
 		over              *Error
@@ -89,23 +98,13 @@ func readLibSVM(src source, size int64, path string, opt LibSVMOptions) (*Set, e
 		sNNZ += int64(len(p.vals))
 		sMax = max(sMax, int64(p.maxIdx))
 		total += int64(p.size)
-		if size > 0 && total >= size {
-			return false // the whole file: the final check says more
-		}
-		// The least the set will take: dense or CSR, and the labels.
-		held := 8*sRows + min(8*sRows*sMax, 12*sNNZ+8*sRows)
-		need, what := held, "the rows read so far"
-		if size > 0 {
-			need = int64(float64(held) * float64(size) / float64(total))
-			what = fmt.Sprintf("the set (estimated from the first %s of %s)", FormatBytes(total), FormatBytes(size))
-		}
-		if msg := b.exceeded(need, what); msg != "" {
+		if msg := svmEarly(sRows, sNNZ, sMax, total, size, b); msg != "" {
 			over, overSeq = &Error{Path: path, Line: p.endLine - 1, Msg: msg}, p.seq
 			return true
 		}
 		return false
 	}
-	parts, err := parallel(src, cutLines, func(c chunk) svmPart { return parseSVM(c, path, opt.Features) },
+	parts, err := parallel(src, cutLines, func(c chunk) svmPart { return parseSVM(c, path, opt.Features, nil) },
 		func(err error) svmPart { return svmPart{err: ioError(path, "read", err)} },
 		func(p svmPart) bool { return p.err != nil }, stop)
 	breaks := make([]int, len(parts))
@@ -203,6 +202,23 @@ func readLibSVM(src source, size int64, path string, opt LibSVMOptions) (*Set, e
 	return s, nil
 }
 
+// svmEarly returns the message refusing a LIBSVM set whose first total
+// bytes (of size, or 0 for a reader) hold rows rows, nnz nonzeros and
+// indices up to maxIdx, when the set they announce will not fit, or "".
+func svmEarly(rows, nnz, maxIdx, total, size int64, b budget) string {
+	if size > 0 && total >= size {
+		return "" // the whole file: the final check says more
+	}
+	// The least the set will take: dense or CSR, and the labels.
+	held := 8*rows + min(8*rows*maxIdx, 12*nnz+8*rows)
+	need, what := held, "the rows read so far"
+	if size > 0 {
+		need = int64(float64(held) * float64(size) / float64(total))
+		what = fmt.Sprintf("the set (estimated from the first %s of %s)", FormatBytes(total), FormatBytes(size))
+	}
+	return b.exceeded(need, what)
+}
+
 // isSpace reports whether c separates LIBSVM fields. The carriage return
 // makes files with CRLF line endings read cleanly.
 func isSpace(c byte) bool {
@@ -227,12 +243,28 @@ var svmClass = func() (t [256]uint8) {
 	return
 }()
 
-// parseSVM parses the lines of one chunk.
-func parseSVM(c chunk, path string, features int) svmPart {
+// svmDense is a block of rows of the final dense matrix that parseSVM
+// writes a chunk's rows into instead of collecting them in a part: x holds
+// at least as many zero rows of d values as the chunk has lines, y as many
+// labels.
+type svmDense struct {
+	x, y []float64
+	d    int
+}
+
+// parseSVM parses the lines of one chunk, into a part or, when dst is not
+// nil, straight into dst's rows (the part then holds no rows, only their
+// count and nonzeros, and retry set when a feature index exceeds dst.d).
+func parseSVM(c chunk, path string, features int, dst *svmDense) svmPart {
 	buf := c.buf
-	est := len(buf)/8 + 1 // "j:v " takes at least 4 bytes; data files take about 10
-	p := svmPart{size: len(buf), cols: makeInt32s(0, est), vals: makeFloats(0, est),
-		labels: make([]float64, 0, len(buf)/64+1), rowEnd: make([]int, 0, len(buf)/64+1)}
+	var p svmPart
+	var row []float64 // the current row of dst
+	if dst == nil {
+		est := len(buf)/8 + 1 // "j:v " takes at least 4 bytes; data files take about 10
+		p = svmPart{cols: makeInt32s(0, est), vals: makeFloats(0, est),
+			labels: make([]float64, 0, len(buf)/64+1), rowEnd: make([]int, 0, len(buf)/64+1)}
+	}
+	p.size = len(buf)
 	fail := func(line, col int, format string, args ...any) svmPart {
 		return svmPart{err: errorf(path, line, col, format, args...)}
 	}
@@ -260,17 +292,24 @@ func parseSVM(c chunk, path string, features int) svmPart {
 			line++
 			continue
 		}
-		// The label.
+		// The label, read in the pass that finds its end.
 		start := pos
-		for pos < n && svmClass[buf[pos]] == 0 {
-			pos++
+		y, end, ok := scanFloat(buf, pos)
+		if !ok || end < n && svmClass[buf[end]] == 0 {
+			for pos < n && svmClass[buf[pos]] == 0 {
+				pos++
+			}
+			if pos-ls > MaxLine {
+				return fail(line, 0, "line longer than %d bytes", MaxLine)
+			}
+			return fail(line, start-ls+1, "invalid label %s", quote(buf[start:pos]))
 		}
+		pos = end
 		if pos-ls > MaxLine {
 			return fail(line, 0, "line longer than %d bytes", MaxLine)
 		}
-		y, ok := parseFloat(buf[start:pos])
-		if !ok {
-			return fail(line, start-ls+1, "invalid label %s", quote(buf[start:pos]))
+		if dst != nil {
+			row = dst.x[p.rows*dst.d : (p.rows+1)*dst.d]
 		}
 		prev, prevCol := 0, 0
 		for {
@@ -324,23 +363,34 @@ func parseSVM(c chunk, path string, features int) svmPart {
 				return fail(line, col, "feature index %d after %d (indices must be strictly increasing)", j, prev)
 			case features > 0 && j > features:
 				return fail(line, col, "feature index %d exceeds the %d features declared", j, features)
+			case dst != nil && j > dst.d:
+				return svmPart{retry: true}
 			}
 			pos++ // the ':'
 			vs := pos
-			for pos < n && svmClass[buf[pos]] == 0 {
-				pos++
+			v, end, ok := scanFloat(buf, pos)
+			if !ok || end < n && svmClass[buf[end]] == 0 {
+				for pos < n && svmClass[buf[pos]] == 0 {
+					pos++
+				}
+				if pos-ls > MaxLine {
+					return fail(line, 0, "line longer than %d bytes", MaxLine)
+				}
+				return fail(line, vs-ls+1, "invalid feature value %s", quote(buf[vs:pos]))
 			}
+			pos = end
 			if pos-ls > MaxLine {
 				return fail(line, 0, "line longer than %d bytes", MaxLine)
 			}
-			v, ok := parseFloat(buf[vs:pos])
-			if !ok {
-				return fail(line, vs-ls+1, "invalid feature value %s", quote(buf[vs:pos]))
-			}
 			prev, prevCol = j, col
 			if v != 0 {
-				p.cols = append(p.cols, int32(j-1))
-				p.vals = append(p.vals, v)
+				if dst != nil {
+					row[j-1] = v
+					p.nnz++
+				} else {
+					p.cols = append(p.cols, int32(j-1))
+					p.vals = append(p.vals, v)
+				}
 			}
 		}
 		if pos-ls > MaxLine {
@@ -349,8 +399,13 @@ func parseSVM(c chunk, path string, features int) svmPart {
 		if prev > p.maxIdx {
 			p.maxIdx, p.maxLine, p.maxCol = prev, line, prevCol
 		}
-		p.labels = append(p.labels, y)
-		p.rowEnd = append(p.rowEnd, len(p.vals))
+		if dst != nil {
+			dst.y[p.rows] = y
+		} else {
+			p.labels = append(p.labels, y)
+			p.rowEnd = append(p.rowEnd, len(p.vals))
+		}
+		p.rows++
 		line++
 		pos++ // the '\n'
 	}
