@@ -71,9 +71,10 @@ Flags:
                      2, the switching subgradient method on all rows; also
                      called deterministic), stochastic (Algorithm 3, Yu et
                      al.'s method with virtual queues, on minibatches of the
-                     data means), dynamic (smooth or bundle on growing
-                     uniform samples of the data means' rows, warm-started,
-                     finishing on all rows), or auto (the default): dynamic
+                     data means), dynamic (smooth or bundle on a uniform
+                     sample of the data means' rows with control variates
+                     from all rows, warm-started, finishing on all rows),
+                     or auto (the default): dynamic
                      when the data means run over at least 50000 rows in
                      all, else smooth for a differentiable model and bundle
                      for one with a kink

@@ -183,6 +183,17 @@ minimize mean(i in d) logistic(-d.y[i] * dot(d.X[i], x))
 	assert.Contains(t, r.stdout, `"stages": [`)
 	assert.Contains(t, r.stdout, `"data_passes": `)
 
+	// --sample-rounds 0: growing samples, without control variates (one
+	// stage on 20% of the rows, then all); a negative count is refused
+	_, r = jsonOut[stochJSON](t, false, "solve", linear, "--outer", "1", "--sample-rounds", "0")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "stage 1, sample of 10000 rows (20%), eps 0.00224")
+	assert.Contains(t, r.stderr, "stage 2, all 50000 rows, eps 0.001")
+	assert.NotContains(t, r.stderr, "cv ")
+	r = qrc(t, "", "solve", linear, "--sample-rounds", "-1")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "--sample-rounds must be at least 0")
+
 	s, r = jsonOut[stochJSON](t, false, "solve", linear, "--outer", "1", "--inner", "20", "--v", "2", "--alpha", "40", "--oracle", "stochastic")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "stochastic", s.Settings.Oracle)
