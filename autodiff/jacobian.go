@@ -3,6 +3,8 @@ package autodiff
 import (
 	"fmt"
 	"math"
+	"slices"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -46,6 +48,9 @@ type jacState struct {
 	dots []*inst   // the instructions with a jacDot
 	w    []float64 // a unit weight vector
 	run  *inst     // the jacDot whose blocks the workers multiply
+	// apart is whether the functions' first reverse phases can run as one
+	// (linkApart): 1 yes, -1 no
+	apart int8
 }
 
 // deferred reports whether in's reverse pass stores its output adjoint
@@ -117,6 +122,9 @@ func (p *Program) Jacobian(rows [][]float64) error {
 		per = min(per, jacMaxFloats/len(in.fwdAx.vals))
 	}
 	if len(j.dots) == 0 || per < 2 { // nothing to share: one Gradient per function
+		if p.jacApart(rows) {
+			return nil
+		}
 		for f := range nf {
 			j.w[f] = 1
 			err := p.Gradient(j.w, rows[f])
@@ -231,3 +239,90 @@ func (p *Program) jacBlock(b int) {
 		blas64.Gemv(blas.Trans, 1, X, vec(jd.g[col*n+lo:col*n+hi]), 0, vec(part))
 	}
 }
+
+// linkApart decides whether the functions' reverse passes are apart in
+// their first phase: every instruction of the first reverse phase (its
+// instructions run on the caller and its blocks of rows), and every
+// register such an instruction adds an adjoint into, serves one function
+// only, no variable is among them, and every function's output is
+// computed there. Then that phase, where the rows are, can run for every
+// function at once, the blocks of all functions' row sets in one dispatch
+// (npc.qrc: one class's rows per function), and only the later phases
+// run once per function.
+func (p *Program) linkApart() {
+	p.jac.apart = -1
+	if len(p.bwd) < 2 {
+		return
+	}
+	users := make([]int, len(p.insts))
+	for _, deps := range p.deps {
+		for _, k := range deps {
+			if p.insts[k].op != opExpAbs {
+				users[k]++
+			}
+		}
+	}
+	first := map[int]bool{}
+	ph := &p.bwd[0]
+	insts := slices.Clone(ph.serial)
+	for _, sg := range ph.segs {
+		insts = append(insts, sg.insts...)
+	}
+	for _, in := range insts {
+		first[in.k] = true
+		if in.op == opVar || users[in.k] > 1 {
+			return
+		}
+		for _, r := range in.in {
+			if !r.konst && r.prod >= 0 && users[r.prod] > 1 {
+				return
+			}
+		}
+	}
+	for _, r := range p.outs {
+		if !r.konst && (r.prod < 0 || !first[r.prod]) {
+			return
+		}
+	}
+	p.jac.apart = 1
+}
+
+// jacApart computes the Jacobian with the first reverse phase run once
+// for every function (linkApart), when the functions are apart there,
+// and reports whether it did. The values are those of one Gradient per
+// function, bit for bit: every instruction of that phase receives the
+// adjoint of one function only, as it would alone. A result that is not
+// finite is left to Gradient, which diagnoses it.
+func (p *Program) jacApart(rows [][]float64) bool {
+	if p.jac.apart == 0 {
+		p.linkApart()
+	}
+	if p.jac.apart < 0 {
+		return false
+	}
+	jacApartRuns.Add(1)
+	p.markFor(func(int) bool { return true })
+	for _, r := range p.outs {
+		if !r.konst {
+			r.adj[0]++
+		}
+	}
+	p.run(&p.bwd[0], false, nil)
+	finite := true
+	for f, row := range rows {
+		p.markFor(func(h int) bool { return h == f })
+		clear(row)
+		p.g = row
+		for i := 1; i < len(p.bwd); i++ {
+			p.run(&p.bwd[i], false, nil)
+		}
+		p.g = nil
+		for _, v := range row {
+			finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)
+		}
+	}
+	return finite
+}
+
+// jacApartRuns counts the Jacobians computed by jacApart (for tests).
+var jacApartRuns atomic.Int64

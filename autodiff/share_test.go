@@ -282,3 +282,35 @@ func TestExpSharing(t *testing.T) {
 	e, f, u = count(p)
 	require.Equal(t, [3]int{0, 0, 10}, [3]int{e, f, u})
 }
+
+// TestJacobianApart: npc.qrc's functions are apart in their first reverse
+// phase (each class's rows serve one function), so Jacobian runs it once
+// for all of them; its rows are bit for bit those of one Gradient per
+// function, on all rows and on a sample, on 1, 2 and 4 cores. The
+// fairness model's functions share their rows and do not take that path.
+func TestJacobianApart(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	m, p := load(t, "../examples/npc.qrc", check.Options{})
+	x := randomPoint(m, rand.New(rand.NewPCG(31, 32)))
+	for _, sampled := range []bool{false, true} {
+		if sampled {
+			require.NoError(t, p.SetSample(0, []int{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4}))
+		}
+		for _, procs := range []int{1, 2, 4} {
+			runtime.GOMAXPROCS(procs)
+			want := evalAll(t, p, x)
+			before := jacApartRuns.Load()
+			got := jacobianOf(t, p, x)
+			require.Equal(t, before+1, jacApartRuns.Load(), "npc's Jacobian runs its first phase once")
+			for i := range want {
+				for j := range want[i] {
+					require.Equal(t, math.Float64bits(want[i][j]), math.Float64bits(got[i][j]), "sampled %v, GOMAXPROCS %d, row %d, element %d", sampled, procs, i, j)
+				}
+			}
+		}
+	}
+	p.ResetSamples()
+	_, q := load(t, "../examples/fairness.qrc", check.Options{})
+	q.linkApart()
+	require.Equal(t, int8(-1), q.jac.apart, "the fairness model's functions share x's product")
+}
