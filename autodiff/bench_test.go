@@ -140,6 +140,34 @@ func BenchmarkNPCPendigits(b *testing.B) {
 	benchNPC(b, check.Options{Data: []check.Assign{{Name: "train", Value: pendigits(b)}}})
 }
 
+// npcSumForm is examples/npc.qrc with its dot product written as a sum
+// over the features, as a user might write it; the compiler reads it as
+// the dot product (docs/autodiff.md), so it runs at npc.qrc's speed.
+const npcSumForm = `data train = libsvm(%q)
+param K      = 10
+param lambda = 0.1
+param r      = 4.5
+var W[K, train.d] in ball(lambda, rows)
+func phi(z) = 1 / (1 + exp(z))
+func loss(k) = mean(i in train where train.y[i] == k)
+                   sum(l in 1..K where l != k) phi(sum(j in 1..train.d) (W[k, j] - W[l, j]) * train.X[i, j])
+minimize loss(1)
+subject to
+    cap[k in 2..K]: loss(k) <= r
+`
+
+// BenchmarkNPCSumForm measures npcSumForm on ../shared/data/pendigits
+// against the same reference kernel as BenchmarkNPCPendigits.
+func BenchmarkNPCSumForm(b *testing.B) {
+	m, p, err := compileSource(b, fmt.Sprintf(npcSumForm, pendigits(b)), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	x := randomPoint(m, rand.New(rand.NewPCG(1, 1)))
+	h := npcref.New(m.Data[0].Set, 10)
+	benchAgainst(b, p, x, func() { h.Eval(x) })
+}
+
 // BenchmarkNPCUSPS runs on a synthetic set the size of USPS: 7291 rows,
 // 256 features, 10 classes.
 func BenchmarkNPCUSPS(b *testing.B) {
