@@ -243,6 +243,7 @@ func TestNoAllocations(t *testing.T) {
 // allocates nothing once warm, on one core and on 2 and 4.
 func requireNoAllocations(t *testing.T, run func()) {
 	t.Helper()
+	allParallel(t)
 	require.Zero(t, testing.AllocsPerRun(20, run), "allocations per Eval+Gradient")
 	if raceEnabled {
 		// 10 in 100 runs under the race detector on a loaded machine, none

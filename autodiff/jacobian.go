@@ -200,7 +200,13 @@ func (p *Program) jacMultiply(in *inst, rows [][]float64) {
 	// block b on the worker that has it in the passes (Job.Run's equal
 	// parts are the passes' shares of one segment)
 	p.jac.run = in
-	p.job.Run(a.nb)
+	if a.n < parallelMinRows {
+		for b := range a.nb {
+			p.jacBlock(b)
+		}
+	} else {
+		p.job.Run(a.nb)
+	}
 	p.jac.run = nil
 	d := jd.row.esize
 	off, size := jd.v.off, jd.v.out.size()

@@ -27,6 +27,14 @@ const (
 	maxPartial = 1 << 22
 )
 
+// parallelMinRows is the fewest rows, over a phase's active segments, that
+// are run on more than one core. A smaller phase (tens of microseconds)
+// runs on the caller: a helper that the system deschedules in the middle
+// of a block holds up the caller for as long, which on a busy machine
+// costs far more than such a phase gains. Tests lower it to reach the
+// parallel path with small data.
+var parallelMinRows = 4096
+
 // A seg is the instructions of a phase that run in blocks along one axis,
 // in the order they run within a block.
 type seg struct {
@@ -307,7 +315,7 @@ func (p *Program) run(ph *phase, fwd bool, x []float64) {
 	// the blocks of every active segment, split into one part per worker:
 	// worker w first runs the w-th share of each segment's blocks, the same
 	// rows in every pass, so that they stay in its core's cache
-	blocks := 0
+	blocks, rows := 0, 0
 	for s := range ph.segs {
 		sg := &ph.segs[s]
 		sg.active = fwd
@@ -317,12 +325,16 @@ func (p *Program) run(ph *phase, fwd bool, x []float64) {
 		if sg.active {
 			sg.ax.split()
 			blocks += sg.ax.nb
+			rows += sg.ax.n
 		}
 	}
 	if blocks == 0 {
 		return
 	}
 	parts := min(runtime.GOMAXPROCS(0), blocks, len(p.ends))
+	if rows < parallelMinRows {
+		parts = 1
+	}
 	n := 0
 	for w := range parts {
 		for s := range ph.segs {

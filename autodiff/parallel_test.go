@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -33,6 +34,7 @@ func evalAll(t *testing.T, p *Program, x []float64) [][]float64 {
 // of rows) with GOMAXPROCS 1, 2 and 4 and requires bitwise equal values and
 // subgradients, on all rows and on a sample.
 func TestCoresBitwise(t *testing.T) {
+	allParallel(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, name := range []string{"npc", "fairness", "phase"} {
 		t.Run(name, func(t *testing.T) {
@@ -158,5 +160,45 @@ subject to
 				require.Equal(t, math.Float64bits(want[i][j]), math.Float64bits(got[i][j]), "result %d, element %d", i, j)
 			}
 		}
+	}
+}
+
+// allParallel runs every phase of the test's programs on as many cores as
+// GOMAXPROCS allows, however few its rows, until the test ends.
+func allParallel(t testing.TB) {
+	old := parallelMinRows
+	parallelMinRows = 0
+	t.Cleanup(func() { parallelMinRows = old })
+}
+
+// TestSmallPhaseOnCaller: a phase of fewer than parallelMinRows rows runs
+// on the caller alone (worker 0), a larger one on every core.
+func TestSmallPhaseOnCaller(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	m, p := load(t, "../examples/npc.qrc", check.Options{}) // 3000 rows
+	x := randomPoint(m, rand.New(rand.NewPCG(41, 42)))
+	vals := make([]float64, len(p.Functions()))
+	workersSeen := func() map[int]bool {
+		seen := map[int]bool{}
+		var mu sync.Mutex
+		block := p.job.Fn
+		p.job.Fn = func(w, i int) {
+			mu.Lock()
+			seen[w] = true
+			mu.Unlock()
+			block(w, i)
+		}
+		defer func() { p.job.Fn = block }()
+		for range 50 {
+			require.NoError(t, p.Eval(x, vals))
+		}
+		return seen
+	}
+	require.Equal(t, map[int]bool{0: true}, workersSeen(), "3000 rows run on the caller")
+	allParallel(t)
+	seen := workersSeen()
+	require.True(t, seen[0])
+	for w := range seen {
+		require.Less(t, w, 2)
 	}
 }

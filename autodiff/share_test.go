@@ -93,6 +93,7 @@ func jacobianOf(t *testing.T, p *Program, x []float64) [][]float64 {
 // finite differences on 1 and 2 cores, bitwise the same on 1, 2 and 4,
 // and on samples of the subsets (which are not shared).
 func TestShareSubsets(t *testing.T) {
+	allParallel(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	rng := rand.New(rand.NewPCG(21, 22))
 	csv := shareData(1500, rng) // several blocks of rows
@@ -289,6 +290,7 @@ func TestExpSharing(t *testing.T) {
 // function, on all rows and on a sample, on 1, 2 and 4 cores. The
 // fairness model's functions share their rows and do not take that path.
 func TestJacobianApart(t *testing.T) {
+	allParallel(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	m, p := load(t, "../examples/npc.qrc", check.Options{})
 	x := randomPoint(m, rand.New(rand.NewPCG(31, 32)))

@@ -142,6 +142,7 @@ func requireClose(t *testing.T, a, b [][]float64, tol float64) {
 // against finite differences, for bitwise equality on 1, 2 and 4 cores and
 // for allocations.
 func TestSparseAgreesDense(t *testing.T) {
+	allParallel(t)
 	dir := t.TempDir()
 	sparseGen{n: 1500, d: 400, perRow: 4, classes: 3}.write(t, filepath.Join(dir, "d.svm"))
 	path := filepath.Join(dir, "m.qrc")
