@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // Dynamic sampling (issue 18): Algorithm 1 with an accurate oracle on a
@@ -581,23 +583,18 @@ func corrected(q *Problem, ss Subsampler, frac float64, xs []float64, st *Stats)
 	m := q.M + 1
 	full, samp := make([]float64, m), make([]float64, m)
 	gFull, gSamp := make([][]float64, m), make([][]float64, m)
+	for f := range m {
+		gFull[f], gSamp[f] = make([]float64, q.N), make([]float64, q.N)
+	}
 	w := make([]float64, m)
-	jac := func(vals []float64, gs [][]float64) error {
+	at := func(vals []float64, rows [][]float64) error {
 		if err := q.Eval(xs, vals); err != nil {
 			return err
 		}
-		for f := range m {
-			clear(w)
-			w[f] = 1
-			gs[f] = make([]float64, q.N)
-			if err := q.Grad(w, gs[f]); err != nil {
-				return err
-			}
-		}
-		return nil
+		return q.GradsFinite(rows, w)
 	}
 	ss.Full()
-	if err := jac(full, gFull); err != nil {
+	if err := at(full, gFull); err != nil {
 		return nil, nil, err
 	}
 	st.Evals++
@@ -605,7 +602,7 @@ func corrected(q *Problem, ss Subsampler, frac float64, xs []float64, st *Stats)
 	if _, err := ss.Subsample(frac); err != nil {
 		return nil, nil, err
 	}
-	if err := jac(samp, gSamp); err != nil {
+	if err := at(samp, gSamp); err != nil {
 		return nil, nil, err
 	}
 	shift := make([]float64, m)
@@ -636,12 +633,21 @@ func corrected(q *Problem, ss Subsampler, frac float64, xs []float64, st *Stats)
 		}
 		for f, wf := range w {
 			if wf != 0 {
-				for j, c := range gFull[f] {
-					g[j] += wf * c
-				}
+				floats.AddScaled(g, wf, gFull[f])
 			}
 		}
 		return nil
+	}
+	if q.Jacobian != nil {
+		cq.Jacobian = func(rows [][]float64) error {
+			if err := q.Jacobian(rows); err != nil {
+				return err
+			}
+			for f, r := range rows {
+				floats.Add(r, gFull[f])
+			}
+			return nil
+		}
 	}
 	return &cq, full, nil
 }

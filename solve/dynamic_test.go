@@ -208,6 +208,18 @@ func TestDynamicControlVariates(t *testing.T) {
 func TestCorrected(t *testing.T) {
 	d := newRowsData(20_000, 9)
 	p := d.problem()
+	// a Jacobian (as problem.New sets one), so that the corrected
+	// problem's must be corrected too
+	p.Jacobian = func(rows [][]float64) error {
+		for f, r := range rows {
+			w := make([]float64, len(rows))
+			w[f] = 1
+			if err := p.Grad(w, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	xs := []float64{0.7, -0.3}
 	var st Stats
 	cq, fv, err := corrected(p, d, 0.05, xs, &st)
@@ -259,6 +271,11 @@ func TestCorrected(t *testing.T) {
 		}
 		assert.InDelta(t, want[1]+quad, got[1], 1e-12*(1+math.Abs(want[1])), "constraint at %v", x)
 		require.NoError(t, cq.Grad([]float64{1, 2}, g))
+		rows := [][]float64{make([]float64, 2), make([]float64, 2)}
+		require.NoError(t, cq.Jacobian(rows))
+		for j := range 2 {
+			assert.InDelta(t, g[j], rows[0][j]+2*rows[1][j], 1e-12, "Jacobian's rows at %v", x)
+		}
 		for j := range 2 {
 			const h = 1e-6
 			xp, xm := slices.Clone(x), slices.Clone(x)
