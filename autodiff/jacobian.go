@@ -62,12 +62,7 @@ func (p *Program) deferred(in *inst) bool {
 // linkJacobian finds the products Jacobian defers: a shareable product
 // (share.go) of rows with a variable that two or more functions depend on.
 func (p *Program) linkJacobian() {
-	users := make([]int, len(p.insts))
-	for _, deps := range p.deps {
-		for _, k := range deps {
-			users[k]++
-		}
-	}
+	users := p.users()
 	for _, in := range p.insts {
 		if !shareableDot(in) || users[in.k] < 2 {
 			continue
@@ -246,6 +241,18 @@ func (p *Program) jacBlock(b int) {
 	}
 }
 
+// users returns, for every instruction, the number of functions that
+// depend on it.
+func (p *Program) users() []int {
+	users := make([]int, len(p.insts))
+	for _, deps := range p.deps {
+		for _, k := range deps {
+			users[k]++
+		}
+	}
+	return users
+}
+
 // linkApart decides whether the functions' reverse passes are apart in
 // their first phase: every instruction of the first reverse phase (its
 // instructions run on the caller and its blocks of rows), and every
@@ -260,14 +267,7 @@ func (p *Program) linkApart() {
 	if len(p.bwd) < 2 {
 		return
 	}
-	users := make([]int, len(p.insts))
-	for _, deps := range p.deps {
-		for _, k := range deps {
-			if p.insts[k].op != opExpAbs {
-				users[k]++
-			}
-		}
-	}
+	users := p.users() // a shared exponential counts too: stricter, never wrong
 	first := map[int]bool{}
 	ph := &p.bwd[0]
 	insts := slices.Clone(ph.serial)

@@ -490,7 +490,7 @@ func meansText(ms []Mean) string {
 // storageText says how a sparse file's features are read ("" for a dense
 // file).
 func storageText(d Data) string {
-	if d.Nonzeros == 0 && d.Storage == "dense" {
+	if d.Storage == "dense" {
 		return ""
 	}
 	share := float64(d.Nonzeros) / (float64(d.Rows) * float64(max(1, d.Features)))
