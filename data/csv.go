@@ -501,8 +501,7 @@ records:
 					p.dropped++
 					continue records
 				}
-				return fail(&Error{Path: path, Line: f.line, Col: f.col, Column: lay.names[j],
-					Msg: fmt.Sprintf("missing value (empty cell) in column %s; csv(..., missing = \"drop\") leaves such rows out", quoteString(lay.names[j]))})
+				return fail(missingCell(path, f.line, f.col, lay.names[j]))
 			}
 			v, ok := parseFloat(cell)
 			if !ok {
@@ -641,4 +640,10 @@ func buildCSV(parts []csvPart, path string, lay *csvLayout, b budget, opt CSVOpt
 		s.Columns[lay.names[j]] = codes
 	}
 	return s, nil
+}
+
+// missingCell is the error for an empty cell at line:col of column name.
+func missingCell(path string, line, col int, name string) *Error {
+	return &Error{Path: path, Line: line, Col: col, Column: name,
+		Msg: fmt.Sprintf("missing value (empty cell) in column %s; csv(..., missing = \"drop\") leaves such rows out", quoteString(name))}
 }

@@ -210,14 +210,8 @@ func readLibSVMDense(src source, size int64, path string, opt LibSVMOptions, b b
 		return p.err != nil || p.retry
 	})
 	base := lineBases(breaks)
-	for k, p := range parts {
-		if p.retry {
-			return nil, false, nil
-		}
-		if p.err != nil {
-			directLoads.Add(1)
-			return nil, true, shiftLine(p.err, base[k])
-		}
+	if retry, err := partsFailed(parts, base, func(p svmPart) (bool, *Error) { return p.retry, p.err }); retry || err != nil {
+		return nil, !retry, err
 	}
 	// The first block's rows.
 	for i, end, st := 0, 0, 0; i < p0.rows; i, st = i+1, end {
@@ -352,14 +346,8 @@ func readCSVDirect(src source, size int64, path string, opt CSVOptions, lay *csv
 		return p.err != nil || p.retry
 	})
 	base := lineBases(breaks)
-	for k, p := range parts {
-		if p.retry {
-			return nil, false, nil
-		}
-		if p.err != nil {
-			directLoads.Add(1)
-			return nil, true, shiftLine(p.err, base[k])
-		}
+	if retry, err := partsFailed(parts, base, func(p csvPart) (bool, *Error) { return p.retry, p.err }); retry || err != nil {
+		return nil, !retry, err
 	}
 	// The first block's rows.
 	for i := range p0.rows {
@@ -529,8 +517,7 @@ records:
 					p.dropped++
 					continue records
 				}
-				return csvPart{err: &Error{Path: path, Line: f.line, Col: f.col, Column: lay.names[j],
-					Msg: fmt.Sprintf("missing value (empty cell) in column %s; csv(..., missing = \"drop\") leaves such rows out", quoteString(lay.names[j]))}}
+				return csvPart{err: missingCell(path, f.line, f.col, lay.names[j])}
 			}
 			v, ok := parseFloat(cell)
 			if !ok {
@@ -552,4 +539,22 @@ records:
 	}
 	p.rows, p.endLine, p.seq = i, line, c.seq
 	return p
+}
+
+// partsFailed looks at the blocks parsed into X, in file order: the first
+// that asks for the block-parts path (retry) makes it report retry; the
+// first with an error returns the error at its line in the file (base:
+// each block's first line; the direct path counts as taken).
+func partsFailed[P any](parts []P, base []int, status func(P) (retry bool, err *Error)) (retry bool, err error) {
+	for k, p := range parts {
+		r, e := status(p)
+		if r {
+			return true, nil
+		}
+		if e != nil {
+			directLoads.Add(1)
+			return false, shiftLine(e, base[k])
+		}
+	}
+	return false, nil
 }

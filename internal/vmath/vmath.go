@@ -163,23 +163,39 @@ func SigmoidFromExp(z, e, q, s, d, c []float64, neg bool) {
 	if c != nil {
 		c = c[:len(z)]
 	}
-	var flip uint64 // the sign bit of the derivative, and which value is the tail
-	if neg {
-		flip = 1
-	}
+	flip := signBit(neg)
 	for i, v := range z {
-		ev, qv := e[i], q[i]
-		f := flip
-		if c != nil {
-			f ^= math.Float64bits(c[i]) >> 63
-		}
-		d[i] = math.Float64frombits(math.Float64bits(ev*qv*qv) ^ f<<63)
-		// s = q*e where the argument is negative, else q, without a
-		// branch on the sign: the signs of margins are random, a branch
-		// on them is mispredicted half the time (at v = -0 both are q)
-		m := -((math.Float64bits(v) >> 63) ^ f)
-		s[i] = math.Float64frombits(math.Float64bits(qv*ev)&m | math.Float64bits(qv)&^m)
+		s[i], d[i] = sigmoidFrom(v, e[i], q[i], flipAt(flip, c, i))
 	}
+}
+
+// signBit is 1 for neg, else 0: the sign bit of the derivative, and which
+// value is the tail.
+func signBit(neg bool) uint64 {
+	if neg {
+		return 1
+	}
+	return 0
+}
+
+// flipAt is flip, flipped when c is not nil and c[i] is negative.
+func flipAt(flip uint64, c []float64, i int) uint64 {
+	if c != nil {
+		flip ^= math.Float64bits(c[i]) >> 63
+	}
+	return flip
+}
+
+// sigmoidFrom is one element of SigmoidFromExp: the sigmoid at v (f 0) or
+// at -v (f 1), and its derivative, from ev = e^-|v| and qv = 1/(1+ev).
+func sigmoidFrom(v, ev, qv float64, f uint64) (s, d float64) {
+	d = math.Float64frombits(math.Float64bits(ev*qv*qv) ^ f<<63)
+	// s = q*e where the argument is negative, else q, without a branch on
+	// the sign: the signs of margins are random, a branch on them is
+	// mispredicted half the time (at v = -0 both are q)
+	m := -((math.Float64bits(v) >> 63) ^ f)
+	s = math.Float64frombits(math.Float64bits(qv*ev)&m | math.Float64bits(qv)&^m)
+	return s, d
 }
 
 // SigmoidFromExpAt is SigmoidFromExp with e and q read at the positions
@@ -190,19 +206,9 @@ func SigmoidFromExpAt(z, e, q []float64, idx []int32, s, d, c []float64, neg boo
 	if c != nil {
 		c = c[:len(z)]
 	}
-	var flip uint64
-	if neg {
-		flip = 1
-	}
+	flip := signBit(neg)
 	for i, v := range z {
 		k := idx[i]
-		ev, qv := e[k], q[k]
-		f := flip
-		if c != nil {
-			f ^= math.Float64bits(c[i]) >> 63
-		}
-		d[i] = math.Float64frombits(math.Float64bits(ev*qv*qv) ^ f<<63)
-		m := -((math.Float64bits(v) >> 63) ^ f)
-		s[i] = math.Float64frombits(math.Float64bits(qv*ev)&m | math.Float64bits(qv)&^m)
+		s[i], d[i] = sigmoidFrom(v, e[k], q[k], flipAt(flip, c, i))
 	}
 }
