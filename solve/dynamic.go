@@ -210,11 +210,7 @@ func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 				return &Result{Status: NumericalError, Point: Point{X: clone(x), Objective: math.NaN(), Infeasibility: math.NaN()}, Err: err}, pre, nil
 			}
 			if s.Recorder != nil {
-				it := Iteration{T: t, Elapsed: time.Since(began), X: x, Objective: vals[0], Infeasibility: infeasibility(vals), Method: "restore", Estimate: frac < 1}
-				if g, i := maxConstraint(vals); g > 0 {
-					it.MaxViolated = i
-				}
-				if err := s.Recorder.Record(it); err != nil {
+				if err := s.Recorder.Record(valuesIteration(t, time.Since(began), x, vals, "restore", frac < 1)); err != nil {
 					return &Result{Status: Interrupted, Point: Point{X: clone(x), Objective: vals[0], Infeasibility: infeasibility(vals)}, Err: err}, pre, nil
 				}
 			}
@@ -269,8 +265,9 @@ func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 			return nil, fmt.Errorf("solve: %w", err)
 		}
 		frac := float64(got) / float64(rows)
-		eps := full.Eps * math.Sqrt(float64(rows)/float64(got))
+		eps0 := full.Eps * math.Sqrt(float64(rows)/float64(got))
 		for r := range rounds {
+			eps := eps0
 			q, name := &sub, stageName(frac)
 			var corr Stats
 			if cv {
@@ -283,18 +280,14 @@ func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 				}
 				if s.Recorder != nil {
 					// the correction's values are on every row: an exact record
-					it := Iteration{T: t, Elapsed: time.Since(began), X: x, Objective: fv[0], Infeasibility: infeasibility(fv), Method: "full"}
-					if g, i := maxConstraint(fv); g > 0 {
-						it.MaxViolated = i
-					}
-					if err := s.Recorder.Record(it); err != nil {
+					if err := s.Recorder.Record(valuesIteration(t, time.Since(began), x, fv, "full", false)); err != nil {
 						return haltedStages(p, ss, &Result{Status: Interrupted, Point: Point{X: clone(x)}, RhoHat: rhoHat, Rho: rho, Err: err}, stages, stats, began, t, full.Eps, began.Add(s.TimeLimit+GraceTime))
 					}
 				}
 				q, name = cq, name+"cv"
 				// the surrogate is exact to first order at x: each round
 				// may ask more of it
-				eps = max(full.Eps, full.Eps*math.Sqrt(float64(rows)/float64(got))/math.Pow(4, float64(r)))
+				eps = max(full.Eps, eps0/math.Pow(4, float64(r)))
 			}
 			res, pre, err := stage(q, frac, eps, name)
 			if err != nil {
@@ -650,4 +643,14 @@ func corrected(q *Problem, ss Subsampler, frac float64, xs []float64, st *Stats)
 		}
 	}
 	return &cq, full, nil
+}
+
+// valuesIteration is the record of a point x with values vals (f0..fM):
+// its objective, infeasibility and most violated constraint.
+func valuesIteration(t int, elapsed time.Duration, x, vals []float64, method string, estimate bool) Iteration {
+	it := Iteration{T: t, Elapsed: elapsed, X: x, Objective: vals[0], Infeasibility: infeasibility(vals), Method: method, Estimate: estimate}
+	if g, i := maxConstraint(vals); g > 0 {
+		it.MaxViolated = i
+	}
+	return it
 }
