@@ -180,6 +180,8 @@ minimize mean(i in d) logistic(-d.y[i] * dot(d.X[i], x))
 	assert.Contains(t, r.stderr, "stage 1, sample of 10000 rows (20%), eps 0.00224")
 	assert.Contains(t, r.stderr, "stage 2, sample of 10000 rows (20%), eps 0.001")
 	assert.Contains(t, r.stderr, "stage 3, all 50000 rows, eps 0.001")
+	assert.Contains(t, r.stderr, "\nfull ", "each round's start on all rows")
+	assert.Contains(t, r.stdout, `"correction_passes": 1`)
 	assert.Contains(t, r.stdout, `"stages": [`)
 	assert.Contains(t, r.stdout, `"data_passes": `)
 
