@@ -59,7 +59,11 @@ func benchNPC(b *testing.B, opts check.Options) {
 // work the fastest of many short interleaved runs is what each kernel
 // takes when it gets the cores, and both see the same conditions.
 func benchRatio(b *testing.B, p *Program, x []float64, ref func()) {
-	full := fullEvaluator(b, p, x)
+	benchPair(b, fullEvaluator(b, p, x), ref)
+}
+
+// benchPair is benchRatio for any two functions.
+func benchPair(b *testing.B, full, ref func()) {
 	full()
 	ref()
 	bestQ, bestR := math.Inf(1), math.Inf(1)
@@ -339,4 +343,55 @@ func BenchmarkSparseLogistic(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchAgainst(b, p, x, func() { h.Eval(x) })
+}
+
+// BenchmarkStream compares, on npc.qrc over 10^5 and 10^6 synthetic rows
+// (16 features), a streamed program (windowed registers, the reverse pass
+// recomputing the rows' values; the default from streamMinBytes) with the
+// same model keeping every register whole, interleaved: full evaluations
+// (Eval and Jacobian: "full") and Eval with one weighted Gradient, as the
+// smooth oracle does ("grad"). qrc-us is the streamed program, ref-us the
+// whole one; both report their work space (MB).
+func BenchmarkStream(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) {
+			opts := check.Options{Data: []check.Assign{{Name: "train", Value: syntheticSVM(b, n, 16, 10)}}}
+			old := streamMinBytes
+			streamMinBytes = math.MaxInt64
+			m, whole := load(b, "../examples/npc.qrc", opts)
+			streamMinBytes = 0
+			_, streamed := load(b, "../examples/npc.qrc", opts)
+			streamMinBytes = old
+			if !streamed.Streamed() || whole.Streamed() {
+				b.Fatal("the programs do not stream as asked")
+			}
+			x := randomPoint(m, rand.New(rand.NewPCG(1, 1)))
+			b.Run("full", func(b *testing.B) {
+				benchRatio(b, streamed, x, fullEvaluator(b, whole, x))
+				b.ReportMetric(float64(len(streamed.arena))*8/1e6, "qrc-MB")
+				b.ReportMetric(float64(len(whole.arena))*8/1e6, "ref-MB")
+			})
+			b.Run("grad", func(b *testing.B) {
+				benchPair(b, gradEvaluator(b, streamed, x), gradEvaluator(b, whole, x))
+			})
+		})
+	}
+}
+
+// gradEvaluator returns a function that runs Eval and one Gradient with
+// every function weighted at x.
+func gradEvaluator(b *testing.B, p *Program, x []float64) func() {
+	nf := len(p.Functions())
+	vals, w, g := make([]float64, nf), make([]float64, nf), make([]float64, p.NumVars())
+	for f := range w {
+		w[f] = 1 / float64(f+1)
+	}
+	return func() {
+		if err := p.Eval(x, vals); err != nil {
+			b.Fatal(err)
+		}
+		if err := p.Gradient(w, g); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -42,6 +42,10 @@ type seg struct {
 	insts []*inst
 	// active is whether the running pass has work in the segment
 	active bool
+	// redo: in a reverse segment over a streamed axis, the windowed
+	// instructions a block may have to recompute; now: those it does
+	// recompute in the running pass (stream.go)
+	redo, now []*inst
 }
 
 // A phase is instructions run in order on the calling goroutine, then
@@ -242,7 +246,13 @@ func (p *Program) linkBlocks() {
 	for _, in := range p.insts {
 		for _, a := range []*axis{in.fwdAx, in.bwdAx} {
 			if a != nil && a.maxBlocks == 0 {
-				a.maxBlocks = min(maxBlocks, max(1, (len(a.vals)+blockRows-1)/blockRows))
+				if a.minRows == 0 {
+					a.minRows = blockRows
+				}
+				a.maxBlocks = max(1, (len(a.vals)+a.minRows-1)/a.minRows)
+				if !a.stream { // a streamed axis has as many blocks as its rows need
+					a.maxBlocks = min(maxBlocks, a.maxBlocks)
+				}
 			}
 		}
 	}
@@ -257,6 +267,13 @@ func (p *Program) linkBlocks() {
 				// the partial adjoints of a sparse product take no more
 				// memory than the nonzeros of its rows
 				a.maxBlocks = max(1, min(a.maxBlocks, in.sparseOperand().sp.nnz()/ps))
+			}
+		}
+	}
+	for _, in := range p.insts {
+		for _, a := range []*axis{in.fwdAx, in.bwdAx} {
+			if a != nil {
+				a.capRows = max(a.minRows, (len(a.vals)+a.maxBlocks-1)/a.maxBlocks)
 			}
 		}
 	}
@@ -290,7 +307,7 @@ type item struct{ seg, block int }
 
 // split sets a's current blocks from its current rows.
 func (a *axis) split() {
-	nb := min(a.maxBlocks, max(1, (a.n+blockRows-1)/blockRows))
+	nb := min(a.maxBlocks, max(1, (a.n+a.minRows-1)/a.minRows))
 	a.rows = (a.n + nb - 1) / nb
 	a.nb = (a.n + a.rows - 1) / a.rows
 }
@@ -326,12 +343,18 @@ func (p *Program) run(ph *phase, fwd bool, x []float64) {
 			sg.ax.split()
 			blocks += sg.ax.nb
 			rows += sg.ax.n
+			if !fwd {
+				p.redoNow(sg)
+			}
 		}
 	}
 	if blocks == 0 {
 		return
 	}
 	parts := min(runtime.GOMAXPROCS(0), blocks, len(p.ends))
+	if p.slots > 0 {
+		parts = min(parts, p.slots) // a worker's windows
+	}
 	if rows < parallelMinRows {
 		parts = 1
 	}
@@ -380,7 +403,7 @@ type current struct {
 
 // block runs item i of the current phase (or block i of Jacobian's
 // product being multiplied).
-func (p *Program) block(_, i int) {
+func (p *Program) block(w, i int) {
 	if p.jac.run != nil {
 		p.jacBlock(i)
 		return
@@ -390,12 +413,15 @@ func (p *Program) block(_, i int) {
 	sg := &ph.segs[it.seg]
 	a := sg.ax
 	lo := it.block * a.rows
-	bk := blk{ax: a, lo: lo, hi: min(lo+a.rows, a.n)}
+	bk := blk{ax: a, lo: lo, hi: min(lo+a.rows, a.n), w: w}
 	if fwd {
 		for _, in := range sg.insts {
 			in.forward(x, &bk, in.slot(it.block))
 		}
 		return
+	}
+	for _, in := range sg.now { // the windowed values the reverse reads
+		in.forward(nil, &bk, nil)
 	}
 	for _, in := range sg.insts {
 		if p.mark[in.k] {
@@ -433,7 +459,7 @@ func (p *Program) back(in *inst, bk *blk, b int) {
 	// an output without the block's axis is cleared after every block; a
 	// view's adjoint is its operand's, cleared with it; a sharer's is
 	// cleared by its base
-	if !p.keep && in.op != opView && !in.share.active(in) && (bk == nil || rowAxis(o) == bk.ax) {
+	if (!p.keep || o.win) && in.op != opView && !in.share.active(in) && (bk == nil || rowAxis(o) == bk.ax) {
 		clear(bk.view(o, o.adj)[:bk.size(o)])
 	}
 }

@@ -36,6 +36,8 @@ type Program struct {
 	g        []float64   // Gradient's output while it runs
 	keep     bool        // keep the adjoints after the reverse pass (for a diagnosis)
 	jac      jacState    // Jacobian's state (jacobian.go)
+	need     []bool      // per instruction: a reverse block recomputes it (stream.go)
+	slots    int         // the workers a streamed program has windows for (stream.go), or 0
 }
 
 // Compile compiles a checked model. The error, when not nil, is a diag.List
@@ -80,12 +82,14 @@ func (p *Program) finish(c *compiler) (*Program, error) {
 		in.k = k
 		in.blocked()
 	}
+	p.planStream()
 	p.findShares()
 	p.unfuse()
+	p.linkBlocks()
+	p.linkWindows()
 	if err := p.link(c); err != nil {
 		return nil, err
 	}
-	p.linkBlocks()
 	p.linkShares()
 	p.linkJacobian()
 	p.job.Fn = p.block
@@ -165,7 +169,7 @@ func (p *Program) link(c *compiler) error {
 	// sample buffers of constants
 	size := 0
 	for _, in := range p.insts {
-		n := in.out.fullBatch() * in.out.esize
+		n := in.out.storage(p.slots)
 		if in.op == opView {
 			continue // it shares its operand's storage
 		}
@@ -201,7 +205,7 @@ func (p *Program) link(c *compiler) error {
 	}
 	for _, in := range p.insts {
 		o := in.out
-		n := o.fullBatch() * o.esize
+		n := o.storage(p.slots)
 		if in.op == opView {
 			o.val, o.adj = in.in[0].val, in.in[0].adj
 			continue
@@ -277,7 +281,7 @@ func (p *Program) Eval(x, values []float64) error {
 		}
 	}
 	if bad >= 0 {
-		return p.diagnose(bad)
+		return p.diagnose(bad, x)
 	}
 	p.evaled = true
 	return nil
@@ -304,7 +308,7 @@ func (p *Program) Gradient(w, g []float64) error {
 			err := p.diagnoseGrad()
 			for k, in := range p.insts {
 				if p.mark[k] {
-					clear(in.out.adj[:in.out.size()])
+					in.out.clearAdj()
 				}
 			}
 			return err
@@ -470,15 +474,32 @@ func firstBad(v []float64) int {
 	return -1
 }
 
-// diagnose explains a non-finite value of function f: the first
+// diagnose explains a non-finite value of function f at x: the first
 // instruction it depends on whose output is not finite.
-func (p *Program) diagnose(f int) error {
+func (p *Program) diagnose(f int, x []float64) error {
+	var windowed map[int]string // the first fault of each windowed instruction
 	for _, k := range p.deps[f] {
 		in := p.insts[k]
 		if in.op == opExpAbs && in.share.active(in) {
 			continue // not computed: its sigmoids read the base's
 		}
 		o := in.out
+		if o.win {
+			if windowed == nil {
+				windowed = map[int]string{}
+				p.scanWindows(x, func(in *inst, ov, _, av []float64) {
+					if _, seen := windowed[in.k]; !seen {
+						if j := firstBad(ov); j >= 0 {
+							windowed[in.k] = in.explainAt(ov, av, j)
+						}
+					}
+				})
+			}
+			if msg, bad := windowed[k]; bad {
+				return &EvalError{Pos: pos(in.src), Msg: msg}
+			}
+			continue
+		}
 		j := firstBad(o.val[:o.size()])
 		if j < 0 {
 			continue
@@ -497,8 +518,17 @@ func pos(n ast.Node) ast.Pos {
 
 // explain says why element j of the instruction's output is not finite.
 func (in *inst) explain(j int) string {
-	o := in.out
-	v := o.val[j]
+	var av []float64
+	if len(in.in) > 0 {
+		av = in.in[0].val
+	}
+	return in.explainAt(in.out.val, av, j)
+}
+
+// explainAt is explain with the output's values ov and the first
+// operand's av (for a windowed register, a block's views of them).
+func (in *inst) explainAt(ov, av []float64, j int) string {
+	v := ov[j]
 	what := ""
 	if e, ok := in.src.(ast.Expr); ok {
 		what = format.Expr(e)
@@ -507,7 +537,7 @@ func (in *inst) explain(j int) string {
 	case opVar:
 		return fmt.Sprintf("variable value is not finite (%g at element %d)", v, j+1)
 	case opUnary:
-		z := in.in[0].val[j]
+		z := av[j]
 		switch in.fn.Name {
 		case "log":
 			if z == 0 {
@@ -531,7 +561,7 @@ func (in *inst) explain(j int) string {
 		}
 		return fmt.Sprintf("%s(%g) is %g", in.fn.Name, z, v)
 	case opPow:
-		z := in.in[0].val[j]
+		z := av[j]
 		if z < 0 && in.params[0] != math.Trunc(in.params[0]) {
 			return fmt.Sprintf("negative number (%g) to the fractional power %g", z, in.params[0])
 		}
@@ -555,22 +585,45 @@ func (in *inst) explain(j int) string {
 // diagnoseGrad explains a non-finite subgradient: the first marked
 // instruction whose recorded derivative is not finite.
 func (p *Program) diagnoseGrad() error {
+	derivative := func(in *inst) bool {
+		return in.out.aux != nil && (in.op == opUnary || in.op == opPow || in.op == opSigmoidE)
+	}
+	notFinite := func(in *inst, z float64) error {
+		name := "^"
+		if in.fn != nil {
+			name = in.fn.Name
+		}
+		return &EvalError{Pos: pos(in.src), Msg: fmt.Sprintf("the subgradient of %s at %g is not finite", name, z)}
+	}
+	var windowed map[int]float64 // the first argument of each windowed derivative that is not finite
 	for k, in := range p.insts {
-		if !p.mark[k] || in.out.aux == nil || (in.op != opUnary && in.op != opPow && in.op != opSigmoidE) {
+		if !p.mark[k] || !derivative(in) {
 			continue
 		}
 		o := in.out
-		if j := firstBad(o.aux[:o.size()]); j >= 0 {
-			z := in.in[0].val[j]
-			name := "^"
-			if in.fn != nil {
-				name = in.fn.Name
+		if o.win {
+			if windowed == nil {
+				windowed = map[int]float64{}
+				p.scanWindows(nil, func(in *inst, _, aux, av []float64) {
+					if _, seen := windowed[in.k]; !seen && p.mark[in.k] && derivative(in) {
+						if j := firstBad(aux); j >= 0 {
+							windowed[in.k] = av[j]
+						}
+					}
+				})
 			}
-			return &EvalError{Pos: pos(in.src), Msg: fmt.Sprintf("the subgradient of %s at %g is not finite", name, z)}
+			if z, bad := windowed[k]; bad {
+				return notFinite(in, z)
+			}
+			continue
+		}
+		if j := firstBad(o.aux[:o.size()]); j >= 0 {
+			return notFinite(in, in.in[0].val[j])
 		}
 	}
 	for k, in := range p.insts {
-		if p.mark[k] {
+		// a window's adjoints are gone with its block
+		if p.mark[k] && !in.out.win {
 			if j := firstBad(in.out.adj[:in.out.size()]); j >= 0 {
 				return &EvalError{Pos: pos(in.src), Msg: "the subgradient is not finite (an intermediate value overflows)"}
 			}

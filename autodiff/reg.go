@@ -25,8 +25,11 @@ type axis struct {
 	op    string         // the comprehension op that owns the axis
 	means []ast.Pos      // the means over it
 
-	maxBlocks int // the most blocks its rows are split into (Program.link)
-	nb, rows  int // the current number of blocks and rows per block
+	maxBlocks int  // the most blocks its rows are split into (Program.link)
+	nb, rows  int  // the current number of blocks and rows per block
+	stream    bool // its registers may be windowed (stream.go)
+	minRows   int  // the fewest rows of a block, when there are enough (blockRows unless it streams)
+	capRows   int  // the most rows of a block (the rows of a window)
 }
 
 // A reg is a register: a value with a batch of axes and an element shape,
@@ -45,6 +48,9 @@ type reg struct {
 	prod int         // index of the instruction that computes it, or -1
 	sp   *sparseRows // for rows of a sparse data set: their CSR form (val is nil); see sparse.go
 	src  ast.Node
+	// win: val, adj and aux hold one block of rows per worker, not every
+	// row (stream.go)
+	win bool
 }
 
 // batch returns the current number of batch entries.
@@ -115,6 +121,7 @@ func sameAxes(a, b []*axis) bool {
 type blk struct {
 	ax     *axis
 	lo, hi int
+	w      int // the worker running the block: its windows (stream.go)
 }
 
 // n returns the length of axis a within the block.
@@ -146,6 +153,10 @@ func (b *blk) view(r *reg, v []float64) []float64 {
 	inner := r.esize
 	for _, a := range r.axes[1:] {
 		inner *= a.n
+	}
+	if r.win { // the worker's window holds the block
+		lo := b.w * b.ax.capRows * inner
+		return v[lo : lo+(b.hi-b.lo)*inner]
 	}
 	return v[b.lo*inner : b.hi*inner]
 }

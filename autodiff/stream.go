@@ -1,0 +1,337 @@
+package autodiff
+
+import (
+	"runtime"
+	"slices"
+
+	"github.com/qrc-lang/qrc/internal/workers"
+)
+
+// Streaming: evaluation in memory that does not grow with the rows. A
+// register that varies along the rows of a data mean holds one value per
+// row: npc.qrc keeps about 480 bytes a row of them, 4.8 GB on 10^7 rows,
+// three times the data. On large data the rows' registers are *windowed*
+// instead: each worker has a window of one block of rows of each such
+// register, which holds the block's values, adjoints and derivatives only
+// while the worker runs that block.
+//
+// The forward pass needs nothing else: a block runs its whole chain of
+// instructions (parallel.go), so a windowed value is produced and used
+// within one block. The reverse pass needs the values again: a block of
+// the reverse pass first recomputes, into its worker's windows, the
+// windowed values its marked instructions read (and what those are
+// computed from), then runs the reverse instructions. The recomputation
+// is the forward pass's own code on the same rows, so the values are bit
+// for bit those of the forward pass, and a streamed program's results are
+// bitwise those of the same program with every register kept whole
+// (TestStreamBitwise). The price is one forward pass over the rows per
+// reverse pass; the gain, besides memory, is that every register of a
+// block stays in its core's cache instead of going to memory and back.
+//
+// A register is windowed when every instruction that reads or writes it
+// runs in the same segment of the forward pass (one phase, its axis) and
+// in the same segment of the reverse pass, so that no value or adjoint of
+// a block has to outlive the block; others (a per-row value used after a
+// mean over the same rows, say) keep all their rows. Sharing a product
+// across row subsets (share.go) gathers rows across blocks, so a streamed
+// axis does not share.
+
+// streamMinBytes is the size of the rows' registers, over the whole
+// program, from which the program streams: below it they are kept whole
+// (they fit in memory comfortably and a reverse pass costs no
+// recomputation). A variable, so that tests can stream small data.
+var streamMinBytes int64 = 256 << 20
+
+// streamWindows can be turned off by tests: the axes are then split into
+// the blocks of a streamed program but every register keeps all its rows,
+// the reference a streamed program must match bit for bit.
+var streamWindows = true
+
+// streamBlockBytes is the size aimed at for one block of a streamed
+// axis's registers, so that a worker's windows stay in its core's cache;
+// its blocks have from streamMinRows to streamMaxRows rows. Variables, so
+// that tests can make many small blocks.
+var (
+	streamBlockBytes int64 = 256 << 10
+	streamMinRows          = blockRows
+	streamMaxRows          = 4096
+)
+
+// planStream decides which axes stream: when the registers over data rows
+// would take streamMinBytes or more in all, every data axis with such
+// registers streams, with blocks of about streamBlockBytes of them. It
+// runs before findShares and linkBlocks.
+func (p *Program) planStream() {
+	perRow := map[*axis]int64{}
+	var total int64
+	var axes []*axis
+	for _, in := range p.insts {
+		o := in.out
+		a := rowAxis(o)
+		if a == nil || o.konst || in.op == opView || in.op == opVar {
+			continue
+		}
+		floats := int64(2)
+		if in.needsAux() {
+			floats = 3
+		}
+		n := int64(o.fullBatch()*o.esize) * floats * 8
+		if _, ok := perRow[a]; !ok {
+			axes = append(axes, a)
+		}
+		perRow[a] += n / int64(max(1, len(a.vals)))
+		total += n
+	}
+	if total < streamMinBytes || total == 0 {
+		return
+	}
+	for _, a := range axes {
+		rows := int(streamBlockBytes / max(1, perRow[a]))
+		a.stream = true
+		a.minRows = min(streamMaxRows, max(streamMinRows, rows))
+	}
+}
+
+// streams reports whether the axis streams (planStream).
+func (a *axis) streams() bool { return a != nil && a.stream }
+
+// where is an instruction's place in a pass's schedule: its phase, and its
+// segment's axis (nil when it runs on the caller).
+type where struct {
+	phase int
+	ax    *axis
+}
+
+// places returns every instruction's place in the phases of a pass.
+func (p *Program) places(phs []phase) []where {
+	at := make([]where, len(p.insts))
+	for i := range at {
+		at[i].phase = -1
+	}
+	for i, ph := range phs {
+		for _, in := range ph.serial {
+			at[in.k] = where{phase: i}
+		}
+		for _, sg := range ph.segs {
+			for _, in := range sg.insts {
+				at[in.k] = where{phase: i, ax: sg.ax}
+			}
+		}
+	}
+	return at
+}
+
+// linkWindows decides which registers are windowed (see the top of this
+// file) and, for every segment of the reverse pass over a streamed axis,
+// the windowed instructions a block may have to recompute. It runs after
+// linkBlocks and before the arena is laid out.
+func (p *Program) linkWindows() {
+	if !streamWindows {
+		return
+	}
+	streamed := false
+	for _, in := range p.insts {
+		streamed = streamed || in.fwdAx.streams()
+	}
+	if !streamed {
+		return
+	}
+	// a window per worker: as many as the machine has cores, or as
+	// GOMAXPROCS allows now if that is more; a pass runs on at most as
+	// many (the results do not depend on how many)
+	p.slots = min(workers.MaxHelpers+1, max(runtime.NumCPU(), runtime.GOMAXPROCS(0)))
+	fw, bw := p.places(p.fwd), p.places(p.bwd)
+	// users[k]: the instructions that read instruction k's output, through
+	// views too (a view shares its operand's storage)
+	users := make([][]*inst, len(p.insts))
+	root := func(r *reg) int { // the instruction whose storage r is
+		k := r.prod
+		for k >= 0 && p.insts[k].op == opView {
+			k = p.insts[k].in[0].prod
+		}
+		return k
+	}
+	for _, in := range p.insts {
+		for _, r := range in.in {
+			if k := root(r); k >= 0 && !r.konst {
+				users[k] = append(users[k], in)
+			}
+		}
+	}
+	for _, in := range p.insts {
+		o := in.out
+		a := rowAxis(o)
+		if !a.streams() || o.konst || in.op == opView || in.op == opVar || in.share != nil || len(in.sharers) > 0 {
+			continue
+		}
+		f, b := fw[in.k], bw[in.k]
+		ok := in.fwdAx == a && in.bwdAx == a && f.ax == a && b.ax == a
+		for _, u := range users[in.k] {
+			if u.op == opView {
+				continue // its readers are in users[in.k] too
+			}
+			ok = ok && fw[u.k] == f && bw[u.k] == b && u.share == nil
+		}
+		o.win = ok
+	}
+	for _, in := range p.insts {
+		if in.op == opView {
+			in.out.win = in.in[0].win
+		}
+	}
+	// the candidates for recomputation in each reverse segment: the
+	// windowed instructions whose outputs its instructions read or
+	// write, and what those are computed from
+	p.need = make([]bool, len(p.insts))
+	for i := range p.bwd {
+		for s := range p.bwd[i].segs {
+			sg := &p.bwd[i].segs[s]
+			if !sg.ax.streams() {
+				continue
+			}
+			in := map[int]bool{}
+			var visit func(r *reg)
+			visit = func(r *reg) {
+				if !r.win || r.prod < 0 || in[r.prod] {
+					return
+				}
+				in[r.prod] = true
+				for _, q := range p.insts[r.prod].in {
+					visit(q)
+				}
+			}
+			for _, x := range sg.insts {
+				visit(x.out)
+				for _, r := range x.in {
+					visit(r)
+				}
+			}
+			for k := range in {
+				sg.redo = append(sg.redo, p.insts[k])
+			}
+			slices.SortFunc(sg.redo, func(a, b *inst) int { return a.k - b.k })
+			sg.now = make([]*inst, 0, len(sg.redo))
+		}
+	}
+}
+
+// storage returns the float64s of each of r's value, adjoint and aux:
+// for a windowed register, a block of its axis's rows for each of slots
+// workers.
+func (r *reg) storage(slots int) int {
+	if !r.win {
+		return r.fullBatch() * r.esize
+	}
+	inner := r.esize
+	for _, a := range r.axes[1:] {
+		inner *= len(a.vals)
+	}
+	return slots * r.axes[0].capRows * inner
+}
+
+// redoNow sets, for a reverse segment over a streamed axis, the windowed
+// instructions a block must recompute before the marked instructions run:
+// those whose outputs the marked instructions read or write, and what
+// those are computed from, in program order.
+func (p *Program) redoNow(sg *seg) {
+	sg.now = sg.now[:0]
+	if len(sg.redo) == 0 {
+		return
+	}
+	for _, in := range sg.redo {
+		p.need[in.k] = false
+	}
+	want := func(r *reg) {
+		if r.win && r.prod >= 0 {
+			p.need[r.prod] = true
+		}
+	}
+	for _, in := range sg.insts {
+		if !p.mark[in.k] {
+			continue
+		}
+		want(in.out)
+		for _, r := range in.in {
+			want(r)
+		}
+	}
+	for i := len(sg.redo) - 1; i >= 0; i-- {
+		in := sg.redo[i]
+		if p.need[in.k] {
+			for _, r := range in.in {
+				want(r)
+			}
+		}
+	}
+	for _, in := range sg.redo {
+		if p.need[in.k] {
+			sg.now = append(sg.now, in)
+		}
+	}
+}
+
+// clearAdj zeroes all of r's adjoint storage.
+func (r *reg) clearAdj() {
+	if r.win {
+		clear(r.adj)
+		return
+	}
+	clear(r.adj[:r.size()])
+}
+
+// Streamed reports whether some of the program's registers over data rows
+// are windowed (evaluation in memory that does not grow with the rows,
+// at the price of recomputing the rows' values in each reverse pass).
+func (p *Program) Streamed() bool {
+	for _, in := range p.insts {
+		if in.out.win {
+			return true
+		}
+	}
+	return false
+}
+
+// scanWindows runs the forward pass again, every block on the caller in
+// order, and calls check after each windowed instruction of a block with
+// the block's views of its output and of its first operand: a diagnosis
+// of values that are not kept.
+func (p *Program) scanWindows(x []float64, check func(in *inst, ov, aux, av []float64)) {
+	for i := range p.fwd {
+		ph := &p.fwd[i]
+		for _, in := range ph.serial {
+			if in.op != opVar || x != nil { // without x, the variables hold it
+				in.forward(x, nil, nil)
+			}
+		}
+		for s := range ph.segs {
+			sg := &ph.segs[s]
+			a := sg.ax
+			a.split()
+			for b := range a.nb {
+				lo := b * a.rows
+				bk := blk{ax: a, lo: lo, hi: min(lo+a.rows, a.n)}
+				for _, in := range sg.insts {
+					in.forward(x, &bk, in.slot(b))
+					if o := in.out; o.win {
+						n := bk.size(o)
+						var aux, av []float64
+						if o.aux != nil {
+							aux = bk.view(o, o.aux)[:n]
+						}
+						if len(in.in) > 0 {
+							av = bk.view(in.in[0], in.in[0].val)
+						}
+						check(in, bk.view(o, o.val)[:n], aux, av)
+					}
+				}
+			}
+		}
+		for s := range ph.segs {
+			for _, in := range ph.segs[s].insts {
+				if in.fwdPart {
+					in.combineForward()
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,307 @@
+package autodiff
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/qrc-lang/qrc/check"
+)
+
+// streamSmall makes every program compiled until the test ends stream,
+// however small its data, in blocks of 16 rows (so that a worker's
+// windows serve many blocks), or, with windows false, split into the same
+// blocks with every register kept whole: the reference.
+func streamSmall(t testing.TB, windows bool) {
+	oldMin, oldBytes, oldRows, oldWin := streamMinBytes, streamBlockBytes, streamMinRows, streamWindows
+	streamMinBytes, streamBlockBytes, streamMinRows, streamWindows = 0, 1, 16, windows
+	t.Cleanup(func() {
+		streamMinBytes, streamBlockBytes, streamMinRows, streamWindows = oldMin, oldBytes, oldRows, oldWin
+	})
+}
+
+// streamData is a data set for the stream tests: n rows of three
+// features, a label in {-1, 1} and a group in {0, 1}.
+func streamData(n int, seed uint64) string {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	var b strings.Builder
+	b.WriteString("a,b,c,g,y\n")
+	for range n {
+		x := []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		y := 1.0
+		if x[0]-0.5*x[1]+0.4*rng.NormFloat64() < 0 {
+			y = -1
+		}
+		fmt.Fprintf(&b, "%.3f,%.3f,%.3f,%d,%g\n", x[0], x[1], x[2], rng.IntN(2), y)
+	}
+	return b.String()
+}
+
+// streamSparse is a LIBSVM set of n rows over 300 features with four
+// nonzeros each: stored sparse.
+func streamSparse(n int) string {
+	rng := rand.New(rand.NewPCG(uint64(n), 9))
+	var b strings.Builder
+	for range n {
+		y := 2*rng.IntN(2) - 1
+		fmt.Fprintf(&b, "%d", y)
+		j := 0
+		for range 4 {
+			j += 1 + rng.IntN(70)
+			fmt.Fprintf(&b, " %d:%.2f", j, rng.NormFloat64()+0.3*float64(y))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// streamModels are models whose registers over rows stream in different
+// ways: chains within one block (all of them), a per-row product used
+// again after a mean over the same rows (kept whole; the rest of its chain
+// streams), a maximum over rows, subsets of rows that would share a
+// product, and products over sparse rows.
+var streamModels = []struct {
+	name, path, src string
+	files           map[string]string
+}{
+	{name: "npc", path: "../examples/npc.qrc"},
+	{name: "fairness", path: "../examples/fairness.qrc"},
+	{name: "phase", path: "../examples/phase.qrc"},
+	{name: "centred", src: `data s = csv("d.csv", label = "y", drop = ["g"])
+var x[3] in ball(2)
+minimize mean(i in s) (dot(s.X[i], x) - mean(j in s) dot(s.X[j], x))^2 + mean(i in s) logistic(-s.y[i] * dot(s.X[i], x))
+subject to
+    top: max(i in s) dot(s.X[i], x) <= 5
+    hinge: mean(i in s where s.g[i] == 1) max(0, 1 - s.y[i] * dot(s.X[i], x)) <= 2
+`, files: map[string]string{"d.csv": streamData(700, 1)}},
+	{name: "sparse", src: `data s = libsvm("d.svm")
+var w[s.d] in ball(3)
+minimize mean(i in s) logistic(-s.y[i] * dot(w, s.X[i])) + 0.01 * sum(j in 1..s.d) w[j]^2
+subject to
+    pos: mean(i in s where s.y[i] == 1) sigmoid(-dot(w, s.X[i])) <= 0.4
+`, files: map[string]string{"d.svm": streamSparse(600)}},
+}
+
+// compileStream compiles a model of streamModels.
+func compileStream(t *testing.T, i int) (*check.Model, *Program) {
+	t.Helper()
+	sm := streamModels[i]
+	if sm.path != "" {
+		return load(t, sm.path, check.Options{})
+	}
+	m, p, err := compileSource(t, sm.src, sm.files)
+	require.NoError(t, err)
+	return m, p
+}
+
+// allResults returns the values, one Gradient per function, a Gradient
+// with every function weighted, and the Jacobian at x.
+func allResults(t *testing.T, p *Program, x []float64, rng *rand.Rand) [][]float64 {
+	t.Helper()
+	out := evalAll(t, p, x)
+	w := make([]float64, len(p.Functions()))
+	for f := range w {
+		w[f] = rng.Float64()
+	}
+	g := make([]float64, p.NumVars())
+	require.NoError(t, p.Gradient(w, g))
+	out = append(out, g)
+	return append(out, jacobianOf(t, p, x)[1:]...)
+}
+
+// TestStreamBitwise: a streamed program (windowed registers, recomputed
+// in the reverse pass) gives bit for bit the values, subgradients and
+// Jacobian of the same blocks with every register kept whole, on 1, 2 and
+// 4 cores, on all rows and on a sample, and its work space is a fraction
+// of the whole one's.
+func TestStreamBitwise(t *testing.T) {
+	allParallel(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for i, sm := range streamModels {
+		t.Run(sm.name, func(t *testing.T) {
+			streamSmall(t, false)
+			_, whole := compileStream(t, i)
+			require.False(t, whole.Streamed())
+			streamSmall(t, true)
+			m, streamed := compileStream(t, i)
+			require.True(t, streamed.Streamed(), "some registers are windowed")
+			windowed, kept := 0, 0
+			for _, in := range streamed.insts {
+				if rowAxis(in.out) != nil && !in.out.konst && in.op != opVar {
+					if in.out.win {
+						windowed++
+					} else {
+						kept++
+					}
+				}
+			}
+			t.Logf("%d registers over rows windowed, %d kept whole; work space %d floats, whole %d", windowed, kept, len(streamed.arena), len(whole.arena))
+			if sm.name == "centred" {
+				require.Positive(t, kept, "the product used after its mean is kept whole")
+			}
+			rng := rand.New(rand.NewPCG(uint64(i), 3))
+			x := randomPoint(m, rng)
+			for _, sampled := range []bool{false, true} {
+				if sampled {
+					for s, smp := range streamed.Samples() {
+						pos := make([]int, 0, smp.Rows/3)
+						for q := 0; q < smp.Rows; q += 3 {
+							pos = append(pos, (q*7)%smp.Rows)
+						}
+						require.NoError(t, streamed.SetSample(s, pos))
+						require.NoError(t, whole.SetSample(s, pos))
+					}
+				}
+				for _, procs := range []int{1, 2, 4} {
+					runtime.GOMAXPROCS(procs)
+					seed := uint64(procs)
+					want := allResults(t, whole, x, rand.New(rand.NewPCG(seed, 1)))
+					got := allResults(t, streamed, x, rand.New(rand.NewPCG(seed, 1)))
+					for r := range want {
+						for j := range want[r] {
+							require.Equal(t, math.Float64bits(want[r][j]), math.Float64bits(got[r][j]),
+								"sampled %v, GOMAXPROCS %d, result %d, element %d: %g, want %g", sampled, procs, r, j, got[r][j], want[r][j])
+						}
+					}
+				}
+			}
+			streamed.ResetSamples()
+			whole.ResetSamples()
+		})
+	}
+}
+
+// TestStreamAgainstUnstreamed compares a streamed program with the
+// default one (its own blocks, shared products) to rounding, and checks
+// it against finite differences.
+func TestStreamAgainstUnstreamed(t *testing.T) {
+	allParallel(t)
+	for i, sm := range streamModels {
+		t.Run(sm.name, func(t *testing.T) {
+			m, plain := compileStream(t, i)
+			require.False(t, plain.Streamed())
+			streamSmall(t, true)
+			_, streamed := compileStream(t, i)
+			x := randomPoint(m, rand.New(rand.NewPCG(uint64(i), 5)))
+			want, got := evalAll(t, plain, x), evalAll(t, streamed, x)
+			for r := range want {
+				for j := range want[r] {
+					require.InDelta(t, want[r][j], got[r][j], 1e-12*math.Max(1, math.Abs(want[r][j])), "result %d, element %d", r, j)
+				}
+			}
+			if sm.name != "phase" && sm.name != "centred" { // kinks: abs, max
+				require.Less(t, fdCheck(t, streamed, x), 1e-6)
+			}
+		})
+	}
+}
+
+// TestStreamErrors: a value or subgradient that is not finite in a
+// windowed register is reported at the same place, with the same words,
+// as without streaming.
+func TestStreamErrors(t *testing.T) {
+	data := map[string]string{"d.csv": streamData(500, 2)}
+	for _, tc := range []struct {
+		src  string
+		grad bool
+	}{
+		{`data s = csv("d.csv", label = "y", drop = ["g"])
+var x[3] in box(-2, 2) = 1
+minimize mean(i in s) log(dot(s.X[i], x) + 2)
+`, false},
+		{`data s = csv("d.csv", label = "y", drop = ["g"])
+var x[3] in box(-2, 2) = 1
+minimize mean(i in s) sqrt(pos(dot(s.X[i], x)))
+`, true},
+	} {
+		errorOf := func(p *Program, x []float64) string {
+			vals := make([]float64, 1)
+			err := p.Eval(x, vals)
+			if tc.grad {
+				require.NoError(t, err)
+				err = p.Gradient([]float64{1}, make([]float64, p.NumVars()))
+			}
+			require.Error(t, err)
+			var ee *EvalError
+			require.ErrorAs(t, err, &ee)
+			return err.Error()
+		}
+		m, plain, err := compileSource(t, tc.src, data)
+		require.NoError(t, err)
+		want := errorOf(plain, start(m))
+		streamSmall(t, true)
+		_, streamed, err := compileSource(t, tc.src, data)
+		require.NoError(t, err)
+		require.True(t, streamed.Streamed())
+		require.Equal(t, want[strings.LastIndex(want, "m.qrc"):], func() string {
+			got := errorOf(streamed, start(m))
+			return got[strings.LastIndex(got, "m.qrc"):]
+		}())
+		// the program is usable after the error
+		x := start(m)
+		for j := range x {
+			x[j] = 0.1
+		}
+		if tc.grad {
+			x[0] = 1
+		}
+		vals := make([]float64, 1)
+		require.NoError(t, streamed.Eval(x, vals))
+		require.NoError(t, plain.Eval(x, vals[:1]))
+	}
+}
+
+// TestStreamNoAllocations: a streamed evaluation allocates nothing.
+func TestStreamNoAllocations(t *testing.T) {
+	streamSmall(t, true)
+	m, p := load(t, "../examples/npc.qrc", check.Options{})
+	require.True(t, p.Streamed())
+	x := randomPoint(m, rand.New(rand.NewPCG(1, 1)))
+	vals := make([]float64, len(p.Functions()))
+	rows := make([][]float64, len(vals))
+	for f := range rows {
+		rows[f] = make([]float64, p.NumVars())
+	}
+	requireNoAllocations(t, func() {
+		if err := p.Eval(x, vals); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Jacobian(rows); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestStreamWorkSpace: on data whose registers exceed streamMinBytes the
+// program streams by default, and its work space no longer grows with
+// the rows: the same model on 20 000 and on 80 000 rows takes the same
+// windows, a fraction of what 80 000 rows of registers would take.
+func TestStreamWorkSpace(t *testing.T) {
+	oldMin, oldBytes := streamMinBytes, streamBlockBytes
+	streamMinBytes, streamBlockBytes = 256<<10, 16<<10
+	t.Cleanup(func() { streamMinBytes, streamBlockBytes = oldMin, oldBytes })
+	src := `data s = csv("d.csv", label = "y", drop = ["g"])
+var x[3] in ball(2)
+minimize mean(i in s) logistic(-s.y[i] * dot(s.X[i], x))
+subject to
+    rate: mean(i in s where s.g[i] == 1) sigmoid(dot(s.X[i], x)) <= 0.7
+`
+	floats := map[int]int{}
+	for _, n := range []int{1000, 20000, 80000} {
+		_, p, err := compileSource(t, src, map[string]string{"d.csv": streamData(n, 3)})
+		require.NoError(t, err)
+		floats[n] = len(p.arena)
+		if n == 1000 {
+			require.False(t, p.Streamed(), "1000 rows take less than 256 KiB")
+			continue
+		}
+		require.True(t, p.Streamed())
+	}
+	require.Equal(t, floats[20000], floats[80000], "the windows do not grow with the rows")
+	require.Less(t, floats[80000], 80*floats[1000]/4, "80 times the registers of 1000 rows")
+}
