@@ -185,7 +185,7 @@ func (in *inst) dotBack(bk *blk, part []float64) {
 		return
 	}
 	a, b, o := in.in[0], in.in[1], in.out
-	av, bv, og := bk.view(a, a.val), bk.view(b, b.val), bk.view(o, o.adj)
+	av, bv, og := in.rowsOf(bk, a), in.rowsOf(bk, b), bk.view(o, o.adj)
 	aa, ba := adjOf(bk, a, part), adjOf(bk, b, part)
 	switch in.mode {
 	case dotRowwise:

@@ -112,6 +112,15 @@ func (c *compiler) emit(in *inst) *reg {
 			}
 		}
 	}
+	if !(in.op == opDot && rowRefDot(in.in[0], in.in[1])) {
+		for k, r := range in.in {
+			if r.refs != nil {
+				if in.in[k] = c.gatherRefs(r); in.in[k] == nil {
+					return nil
+				}
+			}
+		}
+	}
 	var key strings.Builder
 	fmt.Fprintf(&key, "%d|%s|%v|%s|%s|%d|%d|%v", in.op, in.out.elem, in.params, in.cmp, in.axOp, in.off, in.mode, in.neg)
 	if in.fn != nil {
@@ -230,7 +239,7 @@ func (c *compiler) expr1(e check.Expr, sc *scope) *reg {
 		}
 		return c.leaf(fmt.Sprintf("index|%p", ax), func() *reg { return c.konst([]*axis{ax}, nil, ax.vals, src) })
 	case *check.Index:
-		x := c.expr(e.X, sc)
+		x := c.gatherRefs(c.expr(e.X, sc))
 		if x == nil {
 			return nil
 		}
@@ -254,6 +263,11 @@ func (c *compiler) expr1(e check.Expr, sc *scope) *reg {
 		}
 		if x.sp != nil && x.sp.whole {
 			if r := c.sparseGather(x, ins[1:], src); r != nil {
+				return r
+			}
+		}
+		if x.matrix {
+			if r := c.rowRefGather(x, ins[1:], src); r != nil {
 				return r
 			}
 		}
@@ -528,6 +542,11 @@ func (c *compiler) absBase(x *reg) *reg {
 // dot compiles dot(a, b) and picks the BLAS form from the operands' axes.
 func (c *compiler) dot(a, b *reg, src ast.Node) *reg {
 	axes := unionAxes(a.axes, b.axes)
+	if (a.refs != nil || b.refs != nil) && !rowRefDot(a, b) {
+		if a, b = c.gatherRefs(a), c.gatherRefs(b); a == nil || b == nil {
+			return nil
+		}
+	}
 	if a.sp != nil || b.sp != nil {
 		if sparseDotOK(a, b) {
 			return c.emit(&inst{op: opDot, mode: dotSparse, out: c.newReg(axes, nil, src), in: []*reg{a, b}, src: src})
@@ -803,7 +822,10 @@ func (c *compiler) view(r *reg, src ast.Node) *reg {
 	if r.sp != nil && r.sp.cols {
 		return c.sparseView(r, src)
 	}
-	if r = c.densify(r); r == nil {
+	if r.refs != nil && r.refs.cols {
+		return c.rowRefView(r, src)
+	}
+	if r = c.gatherRefs(c.densify(r)); r == nil {
 		return nil
 	}
 	elem := check.Shape{r.axes[len(r.axes)-1].n}
@@ -848,7 +870,9 @@ func (c *compiler) dataField(e *check.DataField) *reg {
 				copy(data[i*raw.Cols:], raw.Data[i*raw.Stride:i*raw.Stride+raw.Cols])
 			}
 		}
-		return c.konst(nil, check.Shape{raw.Rows, raw.Cols}, data[:raw.Rows*raw.Cols], src)
+		r := c.konst(nil, check.Shape{raw.Rows, raw.Cols}, data[:raw.Rows*raw.Cols], src)
+		r.matrix = true
+		return r
 	case "y":
 		return c.konst(nil, check.Shape{len(set.Y)}, set.Y, src)
 	}

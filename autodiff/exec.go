@@ -73,7 +73,11 @@ type inst struct {
 	share   *share  // computed from the same instruction over a superset of its rows, when not sampled (share.go)
 	sharers []*inst // the instructions that share this one's values
 	jac     *jacDot // a product whose reverse pass Jacobian defers (jacobian.go)
-	eFrom   *inst   // opSigmoidE: its exponentials' instruction, when that is a sharer (read from the base, not gathered)
+	// rowBuf: for a product over rows by reference, a block of rows per
+	// worker (rowSlots of them) to gather into (rows.go)
+	rowBuf   []float64
+	rowSlots int
+	eFrom    *inst // opSigmoidE: its exponentials' instruction, when that is a sharer (read from the base, not gathered)
 
 	// how the instruction runs in blocks of rows (set by Program.link)
 	k        int       // its index in Program.insts
@@ -461,7 +465,7 @@ func general(rows, cols int, data []float64) blas64.General {
 
 func (in *inst) dotForward(bk *blk) {
 	a, b, o := in.in[0], in.in[1], in.out
-	av, bv, ov := bk.view(a, a.val), bk.view(b, b.val), bk.view(o, o.val)
+	av, bv, ov := in.rowsOf(bk, a), in.rowsOf(bk, b), bk.view(o, o.val)
 	switch in.mode {
 	case dotRowwise:
 		d := b.esize

@@ -3,6 +3,7 @@ package autodiff
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync/atomic"
 
@@ -197,10 +198,17 @@ func (p *Program) jacMultiply(in *inst, rows [][]float64) {
 	p.jac.run = in
 	if a.n < parallelMinRows {
 		for b := range a.nb {
-			p.jacBlock(b)
+			p.jacBlock(0, b)
 		}
 	} else {
-		p.job.Run(a.nb)
+		parts := min(runtime.GOMAXPROCS(0), a.nb, len(p.ends))
+		if p.slots > 0 {
+			parts = min(parts, p.slots) // a worker's buffers
+		}
+		for w := range parts {
+			p.ends[w] = (w + 1) * a.nb / parts
+		}
+		p.job.RunParts(p.ends[:parts])
 	}
 	p.jac.run = nil
 	d := jd.row.esize
@@ -220,8 +228,8 @@ func (p *Program) jacMultiply(in *inst, rows [][]float64) {
 }
 
 // jacBlock computes block b's products X_b^T g_f of the jacDot being
-// multiplied.
-func (p *Program) jacBlock(b int) {
+// multiplied, on worker w.
+func (p *Program) jacBlock(w, b int) {
 	in := p.jac.run
 	jd := in.jac
 	a := in.fwdAx
@@ -229,7 +237,7 @@ func (p *Program) jacBlock(b int) {
 	d := jd.row.esize
 	lo := b * a.rows
 	hi := min(lo+a.rows, a.n)
-	X := general(hi-lo, d, jd.row.val[lo*d:hi*d])
+	X := general(hi-lo, d, in.rowsOf(&blk{ax: a, lo: lo, hi: hi, w: w}, jd.row))
 	n := len(a.vals)
 	for col := range cols {
 		part := jd.part[(b*cols+col)*d : (b*cols+col+1)*d]

@@ -405,7 +405,7 @@ type current struct {
 // product being multiplied).
 func (p *Program) block(w, i int) {
 	if p.jac.run != nil {
-		p.jacBlock(i)
+		p.jacBlock(w, i)
 		return
 	}
 	ph, fwd, x := p.cur.ph, p.cur.fwd, p.cur.x

@@ -87,9 +87,11 @@ func (p *Program) finish(c *compiler) (*Program, error) {
 	p.unfuse()
 	p.linkBlocks()
 	p.linkWindows()
+	p.linkSlots()
 	if err := p.link(c); err != nil {
 		return nil, err
 	}
+	p.linkRowRefs()
 	p.linkShares()
 	p.linkJacobian()
 	p.job.Fn = p.block
@@ -187,6 +189,13 @@ func (p *Program) link(c *compiler) error {
 				if r.sp.full == nil {
 					r.sp.full = r.sp.rows
 					r.sp.buf = make([]int32, len(r.sp.rows))
+				}
+				continue
+			}
+			if r.refs != nil {
+				if r.refs.full == nil {
+					r.refs.full = r.refs.rows
+					r.refs.buf = make([]int32, len(r.refs.rows))
 				}
 				continue
 			}
@@ -410,6 +419,14 @@ func (p *Program) resample(s int) {
 			if sampled {
 				sp.rows = sp.buf
 				sampleBatch(r, func(t, src int) { sp.rows[t] = sp.full[src] })
+			}
+			continue
+		}
+		if rr := r.refs; rr != nil {
+			rr.rows = rr.full
+			if sampled {
+				rr.rows = rr.buf
+				sampleBatch(r, func(t, src int) { rr.rows[t] = rr.full[src] })
 			}
 			continue
 		}

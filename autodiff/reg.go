@@ -51,6 +51,10 @@ type reg struct {
 	// win: val, adj and aux hold one block of rows per worker, not every
 	// row (stream.go)
 	win bool
+	// matrix: the register is a data set's dense X (rows.go)
+	matrix bool
+	// refs: rows of a data set's matrix by reference (val is nil; rows.go)
+	refs *rowRefs
 }
 
 // batch returns the current number of batch entries.

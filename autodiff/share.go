@@ -185,8 +185,11 @@ func rowOperand(in *inst) (row, other int) {
 // sameRows reports whether row q of constant s is row idx[q] of constant b,
 // bit for bit.
 func sameRows(s, b *reg, idx []int32) bool {
-	if s.esize != b.esize || !slices.Equal(s.elem, b.elem) {
+	if s.esize != b.esize || !slices.Equal(s.elem, b.elem) || (s.refs == nil) != (b.refs == nil) {
 		return false
+	}
+	if s.refs != nil {
+		return sameRefRows(s.refs, b.refs, idx)
 	}
 	d := s.esize
 	for q, k := range idx {

@@ -136,10 +136,6 @@ func (p *Program) linkWindows() {
 	if !streamed {
 		return
 	}
-	// a window per worker: as many as the machine has cores, or as
-	// GOMAXPROCS allows now if that is more; a pass runs on at most as
-	// many (the results do not depend on how many)
-	p.slots = min(workers.MaxHelpers+1, max(runtime.NumCPU(), runtime.GOMAXPROCS(0)))
 	fw, bw := p.places(p.fwd), p.places(p.bwd)
 	// users[k]: the instructions that read instruction k's output, through
 	// views too (a view shares its operand's storage)
@@ -211,6 +207,20 @@ func (p *Program) linkWindows() {
 			}
 			slices.SortFunc(sg.redo, func(a, b *inst) int { return a.k - b.k })
 			sg.now = make([]*inst, 0, len(sg.redo))
+		}
+	}
+}
+
+// linkSlots sets the number of workers a program with windows (or rows
+// by reference, rows.go) has buffers for: as many as the machine has
+// cores, or as GOMAXPROCS allows now if that is more. A pass runs on at
+// most as many (its results do not depend on how many); a program
+// without such buffers runs on every core GOMAXPROCS allows.
+func (p *Program) linkSlots() {
+	for _, in := range p.insts {
+		if in.out.win || in.refOperand() != nil {
+			p.slots = min(workers.MaxHelpers+1, max(runtime.NumCPU(), runtime.GOMAXPROCS(0)))
+			return
 		}
 	}
 }

@@ -1,0 +1,202 @@
+package autodiff
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/qrc-lang/qrc/ast"
+	"github.com/qrc-lang/qrc/check"
+)
+
+// Rows by reference. D.X[i] over the rows of a mean is a constant: the
+// compiler used to gather those rows into a block of their own, once, so
+// that the product with a vector of variables is one BLAS call over
+// contiguous rows. On large data those blocks are a second copy of the data
+// (and more: the means over all rows, over group 0 and over group 1 of the
+// fairness model hold two). A block that large is instead kept as the row
+// numbers (4 bytes a row) of the set's own matrix, and a product of its
+// rows with a vector (dot(D.X[i], x), dot(W[k] - W[l], D.X[i]), or the sum
+// over every feature that reads as one) gathers each block of rows, when
+// it runs, into its worker's buffer and multiplies there: the same BLAS
+// calls on the same numbers, so the results are bit for bit those of the
+// gathered block (TestRowRefsBitwise), in memory that does not grow with
+// the rows. Any other use of such a block gathers it at compile time, as
+// before.
+
+// rowRefMinBytes is the size of a block of rows from which it is kept by
+// reference. A variable, so that tests can use small data.
+var rowRefMinBytes int64 = 64 << 20
+
+// rowRefs is the value of a constant register that holds rows of a data
+// set's dense matrix by reference.
+type rowRefs struct {
+	x    []float64 // the set's matrix, row-major
+	d    int       // its columns
+	cols bool      // the register's innermost axis runs over the columns 1..d (D.X[i, j]); else its element is a row
+	rows []int32   // the 0-based row of every batch entry (without the columns axis), or -1 for zeros
+	full []int32   // the rows over the full axes, when the register may be sampled
+	buf  []int32   // the sample's rows
+}
+
+// rowRefGather returns x[idx...] kept by reference when x is a data set's
+// dense matrix, the rows would take rowRefMinBytes or more, and the
+// indices are a row block x[i] or x[i, j] with j over every column,
+// innermost; else nil.
+func (c *compiler) rowRefGather(x *reg, idx []*reg, src ast.Node) *reg {
+	if !x.matrix || len(x.elem) != 2 {
+		return nil
+	}
+	n, d := x.elem[0], x.elem[1]
+	i := idx[0]
+	if len(i.axes) == 0 || i.esize != 1 || len(i.val) < i.fullBatch() || int64(i.fullBatch())*int64(d)*8 < rowRefMinBytes {
+		return nil
+	}
+	axes := slices.Clone(i.axes)
+	elem := check.Shape{d}
+	cols := false
+	key := fmt.Sprintf("rowref|%d|%d", x.id, i.id)
+	if len(idx) == 2 {
+		j := idx[1]
+		if len(j.axes) != 1 || i.has(j.axes[0]) || !precedes(i.axes, j.axes) || !allColumns(j, d) {
+			return nil
+		}
+		axes, elem, cols = append(axes, j.axes[0]), nil, true
+		key += fmt.Sprintf("|%d", j.id)
+	}
+	return c.leaf(key, func() *reg {
+		nb := i.fullBatch()
+		rows := make([]int32, nb)
+		for t, v := range i.val[:nb] {
+			rows[t] = -1
+			if k := int(v) - 1; float64(k+1) == v && k >= 0 && k < n {
+				rows[t] = int32(k)
+			}
+		}
+		r := c.newReg(axes, elem, src)
+		r.konst = true
+		r.refs = &rowRefs{x: x.val, d: d, cols: cols, rows: rows}
+		return r
+	})
+}
+
+// rowRefView is view for a register of rows by reference whose innermost
+// axis runs over the columns: the same rows, each read as an element.
+func (c *compiler) rowRefView(r *reg, src ast.Node) *reg {
+	v := c.newReg(slices.Clone(r.axes[:len(r.axes)-1]), check.Shape{r.refs.d}, src)
+	v.konst = true
+	v.refs = &rowRefs{x: r.refs.x, d: r.refs.d, rows: r.refs.rows}
+	return v
+}
+
+// rowRefDot reports whether dot(a, b) can read the rows of its operand
+// kept by reference block by block: that operand has one axis, over data
+// rows, its element is a row, and the other operand is a vector of the
+// same length, computed (not a constant: a product of constants is
+// computed at compile time), that does not vary with those rows, whose
+// axes come after them (so that the rows' axis is the product's
+// outermost).
+func rowRefDot(a, b *reg) bool {
+	if (a.refs == nil) == (b.refs == nil) {
+		return false
+	}
+	r, o := a, b
+	if b.refs != nil {
+		r, o = b, a
+	}
+	return !r.refs.cols && len(r.axes) == 1 && r.axes[0].data != nil && len(r.elem) == 1 &&
+		len(o.elem) == 1 && o.esize == r.esize && o.sp == nil && !o.konst && !o.has(r.axes[0]) && precedes(r.axes, o.axes)
+}
+
+// gatherRefs returns a constant register with the values of r, a register
+// of rows by reference, gathered: r itself when it is not by reference. A
+// block too large to compute at compile time is an error.
+func (c *compiler) gatherRefs(r *reg) *reg {
+	if r == nil || r.refs == nil || c.failed {
+		return r
+	}
+	return c.leaf(fmt.Sprintf("gathered|%d", r.id), func() *reg {
+		rr := r.refs
+		d := rr.d
+		nrows := len(rr.rows)
+		if n := nrows * d; d > 0 && (nrows > maxKonst/d || n > maxKonst) {
+			c.errorf(r.src, "a block of %d × %d values of this data set's rows is too large to compute at compile time; only dot products of its rows with a vector read them in place", nrows, d)
+			return nil
+		}
+		val := make([]float64, nrows*d)
+		for t, k := range rr.rows {
+			if k >= 0 {
+				copy(val[t*d:(t+1)*d], rr.x[int(k)*d:(int(k)+1)*d])
+			}
+		}
+		return c.konst(r.axes, r.elem, val, r.src)
+	})
+}
+
+// rowsOf returns the rows of operand r within block bk: its values, or,
+// for rows kept by reference, the block's rows gathered into worker bk.w's
+// part of the instruction's buffer.
+func (in *inst) rowsOf(bk *blk, r *reg) []float64 {
+	if r.refs == nil {
+		return bk.view(r, r.val)
+	}
+	return in.gatherBlock(r, bk.lo, bk.hi, bk.w)
+}
+
+// gatherBlock gathers positions lo..hi-1 of r's rows by reference into
+// worker w's part of the instruction's buffer and returns them.
+func (in *inst) gatherBlock(r *reg, lo, hi, w int) []float64 {
+	rr := r.refs
+	d := rr.d
+	cap := len(in.rowBuf) / max(1, in.rowSlots)
+	dst := in.rowBuf[w*cap : w*cap+(hi-lo)*d]
+	for t, k := range rr.rows[lo:hi] {
+		row := dst[t*d : (t+1)*d]
+		if k < 0 {
+			clear(row)
+			continue
+		}
+		copy(row, rr.x[int(k)*d:(int(k)+1)*d])
+	}
+	return dst
+}
+
+// refOperand returns the operand of a product that holds rows by
+// reference, or nil.
+func (in *inst) refOperand() *reg {
+	if in.op != opDot {
+		return nil
+	}
+	for _, r := range in.in {
+		if r.refs != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+// linkRowRefs gives every product over rows by reference its gather
+// buffer: a block of rows for each of p.slots workers.
+func (p *Program) linkRowRefs() {
+	for _, in := range p.insts {
+		r := in.refOperand()
+		if r == nil {
+			continue
+		}
+		in.rowSlots = p.slots
+		in.rowBuf = make([]float64, p.slots*r.axes[0].capRows*r.refs.d)
+	}
+}
+
+// sameRefRows reports whether row q of s is row idx[q] of b, both rows by
+// reference into the same matrix.
+func sameRefRows(s, b *rowRefs, idx []int32) bool {
+	if s.d != b.d || len(s.x) != len(b.x) || len(s.x) > 0 && &s.x[0] != &b.x[0] {
+		return false
+	}
+	for q, k := range idx {
+		if s.rows[q] != b.rows[k] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,153 @@
+package autodiff
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/qrc-lang/qrc/check"
+)
+
+// rowRefsAll keeps every block of data rows by reference until the test
+// ends (with on false: none).
+func rowRefsAll(t testing.TB, on bool) {
+	old := rowRefMinBytes
+	rowRefMinBytes = math.MaxInt64
+	if on {
+		rowRefMinBytes = 0
+	}
+	t.Cleanup(func() { rowRefMinBytes = old })
+}
+
+// rowRefModels are streamModels plus npc.qrc with its product written as
+// a sum over the features, and a model that uses the rows outside a
+// product as well (gathered at compile time).
+var rowRefModels = append(streamModels[:len(streamModels):len(streamModels)], []struct {
+	name, path, src string
+	files           map[string]string
+}{
+	{name: "npc-sum", src: `data train = libsvm("d.svm")
+param K = 2
+var W[K, train.d] in ball(1)
+func phi(z) = 1 / (1 + exp(z))
+func loss(k) = mean(i in train where train.y[i] == k) sum(l in 1..K where l != k) phi(sum(j in 1..train.d) (W[k, j] - W[l, j]) * train.X[i, j])
+minimize loss(1)
+subject to
+    cap: loss(2) <= 0.6
+`, files: map[string]string{"d.svm": denseSVM(500)}},
+	{name: "elementwise", src: `data s = csv("d.csv", label = "y", drop = ["g"])
+var x[3] in ball(2)
+minimize mean(i in s) logistic(-s.y[i] * dot(s.X[i], x)) + mean(i in s) sum(j in 1..s.d) abs(s.X[i, j]) * x[j]^2
+`, files: map[string]string{"d.csv": streamData(400, 4)}},
+}...)
+
+// denseSVM is a LIBSVM set of n rows of 4 features, every one present
+// (stored dense), labels 1 and 2.
+func denseSVM(n int) string {
+	rng := rand.New(rand.NewPCG(uint64(n), 11))
+	s := ""
+	for range n {
+		k := 1 + rng.IntN(2)
+		s += strconvF(float64(k))
+		for j := range 4 {
+			s += " " + strconvF(float64(j+1)) + ":" + strconvF(math.Round((rng.NormFloat64()+float64(k))*1000)/1000)
+		}
+		s += "\n"
+	}
+	return s
+}
+
+// compileRowRef compiles a model of rowRefModels.
+func compileRowRef(t *testing.T, i int) (*check.Model, *Program) {
+	t.Helper()
+	sm := rowRefModels[i]
+	if sm.path != "" {
+		return load(t, sm.path, check.Options{})
+	}
+	m, p, err := compileSource(t, sm.src, sm.files)
+	require.NoError(t, err)
+	return m, p
+}
+
+// refProducts counts the products that read rows by reference.
+func refProducts(p *Program) int {
+	n := 0
+	for _, in := range p.insts {
+		if in.refOperand() != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// TestRowRefsBitwise: with the rows of every mean kept by reference, the
+// values, subgradients and Jacobian are bit for bit those of the gathered
+// blocks, on 1, 2 and 4 cores, on all rows and on a sample, streamed or
+// not; the products read the rows in place (no gathered block is left in
+// the program for them).
+func TestRowRefsBitwise(t *testing.T) {
+	allParallel(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for i, sm := range rowRefModels {
+		for _, streamed := range []bool{false, true} {
+			t.Run(sm.name+map[bool]string{false: "", true: "/streamed"}[streamed], func(t *testing.T) {
+				if streamed {
+					streamSmall(t, true)
+				}
+				rowRefsAll(t, false)
+				_, gathered := compileRowRef(t, i)
+				require.Zero(t, refProducts(gathered))
+				rowRefsAll(t, true)
+				m, refs := compileRowRef(t, i)
+				if sm.name != "sparse" {
+					require.Positive(t, refProducts(refs), "the products read their rows by reference")
+				}
+				rng := rand.New(rand.NewPCG(uint64(i), 13))
+				x := randomPoint(m, rng)
+				for _, sampled := range []bool{false, true} {
+					if sampled {
+						for s, smp := range refs.Samples() {
+							pos := make([]int, 0, smp.Rows/2)
+							for q := 0; q < smp.Rows; q += 2 {
+								pos = append(pos, (q*5+1)%smp.Rows)
+							}
+							require.NoError(t, refs.SetSample(s, pos))
+							require.NoError(t, gathered.SetSample(s, pos))
+						}
+					}
+					for _, procs := range []int{1, 2, 4} {
+						runtime.GOMAXPROCS(procs)
+						want := allResults(t, gathered, x, rand.New(rand.NewPCG(7, uint64(procs))))
+						got := allResults(t, refs, x, rand.New(rand.NewPCG(7, uint64(procs))))
+						for r := range want {
+							for j := range want[r] {
+								require.Equal(t, math.Float64bits(want[r][j]), math.Float64bits(got[r][j]),
+									"sampled %v, GOMAXPROCS %d, result %d, element %d: %g, want %g", sampled, procs, r, j, got[r][j], want[r][j])
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestRowRefsMemory: kept by reference, the rows of npc.qrc's ten class
+// means take 4 bytes a row instead of a gathered copy of the data.
+func TestRowRefsMemory(t *testing.T) {
+	rowRefsAll(t, true)
+	m, p := load(t, "../examples/npc.qrc", check.Options{})
+	n, d := m.Data[0].Set.N(), m.Data[0].Set.D()
+	refs := 0
+	for _, in := range p.insts {
+		if r := in.refOperand(); r != nil {
+			require.Nil(t, r.val, "no gathered values")
+			require.Len(t, in.rowBuf, p.slots*r.axes[0].capRows*d, "a block of rows per worker")
+			refs += len(r.refs.rows)
+		}
+	}
+	require.Equal(t, n, refs, "every row is read by reference once, by its class's product")
+}
