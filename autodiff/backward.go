@@ -21,7 +21,7 @@ func (in *inst) backward(bk *blk, part []float64) {
 			return
 		}
 		n := bk.size(o)
-		g, d, ga := bk.view(o, o.adj)[:n], bk.view(o, o.aux)[:n], bk.view(a, a.adj)[:n]
+		g, d, ga := bk.view(o, o.adj)[:n], bk.aux(o)[:n], bk.view(a, a.adj)[:n]
 		for k, v := range g {
 			if v != 0 {
 				ga[k] += v * d[k]
@@ -74,7 +74,7 @@ func (in *inst) binaryBack(bk *blk) {
 			other = a
 		}
 		s := newSpace(bk, o, r, other, o)
-		ga, ov, ox, aux, rv := bk.view(r, r.adj), bk.view(other, other.val), bk.view(o, o.val), bk.view(o, o.aux), bk.view(r, r.val)
+		ga, ov, ox, aux, rv := bk.view(r, r.adj), bk.view(other, other.val), bk.view(o, o.val), bk.aux(o), bk.view(r, r.val)
 		first := k == 0
 		s.run(3, func(off [3]int, n int, st [3]int) {
 			ir, iv, io := off[0], off[1], off[2]
@@ -164,7 +164,7 @@ func (in *inst) axisBack(bk *blk) {
 			}
 		}
 	default:
-		aux := bk.view(o, o.aux)
+		aux := bk.aux(o)
 		for p := 0; p < before; p++ {
 			for q := 0; q < after; q++ {
 				s := int(aux[p*after+q])

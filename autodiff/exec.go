@@ -119,7 +119,7 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 	case opUnary:
 		a := in.in[0]
 		n := bk.size(o)
-		av, ov, dv := bk.view(a, a.val)[:n], bk.view(o, o.val)[:n], bk.view(o, o.aux)[:n]
+		av, ov, dv := bk.view(a, a.val)[:n], bk.view(o, o.val)[:n], bk.aux(o)[:n]
 		if in.kern != nil {
 			in.kern(av, ov, dv)
 			return
@@ -131,7 +131,7 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 	case opPow:
 		a := in.in[0]
 		n := bk.size(o)
-		av, ov, dv := bk.view(a, a.val)[:n], bk.view(o, o.val)[:n], bk.view(o, o.aux)[:n]
+		av, ov, dv := bk.view(a, a.val)[:n], bk.view(o, o.val)[:n], bk.aux(o)[:n]
 		p := in.params[0]
 		for k, z := range av {
 			ov[k] = stdlib.Pow(z, p)
@@ -156,7 +156,7 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 		}
 		a := in.in[0]
 		n := bk.size(o)
-		vmath.ExpNegAbs(bk.view(a, a.val)[:n], bk.view(o, o.val)[:n], bk.view(o, o.aux)[:n])
+		vmath.ExpNegAbs(bk.view(a, a.val)[:n], bk.view(o, o.val)[:n], bk.aux(o)[:n])
 	case opSigmoidE:
 		a, e := in.in[0], in.in[1]
 		n := bk.size(o)
@@ -171,10 +171,10 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 			if bk != nil {
 				idx = idx[bk.lo:bk.hi]
 			}
-			vmath.SigmoidFromExpAt(bk.view(a, a.val)[:n], be.val, be.aux, idx, bk.view(o, o.val)[:n], bk.view(o, o.aux)[:n], sign, in.neg)
+			vmath.SigmoidFromExpAt(bk.view(a, a.val)[:n], be.val, be.aux, idx, bk.view(o, o.val)[:n], bk.aux(o)[:n], sign, in.neg)
 			return
 		}
-		vmath.SigmoidFromExp(bk.view(a, a.val)[:n], bk.view(e, e.val)[:n], bk.view(e, e.aux)[:n], bk.view(o, o.val)[:n], bk.view(o, o.aux)[:n], sign, in.neg)
+		vmath.SigmoidFromExp(bk.view(a, a.val)[:n], bk.view(e, e.val)[:n], bk.aux(e)[:n], bk.view(o, o.val)[:n], bk.aux(o)[:n], sign, in.neg)
 	case opGather:
 		in.gather(false)
 	case opAxis:
@@ -210,7 +210,7 @@ func (in *inst) binary(bk *blk) {
 	var aux []float64
 	if in.op == opMax2 || in.op == opMin2 {
 		// aux is laid out like out
-		aux = bk.view(o, o.aux)
+		aux = bk.aux(o)
 	}
 	op, cmp := in.op, in.cmp
 	s.run(3, func(off [3]int, n int, st [3]int) {
@@ -360,7 +360,7 @@ func (in *inst) axisForward(bk *blk, part []float64) {
 		if in.axOp == "min" {
 			sign = -1
 		}
-		aux := bk.view(o, o.aux)
+		aux := bk.aux(o)
 		for p := 0; p < before; p++ {
 			for q := 0; q < after; q++ {
 				best, arg := math.Inf(-1), -1.0

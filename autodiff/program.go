@@ -177,7 +177,7 @@ func (p *Program) link(c *compiler) error {
 		}
 		size += 2 * n
 		if in.needsAux() {
-			size += n
+			size += in.out.auxStorage(p.slots)
 		}
 		if in.op == opReduce {
 			size += in.in[0].esize
@@ -221,7 +221,7 @@ func (p *Program) link(c *compiler) error {
 		}
 		o.val, o.adj = take(n), take(n)
 		if in.needsAux() {
-			o.aux = take(n)
+			o.aux = take(o.auxStorage(p.slots))
 		}
 		if in.op == opReduce {
 			in.scratch = take(in.in[0].esize)

@@ -48,9 +48,9 @@ type reg struct {
 	prod int         // index of the instruction that computes it, or -1
 	sp   *sparseRows // for rows of a sparse data set: their CSR form (val is nil); see sparse.go
 	src  ast.Node
-	// win: val, adj and aux hold one block of rows per worker, not every
-	// row (stream.go)
-	win bool
+	// win: val and adj hold one block of rows per worker, not every row;
+	// auxWin: aux too (stream.go)
+	win, auxWin bool
 	// matrix: the register is a data set's dense X (rows.go)
 	matrix bool
 	// refs: rows of a data set's matrix by reference (val is nil; rows.go)
@@ -161,6 +161,26 @@ func (b *blk) view(r *reg, v []float64) []float64 {
 	if r.win { // the worker's window holds the block
 		lo := b.w * b.ax.capRows * inner
 		return v[lo : lo+(b.hi-b.lo)*inner]
+	}
+	return v[b.lo*inner : b.hi*inner]
+}
+
+// aux returns the part of r's aux within the block (see view).
+func (b *blk) aux(r *reg) []float64 {
+	if r.win && !r.auxWin {
+		return b.whole(r, r.aux)
+	}
+	return b.view(r, r.aux)
+}
+
+// whole is view for storage that holds every row.
+func (b *blk) whole(r *reg, v []float64) []float64 {
+	if b == nil || v == nil || len(r.axes) == 0 || r.axes[0] != b.ax {
+		return v
+	}
+	inner := r.esize
+	for _, a := range r.axes[1:] {
+		inner *= a.n
 	}
 	return v[b.lo*inner : b.hi*inner]
 }

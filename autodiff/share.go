@@ -216,7 +216,7 @@ func (in *inst) gatherShared(bk *blk) {
 		ov[q] = bo.val[k]
 	}
 	if o.aux != nil {
-		av := bk.view(o, o.aux)
+		av := bk.aux(o)
 		for q, k := range idx {
 			av[q] = bo.aux[k]
 		}

@@ -4,29 +4,40 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/qrc-lang/qrc/data"
 	"github.com/qrc-lang/qrc/internal/workers"
 )
 
-// Streaming: evaluation in memory that does not grow with the rows. A
-// register that varies along the rows of a data mean holds one value per
-// row: npc.qrc keeps about 480 bytes a row of them, 4.8 GB on 10^7 rows,
-// three times the data. On large data the rows' registers are *windowed*
-// instead: each worker has a window of one block of rows of each such
-// register, which holds the block's values, adjoints and derivatives only
-// while the worker runs that block.
+// Streaming: evaluation in memory that does not grow with the rows, or
+// barely. A register that varies along the rows of a data mean holds one
+// value per row: npc.qrc keeps about 480 bytes a row of values, adjoints
+// and derivatives, 4.8 GB on 10^7 rows, almost four times the data. On
+// large data such registers are *windowed* instead: each worker has a
+// window of one block of rows of each, which holds the block's values and
+// adjoints only while the worker runs that block.
 //
 // The forward pass needs nothing else: a block runs its whole chain of
 // instructions (parallel.go), so a windowed value is produced and used
-// within one block. The reverse pass needs the values again: a block of
-// the reverse pass first recomputes, into its worker's windows, the
-// windowed values its marked instructions read (and what those are
-// computed from), then runs the reverse instructions. The recomputation
-// is the forward pass's own code on the same rows, so the values are bit
-// for bit those of the forward pass, and a streamed program's results are
-// bitwise those of the same program with every register kept whole
-// (TestStreamBitwise). The price is one forward pass over the rows per
-// reverse pass; the gain, besides memory, is that every register of a
-// block stays in its core's cache instead of going to memory and back.
+// within one block. The reverse pass mostly reads what the forward pass
+// recorded for it, the registers' aux (the derivative of each elementwise
+// function, which operand won a max), and the data and the variables:
+// that is all npc.qrc, the fairness models, phase retrieval and the
+// hinge and logistic losses read. So the aux is kept for every row (72
+// bytes a row for npc.qrc: 9 derivatives) and the rest is windowed, at no
+// cost in time: the blocks' values and adjoints stay in their core's
+// cache instead of going to memory and back.
+//
+// When the aux would take more than streamAuxMaxBytes (or a quarter of
+// the data memory limit), it is windowed too, and so is any value a
+// reverse pass reads (the operands of a product of two row registers, of
+// a division, of a norm): a block of the reverse pass then first
+// recomputes, into its worker's windows, what its marked instructions
+// read (reverseReads) and what that is computed from, then runs. The
+// recomputation is the forward pass's own code on the same rows, so the
+// values are bit for bit those of the forward pass, and a streamed
+// program's results are bitwise those of the same blocks with every
+// register kept whole (TestStreamBitwise). Its price is about one forward
+// pass over the rows per reverse pass.
 //
 // A register is windowed when every instruction that reads or writes it
 // runs in the same segment of the forward pass (one phase, its axis) and
@@ -41,6 +52,15 @@ import (
 // (they fit in memory comfortably and a reverse pass costs no
 // recomputation). A variable, so that tests can stream small data.
 var streamMinBytes int64 = 256 << 20
+
+// streamAuxMaxBytes is the size of the windowed registers' aux (what the
+// forward pass records for the reverse pass: derivatives, which operand
+// won a max) over every row up to which it is kept for every row, unless
+// that is more than a quarter of the memory a data set may take
+// (data.MemoryLimit, QRC_DATA_MEMORY). Above it the aux is windowed too,
+// and a reverse pass recomputes the rows' values to get it (see the top of
+// this file). A variable for tests.
+var streamAuxMaxBytes int64 = 1 << 30
 
 // streamWindows can be turned off by tests: the axes are then split into
 // the blocks of a streamed program but every register keeps all its rows,
@@ -170,14 +190,22 @@ func (p *Program) linkWindows() {
 		}
 		o.win = ok
 	}
+	var aux int64 // the bytes of the windowed registers' aux over every row
 	for _, in := range p.insts {
 		if in.op == opView {
 			in.out.win = in.in[0].win
 		}
+		if o := in.out; o.win && in.needsAux() {
+			aux += int64(o.fullBatch()*o.esize) * 8
+		}
+	}
+	limit, _ := data.MemoryLimit()
+	for _, in := range p.insts {
+		in.out.auxWin = in.out.win && aux > min(streamAuxMaxBytes, limit/4)
 	}
 	// the candidates for recomputation in each reverse segment: the
-	// windowed instructions whose outputs its instructions read or
-	// write, and what those are computed from
+	// windowed instructions whose values (or windowed aux) its
+	// instructions' reverse passes read, and what those are computed from
 	p.need = make([]bool, len(p.insts))
 	for i := range p.bwd {
 		for s := range p.bwd[i].segs {
@@ -197,10 +225,7 @@ func (p *Program) linkWindows() {
 				}
 			}
 			for _, x := range sg.insts {
-				visit(x.out)
-				for _, r := range x.in {
-					visit(r)
-				}
+				x.reverseReads(visit)
 			}
 			for k := range in {
 				sg.redo = append(sg.redo, p.insts[k])
@@ -225,9 +250,18 @@ func (p *Program) linkSlots() {
 	}
 }
 
-// storage returns the float64s of each of r's value, adjoint and aux:
-// for a windowed register, a block of its axis's rows for each of slots
-// workers.
+// auxStorage returns the float64s of r's aux: every row's unless the aux
+// is windowed too.
+func (r *reg) auxStorage(slots int) int {
+	if r.win && !r.auxWin {
+		return r.fullBatch() * r.esize
+	}
+	return r.storage(slots)
+}
+
+// storage returns the float64s of each of r's value and adjoint (and aux,
+// see auxStorage): for a windowed register, a block of its axis's rows for
+// each of slots workers.
 func (r *reg) storage(slots int) int {
 	if !r.win {
 		return r.fullBatch() * r.esize
@@ -257,12 +291,8 @@ func (p *Program) redoNow(sg *seg) {
 		}
 	}
 	for _, in := range sg.insts {
-		if !p.mark[in.k] {
-			continue
-		}
-		want(in.out)
-		for _, r := range in.in {
-			want(r)
+		if p.mark[in.k] {
+			in.reverseReads(want)
 		}
 	}
 	for i := len(sg.redo) - 1; i >= 0; i-- {
@@ -276,6 +306,41 @@ func (p *Program) redoNow(sg *seg) {
 	for _, in := range sg.redo {
 		if p.need[in.k] {
 			sg.now = append(sg.now, in)
+		}
+	}
+}
+
+// reverseReads calls f with every register whose values the
+// instruction's reverse pass reads (see backward), and with its output
+// when the pass reads the output's aux and that is windowed.
+func (in *inst) reverseReads(f func(r *reg)) {
+	switch in.op {
+	case opMul, opDot: // an operand's adjoint is the other's values times the output's
+		if !in.in[0].konst {
+			f(in.in[1])
+		}
+		if !in.in[1].konst {
+			f(in.in[0])
+		}
+	case opDiv:
+		if !in.in[0].konst {
+			f(in.in[1])
+		}
+		if !in.in[1].konst {
+			f(in.in[1])
+			f(in.out)
+		}
+	case opReduce:
+		if !in.in[0].konst {
+			f(in.in[0])
+		}
+	case opUnary, opPow, opSigmoidE, opMax2, opMin2:
+		if in.out.auxWin {
+			f(in.out)
+		}
+	case opAxis:
+		if in.out.auxWin && (in.axOp == "max" || in.axOp == "min") {
+			f(in.out)
 		}
 	}
 }
@@ -326,7 +391,7 @@ func (p *Program) scanWindows(x []float64, check func(in *inst, ov, aux, av []fl
 						n := bk.size(o)
 						var aux, av []float64
 						if o.aux != nil {
-							aux = bk.view(o, o.aux)[:n]
+							aux = bk.aux(o)[:n]
 						}
 						if len(in.in) > 0 {
 							av = bk.view(in.in[0], in.in[0].val)

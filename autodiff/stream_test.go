@@ -25,6 +25,14 @@ func streamSmall(t testing.TB, windows bool) {
 	})
 }
 
+// streamAuxToo windows the aux of windowed registers too until the test
+// ends, however small: a reverse pass recomputes the values it reads.
+func streamAuxToo(t testing.TB) {
+	old := streamAuxMaxBytes
+	streamAuxMaxBytes = -1
+	t.Cleanup(func() { streamAuxMaxBytes = old })
+}
+
 // streamData is a data set for the stream tests: n rows of three
 // features, a label in {-1, 1} and a group in {0, 1}.
 func streamData(n int, seed uint64) string {
@@ -114,20 +122,34 @@ func allResults(t *testing.T, p *Program, x []float64, rng *rand.Rand) [][]float
 	return append(out, jacobianOf(t, p, x)[1:]...)
 }
 
-// TestStreamBitwise: a streamed program (windowed registers, recomputed
-// in the reverse pass) gives bit for bit the values, subgradients and
-// Jacobian of the same blocks with every register kept whole, on 1, 2 and
-// 4 cores, on all rows and on a sample, and its work space is a fraction
-// of the whole one's.
+// TestStreamBitwise: a streamed program (windowed registers, their aux
+// kept for every row or windowed too and recomputed in the reverse pass)
+// gives bit for bit the values, subgradients and Jacobian of the same
+// blocks with every register kept whole, on 1, 2 and 4 cores, on all rows
+// and on a sample.
 func TestStreamBitwise(t *testing.T) {
 	allParallel(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for i, sm := range streamModels {
-		t.Run(sm.name, func(t *testing.T) {
+		for _, auxToo := range []bool{false, true} {
+			t.Run(sm.name+map[bool]string{false: "", true: "/aux"}[auxToo], func(t *testing.T) {
+				streamBitwise(t, i, auxToo)
+			})
+		}
+	}
+}
+
+func streamBitwise(t *testing.T, i int, auxToo bool) {
+	sm := streamModels[i]
+	{
+		{
 			streamSmall(t, false)
 			_, whole := compileStream(t, i)
 			require.False(t, whole.Streamed())
 			streamSmall(t, true)
+			if auxToo {
+				streamAuxToo(t)
+			}
 			m, streamed := compileStream(t, i)
 			require.True(t, streamed.Streamed(), "some registers are windowed")
 			windowed, kept := 0, 0
@@ -143,6 +165,19 @@ func TestStreamBitwise(t *testing.T) {
 			t.Logf("%d registers over rows windowed, %d kept whole; work space %d floats, whole %d", windowed, kept, len(streamed.arena), len(whole.arena))
 			if sm.name == "centred" {
 				require.Positive(t, kept, "the product used after its mean is kept whole")
+			}
+			redo := 0
+			for _, ph := range streamed.bwd {
+				for _, sg := range ph.segs {
+					redo += len(sg.redo)
+				}
+			}
+			if auxToo {
+				require.Positive(t, redo, "the reverse pass recomputes the aux")
+			} else {
+				// what the reverse passes of these models read is the aux,
+				// the data and the variables: nothing to recompute
+				require.Zero(t, redo, "instructions recomputed")
 			}
 			rng := rand.New(rand.NewPCG(uint64(i), 3))
 			x := randomPoint(m, rng)
@@ -172,7 +207,7 @@ func TestStreamBitwise(t *testing.T) {
 			}
 			streamed.ResetSamples()
 			whole.ResetSamples()
-		})
+		}
 	}
 }
 
@@ -278,9 +313,10 @@ func TestStreamNoAllocations(t *testing.T) {
 }
 
 // TestStreamWorkSpace: on data whose registers exceed streamMinBytes the
-// program streams by default, and its work space no longer grows with
-// the rows: the same model on 20 000 and on 80 000 rows takes the same
-// windows, a fraction of what 80 000 rows of registers would take.
+// program streams by default, and its work space grows with the rows only
+// by the derivatives its reverse pass reads (the windowed registers' aux,
+// a few floats a row), or not at all when those are windowed too: the
+// same model on 20 000 and on 80 000 rows.
 func TestStreamWorkSpace(t *testing.T) {
 	oldMin, oldBytes := streamMinBytes, streamBlockBytes
 	streamMinBytes, streamBlockBytes = 256<<10, 16<<10
@@ -291,17 +327,32 @@ minimize mean(i in s) logistic(-s.y[i] * dot(s.X[i], x))
 subject to
     rate: mean(i in s where s.g[i] == 1) sigmoid(dot(s.X[i], x)) <= 0.7
 `
-	floats := map[int]int{}
-	for _, n := range []int{1000, 20000, 80000} {
+	// rest is the work space without the aux kept for every row
+	rest := func(n int) (floats, aux int) {
 		_, p, err := compileSource(t, src, map[string]string{"d.csv": streamData(n, 3)})
 		require.NoError(t, err)
-		floats[n] = len(p.arena)
+		for _, in := range p.insts {
+			if o := in.out; o.win && !o.auxWin && in.needsAux() {
+				aux += o.fullBatch() * o.esize
+			}
+		}
 		if n == 1000 {
 			require.False(t, p.Streamed(), "1000 rows take less than 256 KiB")
-			continue
+		} else {
+			require.True(t, p.Streamed())
 		}
-		require.True(t, p.Streamed())
+		return len(p.arena) - aux, aux
 	}
-	require.Equal(t, floats[20000], floats[80000], "the windows do not grow with the rows")
-	require.Less(t, floats[80000], 80*floats[1000]/4, "80 times the registers of 1000 rows")
+	whole, _ := rest(1000)
+	small, aux := rest(20000)
+	require.Positive(t, aux)
+	require.LessOrEqual(t, aux, 2*20000, "the logistic's and the sigmoid's derivatives")
+	large, _ := rest(80000)
+	require.Equal(t, small, large, "the windows do not grow with the rows")
+	require.Less(t, large, 80*whole/4, "80 times the registers of 1000 rows")
+	streamAuxToo(t)
+	small, aux = rest(20000)
+	require.Zero(t, aux)
+	large, _ = rest(80000)
+	require.Equal(t, small, large, "with the aux windowed nothing grows with the rows")
 }
