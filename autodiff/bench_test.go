@@ -395,3 +395,23 @@ func gradEvaluator(b *testing.B, p *Program, x []float64) func() {
 		}
 	}
 }
+
+// BenchmarkRowRefs compares, on npc.qrc over 10^6 synthetic rows, a
+// program that reads its class blocks by reference (rows.go) with one
+// that gathers them at compile time, both streamed, interleaved: full
+// evaluations; qrc-us is by reference, ref-us gathered.
+func BenchmarkRowRefs(b *testing.B) {
+	opts := check.Options{Data: []check.Assign{{Name: "train", Value: syntheticSVM(b, 1_000_000, 16, 10)}}}
+	old := rowRefMinBytes
+	rowRefMinBytes = math.MaxInt64
+	m, gathered := load(b, "../examples/npc.qrc", opts)
+	rowRefMinBytes = 0
+	_, refs := load(b, "../examples/npc.qrc", opts)
+	rowRefMinBytes = old
+	x := randomPoint(m, rand.New(rand.NewPCG(1, 1)))
+	b.Run("full", func(b *testing.B) { benchRatio(b, refs, x, fullEvaluator(b, gathered, x)) })
+	b.Run("eval", func(b *testing.B) {
+		vals := make([]float64, len(m.Constraints)+1)
+		benchPair(b, func() { _ = refs.Eval(x, vals) }, func() { _ = gathered.Eval(x, vals) })
+	})
+}

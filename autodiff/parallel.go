@@ -359,15 +359,26 @@ func (p *Program) run(ph *phase, fwd bool, x []float64) {
 		parts = 1
 	}
 	n := 0
+	// within a worker's part the segments' blocks take turns (the j-th
+	// block of each, then the (j+1)-th), so that the blocks of several
+	// row sets of one data set that run together read neighbouring rows
 	for w := range parts {
-		for s := range ph.segs {
-			sg := &ph.segs[s]
-			if !sg.active {
-				continue
+		for j := 0; ; j++ {
+			more := false
+			for s := range ph.segs {
+				sg := &ph.segs[s]
+				if !sg.active {
+					continue
+				}
+				b := w*sg.ax.nb/parts + j
+				if b < (w+1)*sg.ax.nb/parts {
+					p.items[n] = item{s, b}
+					n++
+					more = true
+				}
 			}
-			for b := w * sg.ax.nb / parts; b < (w+1)*sg.ax.nb/parts; b++ {
-				p.items[n] = item{s, b}
-				n++
+			if !more {
+				break
 			}
 		}
 		p.ends[w] = n

@@ -423,11 +423,12 @@ func (p *Program) resample(s int) {
 			continue
 		}
 		if rr := r.refs; rr != nil {
-			rr.rows = rr.full
+			rows := rr.full
 			if sampled {
-				rr.rows = rr.buf
-				sampleBatch(r, func(t, src int) { rr.rows[t] = rr.full[src] })
+				rows = rr.buf
+				sampleBatch(r, func(t, src int) { rows[t] = rr.full[src] })
 			}
+			rr.setRows(rows)
 			continue
 		}
 		if !sampled {

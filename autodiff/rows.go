@@ -6,26 +6,39 @@ import (
 
 	"github.com/qrc-lang/qrc/ast"
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/data"
 )
 
 // Rows by reference. D.X[i] over the rows of a mean is a constant: the
-// compiler used to gather those rows into a block of their own, once, so
-// that the product with a vector of variables is one BLAS call over
-// contiguous rows. On large data those blocks are a second copy of the data
-// (and more: the means over all rows, over group 0 and over group 1 of the
-// fairness model hold two). A block that large is instead kept as the row
-// numbers (4 bytes a row) of the set's own matrix, and a product of its
-// rows with a vector (dot(D.X[i], x), dot(W[k] - W[l], D.X[i]), or the sum
-// over every feature that reads as one) gathers each block of rows, when
-// it runs, into its worker's buffer and multiplies there: the same BLAS
-// calls on the same numbers, so the results are bit for bit those of the
-// gathered block (TestRowRefsBitwise), in memory that does not grow with
-// the rows. Any other use of such a block gathers it at compile time, as
-// before.
+// compiler gathers those rows into a block of their own, once, so that the
+// product with a vector of variables is one BLAS call over contiguous
+// rows. On large data those blocks are a second copy of the data (and
+// more: the means over all rows, over group 0 and over group 1 of the
+// fairness model make two). Such a block can instead be kept as the row
+// numbers (4 bytes a row) of the set's own matrix: a product of its rows
+// with a vector (dot(D.X[i], x), dot(W[k] - W[l], D.X[i]), or the sum over
+// every feature that reads as one) then reads each block of rows, when it
+// runs, in place when the block's rows are consecutive in the matrix (the
+// rows of a mean over all rows) and otherwise gathered into its worker's
+// buffer, and multiplies there: the same BLAS calls on the same numbers,
+// so the results are bit for bit those of the gathered block
+// (TestRowRefsBitwise). Any other use of such a block gathers it at
+// compile time, as before.
+//
+// Consecutive rows cost nothing read in place, so a block of them is kept
+// by reference from rowRefMinBytes. Gathering scattered rows (the rows of
+// one class among ten) at every pass costs time, about half a pass of
+// npc.qrc on 10^7 rows, for the memory of one copy of the data: such a
+// block is kept by reference only when it would take a 32nd of the memory
+// a data set may take (data.MemoryLimit, QRC_DATA_MEMORY) or more.
 
-// rowRefMinBytes is the size of a block of rows from which it is kept by
-// reference. A variable, so that tests can use small data.
-var rowRefMinBytes int64 = 64 << 20
+// rowRefMinBytes is the size of a block of consecutive rows from which it
+// is kept by reference; rowRefSubsetMinBytes, of other blocks (-1: a 32nd
+// of the data memory limit). Variables, so that tests can use small data.
+var (
+	rowRefMinBytes       int64 = 64 << 20
+	rowRefSubsetMinBytes int64 = -1
+)
 
 // rowRefs is the value of a constant register that holds rows of a data
 // set's dense matrix by reference.
@@ -36,6 +49,18 @@ type rowRefs struct {
 	rows []int32   // the 0-based row of every batch entry (without the columns axis), or -1 for zeros
 	full []int32   // the rows over the full axes, when the register may be sampled
 	buf  []int32   // the sample's rows
+	// rising: rows is strictly increasing, so that a block whose first
+	// and last rows are as far apart as its length is consecutive rows
+	rising bool
+}
+
+// setRows sets the current rows.
+func (rr *rowRefs) setRows(rows []int32) {
+	rr.rows = rows
+	rr.rising = len(rows) == 0 || rows[0] >= 0
+	for t := 1; t < len(rows) && rr.rising; t++ {
+		rr.rising = rows[t] > rows[t-1]
+	}
 }
 
 // rowRefGather returns x[idx...] kept by reference when x is a data set's
@@ -48,7 +73,8 @@ func (c *compiler) rowRefGather(x *reg, idx []*reg, src ast.Node) *reg {
 	}
 	n, d := x.elem[0], x.elem[1]
 	i := idx[0]
-	if len(i.axes) == 0 || i.esize != 1 || len(i.val) < i.fullBatch() || int64(i.fullBatch())*int64(d)*8 < rowRefMinBytes {
+	bytes := int64(i.fullBatch()) * int64(d) * 8
+	if len(i.axes) == 0 || i.esize != 1 || len(i.val) < i.fullBatch() || bytes < min(rowRefMinBytes, subsetMinBytes()) {
 		return nil
 	}
 	axes := slices.Clone(i.axes)
@@ -72,11 +98,27 @@ func (c *compiler) rowRefGather(x *reg, idx []*reg, src ast.Node) *reg {
 				rows[t] = int32(k)
 			}
 		}
+		rr := &rowRefs{x: x.val, d: d, cols: cols}
+		rr.setRows(rows)
+		consecutive := rr.rising && (nb == 0 || int(rows[nb-1]-rows[0]) == nb-1)
+		if !consecutive && bytes < subsetMinBytes() {
+			return nil
+		}
 		r := c.newReg(axes, elem, src)
 		r.konst = true
-		r.refs = &rowRefs{x: x.val, d: d, cols: cols, rows: rows}
+		r.refs = rr
 		return r
 	})
+}
+
+// subsetMinBytes returns the size from which a block of rows that are not
+// consecutive is kept by reference.
+func subsetMinBytes() int64 {
+	if rowRefSubsetMinBytes >= 0 {
+		return rowRefSubsetMinBytes
+	}
+	limit, _ := data.MemoryLimit()
+	return limit / 32
 }
 
 // rowRefView is view for a register of rows by reference whose innermost
@@ -84,7 +126,8 @@ func (c *compiler) rowRefGather(x *reg, idx []*reg, src ast.Node) *reg {
 func (c *compiler) rowRefView(r *reg, src ast.Node) *reg {
 	v := c.newReg(slices.Clone(r.axes[:len(r.axes)-1]), check.Shape{r.refs.d}, src)
 	v.konst = true
-	v.refs = &rowRefs{x: r.refs.x, d: r.refs.d, rows: r.refs.rows}
+	v.refs = &rowRefs{x: r.refs.x, d: r.refs.d}
+	v.refs.setRows(r.refs.rows)
 	return v
 }
 
@@ -142,11 +185,15 @@ func (in *inst) rowsOf(bk *blk, r *reg) []float64 {
 	return in.gatherBlock(r, bk.lo, bk.hi, bk.w)
 }
 
-// gatherBlock gathers positions lo..hi-1 of r's rows by reference into
-// worker w's part of the instruction's buffer and returns them.
+// gatherBlock returns positions lo..hi-1 of r's rows by reference: in
+// place when they are consecutive rows of the matrix, else gathered into
+// worker w's part of the instruction's buffer.
 func (in *inst) gatherBlock(r *reg, lo, hi, w int) []float64 {
 	rr := r.refs
 	d := rr.d
+	if hi > lo && rr.rising && int(rr.rows[hi-1]-rr.rows[lo]) == hi-1-lo {
+		return rr.x[int(rr.rows[lo])*d : (int(rr.rows[hi-1])+1)*d]
+	}
 	cap := len(in.rowBuf) / max(1, in.rowSlots)
 	dst := in.rowBuf[w*cap : w*cap+(hi-lo)*d]
 	for t, k := range rr.rows[lo:hi] {
@@ -185,6 +232,19 @@ func (p *Program) linkRowRefs() {
 		in.rowSlots = p.slots
 		in.rowBuf = make([]float64, p.slots*r.axes[0].capRows*r.refs.d)
 	}
+}
+
+// row returns row q of a constant register of rows (gathered or by
+// reference).
+func (r *reg) row(q int) []float64 {
+	d := r.esize
+	if rr := r.refs; rr != nil {
+		if k := rr.rows[q]; k >= 0 {
+			return rr.x[int(k)*d : (int(k)+1)*d]
+		}
+		return make([]float64, d)
+	}
+	return r.val[q*d : (q+1)*d]
 }
 
 // sameRefRows reports whether row q of s is row idx[q] of b, both rows by

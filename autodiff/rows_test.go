@@ -14,12 +14,12 @@ import (
 // rowRefsAll keeps every block of data rows by reference until the test
 // ends (with on false: none).
 func rowRefsAll(t testing.TB, on bool) {
-	old := rowRefMinBytes
-	rowRefMinBytes = math.MaxInt64
+	old, oldSubset := rowRefMinBytes, rowRefSubsetMinBytes
+	rowRefMinBytes, rowRefSubsetMinBytes = math.MaxInt64, math.MaxInt64
 	if on {
-		rowRefMinBytes = 0
+		rowRefMinBytes, rowRefSubsetMinBytes = 0, 0
 	}
-	t.Cleanup(func() { rowRefMinBytes = old })
+	t.Cleanup(func() { rowRefMinBytes, rowRefSubsetMinBytes = old, oldSubset })
 }
 
 // rowRefModels are streamModels plus npc.qrc with its product written as
@@ -133,6 +133,53 @@ func TestRowRefsBitwise(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestRowRefsPolicy: blocks of consecutive rows (a mean over all rows)
+// are kept by reference from rowRefMinBytes and read in place, without a
+// copy; blocks of scattered rows (a group's) only from the subset
+// threshold.
+func TestRowRefsPolicy(t *testing.T) {
+	src := `data s = csv("d.csv", label = "y", drop = ["g"])
+var x[3] in ball(2)
+minimize mean(i in s) logistic(-s.y[i] * dot(s.X[i], x))
+subject to
+    rate: mean(i in s where s.g[i] == 1) sigmoid(dot(s.X[i], x)) <= 0.7
+`
+	files := map[string]string{"d.csv": streamData(3000, 5)}
+	oldAll, oldSubset := rowRefMinBytes, rowRefSubsetMinBytes
+	t.Cleanup(func() { rowRefMinBytes, rowRefSubsetMinBytes = oldAll, oldSubset })
+	rowRefMinBytes, rowRefSubsetMinBytes = 0, math.MaxInt64
+	m, p, err := compileSource(t, src, files)
+	require.NoError(t, err)
+	n := m.Data[0].Set.N()
+	byRef := map[int]bool{}
+	shared := 0
+	for _, in := range p.insts {
+		if in.share != nil {
+			shared++
+		}
+		if r := in.refOperand(); r != nil {
+			byRef[len(r.refs.rows)] = true
+			require.Equal(t, n, len(r.refs.rows), "only the mean over all rows reads its rows by reference")
+			// its blocks are read in place: the matrix itself, not a copy
+			for _, blk := range [][2]int{{0, 100}, {1000, 1700}, {n - 5, n}} {
+				got := in.gatherBlock(r, blk[0], blk[1], 0)
+				require.Same(t, &r.refs.x[blk[0]*3], &got[0])
+				require.Len(t, got, (blk[1]-blk[0])*3)
+			}
+		}
+	}
+	require.Equal(t, map[int]bool{n: true}, byRef)
+	require.Positive(t, shared, "the group's gathered rows share the product over all rows read by reference")
+	rowRefSubsetMinBytes = 0
+	_, p, err = compileSource(t, src, files)
+	require.NoError(t, err)
+	require.Equal(t, 2, refProducts(p), "the group's rows by reference too")
+	rowRefMinBytes, rowRefSubsetMinBytes = oldAll, oldSubset
+	_, p, err = compileSource(t, src, files)
+	require.NoError(t, err)
+	require.Zero(t, refProducts(p), "small blocks are gathered")
 }
 
 // TestRowRefsMemory: kept by reference, the rows of npc.qrc's ten class

@@ -185,15 +185,14 @@ func rowOperand(in *inst) (row, other int) {
 // sameRows reports whether row q of constant s is row idx[q] of constant b,
 // bit for bit.
 func sameRows(s, b *reg, idx []int32) bool {
-	if s.esize != b.esize || !slices.Equal(s.elem, b.elem) || (s.refs == nil) != (b.refs == nil) {
+	if s.esize != b.esize || !slices.Equal(s.elem, b.elem) {
 		return false
 	}
-	if s.refs != nil {
+	if s.refs != nil && b.refs != nil {
 		return sameRefRows(s.refs, b.refs, idx)
 	}
-	d := s.esize
 	for q, k := range idx {
-		x, y := s.val[q*d:(q+1)*d], b.val[int(k)*d:(int(k)+1)*d]
+		x, y := s.row(q), b.row(int(k))
 		for j := range x {
 			if math.Float64bits(x[j]) != math.Float64bits(y[j]) {
 				return false
