@@ -25,6 +25,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -226,7 +227,27 @@ func compile(file string, m *check.Model, sources check.Sources, diags diag.List
 	if prog.NumVars() != m.NumScalars {
 		return nil, fmt.Errorf("internal error: the compiled program has %d variables, the model %d", prog.NumVars(), m.NumScalars)
 	}
+	releaseGarbage(m)
 	return &Model{file: file, checked: m, sources: sources, prog: prog, warnings: diags}, nil
+}
+
+// releaseGarbage returns the memory that loading, checking and compiling
+// large data left behind (parse buffers, the filters' row lists) to the
+// system at once, instead of leaving it until the collector's next cycle,
+// which a solve that allocates little may never start: on 10^7 rows of
+// npc.qrc that was 0.4 GB of the resident set. It costs one collection,
+// a few milliseconds of marking for a heap of large arrays without
+// pointers.
+func releaseGarbage(m *check.Model) {
+	var bytes int64
+	for _, d := range m.Data {
+		if d.Set != nil {
+			bytes += int64(d.Set.N()) * int64(max(1, d.Set.D())) * 8
+		}
+	}
+	if bytes >= 256<<20 {
+		debug.FreeOSMemory()
+	}
 }
 
 // File is the model's file name, as given to Load or Parse.
