@@ -349,9 +349,10 @@ func BenchmarkSparseLogistic(b *testing.B) {
 // (16 features), a streamed program (windowed registers, the reverse pass
 // recomputing the rows' values; the default from streamMinBytes) with the
 // same model keeping every register whole, interleaved: full evaluations
-// (Eval and Jacobian: "full") and Eval with one weighted Gradient, as the
-// smooth oracle does ("grad"). qrc-us is the streamed program, ref-us the
-// whole one; both report their work space (MB).
+// (Eval and Jacobian: "full"), Eval with one weighted Gradient, as the
+// smooth oracle does ("grad"), and Eval alone, as its line search does
+// ("eval"). qrc-us is the streamed program, ref-us the whole one; both
+// report their work space (MB).
 func BenchmarkStream(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) {
@@ -373,6 +374,10 @@ func BenchmarkStream(b *testing.B) {
 			})
 			b.Run("grad", func(b *testing.B) {
 				benchPair(b, gradEvaluator(b, streamed, x), gradEvaluator(b, whole, x))
+			})
+			b.Run("eval", func(b *testing.B) {
+				vals := make([]float64, len(whole.Functions()))
+				benchPair(b, func() { _ = streamed.Eval(x, vals) }, func() { _ = whole.Eval(x, vals) })
 			})
 		})
 	}

@@ -330,7 +330,11 @@ func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		st := stageOf(res, ss, rows, 1, full.Eps, 0)
 		st.RestoreEvals, st.RestoreGrads = pre.Evals, pre.Grads
 		st.Time = time.Since(stageBegan)
-		return haltedStages(p, ss, res, append(stages, st), stats, began, t, full.Eps, began.Add(s.TimeLimit+GraceTime))
+		out, err := haltedStages(p, ss, res, append(stages, st), stats, began, t, full.Eps, began.Add(s.TimeLimit+GraceTime))
+		if err == nil {
+			lastStageValues(out)
+		}
+		return out, err
 	}
 	last := stageOf(res, ss, rows, 1, full.Eps, 0)
 	last.RestoreEvals, last.RestoreGrads = pre.Evals, pre.Grads
@@ -340,6 +344,17 @@ func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	stats.Time = time.Since(began)
 	res.Stats = stats
 	return res, nil
+}
+
+// lastStageValues gives the last stage of a solve halted before that
+// stage's solve began (the time ran out in its restoration) the values
+// of the point returned, which haltedStages computed on every row: the
+// stage had none of its own (its line said objective 0).
+func lastStageValues(out *Result) {
+	if len(out.Stages) > 0 {
+		st := &out.Stages[len(out.Stages)-1]
+		st.Objective, st.Infeasibility = out.Objective, out.Infeasibility
+	}
 }
 
 // stageOf summarises a stage's result.
