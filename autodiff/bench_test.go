@@ -357,12 +357,10 @@ func BenchmarkStream(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) {
 			opts := check.Options{Data: []check.Assign{{Name: "train", Value: syntheticSVM(b, n, 16, 10)}}}
-			old := streamMinBytes
-			streamMinBytes = math.MaxInt64
+			setStreamMinBytes(b, math.MaxInt64)
 			m, whole := load(b, "../examples/npc.qrc", opts)
-			streamMinBytes = 0
+			setStreamMinBytes(b, 0)
 			_, streamed := load(b, "../examples/npc.qrc", opts)
-			streamMinBytes = old
 			if !streamed.Streamed() || whole.Streamed() {
 				b.Fatal("the programs do not stream as asked")
 			}
@@ -407,12 +405,13 @@ func gradEvaluator(b *testing.B, p *Program, x []float64) func() {
 // evaluations; qrc-us is by reference, ref-us gathered.
 func BenchmarkRowRefs(b *testing.B) {
 	opts := check.Options{Data: []check.Assign{{Name: "train", Value: syntheticSVM(b, 1_000_000, 16, 10)}}}
-	old := rowRefMinBytes
-	rowRefMinBytes = math.MaxInt64
+	rowRefsAll(b, false)
 	m, gathered := load(b, "../examples/npc.qrc", opts)
-	rowRefMinBytes = 0
+	rowRefsAll(b, true)
 	_, refs := load(b, "../examples/npc.qrc", opts)
-	rowRefMinBytes = old
+	if refProducts(refs) == 0 || refProducts(gathered) > 0 {
+		b.Fatal("the programs do not read their rows as asked")
+	}
 	x := randomPoint(m, rand.New(rand.NewPCG(1, 1)))
 	b.Run("full", func(b *testing.B) { benchRatio(b, refs, x, fullEvaluator(b, gathered, x)) })
 	b.Run("eval", func(b *testing.B) {

@@ -90,14 +90,8 @@ func (c *compiler) rowRefGather(x *reg, idx []*reg, src ast.Node) *reg {
 		key += fmt.Sprintf("|%d", j.id)
 	}
 	return c.leaf(key, func() *reg {
-		nb := i.fullBatch()
-		rows := make([]int32, nb)
-		for t, v := range i.val[:nb] {
-			rows[t] = -1
-			if k := int(v) - 1; float64(k+1) == v && k >= 0 && k < n {
-				rows[t] = int32(k)
-			}
-		}
+		rows := rowNumbers(i, n)
+		nb := len(rows)
 		rr := &rowRefs{x: x.val, d: d, cols: cols}
 		rr.setRows(rows)
 		consecutive := rr.rising && (nb == 0 || int(rows[nb-1]-rows[0]) == nb-1)

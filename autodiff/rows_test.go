@@ -25,10 +25,7 @@ func rowRefsAll(t testing.TB, on bool) {
 // rowRefModels are streamModels plus npc.qrc with its product written as
 // a sum over the features, and a model that uses the rows outside a
 // product as well (gathered at compile time).
-var rowRefModels = append(streamModels[:len(streamModels):len(streamModels)], []struct {
-	name, path, src string
-	files           map[string]string
-}{
+var rowRefModels = append(streamModels[:len(streamModels):len(streamModels)], []testModel{
 	{name: "npc-sum", src: `data train = libsvm("d.svm")
 param K = 2
 var W[K, train.d] in ball(1)
@@ -60,18 +57,6 @@ func denseSVM(n int) string {
 	return s
 }
 
-// compileRowRef compiles a model of rowRefModels.
-func compileRowRef(t *testing.T, i int) (*check.Model, *Program) {
-	t.Helper()
-	sm := rowRefModels[i]
-	if sm.path != "" {
-		return load(t, sm.path, check.Options{})
-	}
-	m, p, err := compileSource(t, sm.src, sm.files)
-	require.NoError(t, err)
-	return m, p
-}
-
 // refProducts counts the products that read rows by reference.
 func refProducts(p *Program) int {
 	n := 0
@@ -98,38 +83,15 @@ func TestRowRefsBitwise(t *testing.T) {
 					streamSmall(t, true)
 				}
 				rowRefsAll(t, false)
-				_, gathered := compileRowRef(t, i)
+				_, gathered := rowRefModels[i].compile(t)
 				require.Zero(t, refProducts(gathered))
 				rowRefsAll(t, true)
-				m, refs := compileRowRef(t, i)
+				m, refs := rowRefModels[i].compile(t)
 				if sm.name != "sparse" {
 					require.Positive(t, refProducts(refs), "the products read their rows by reference")
 				}
-				rng := rand.New(rand.NewPCG(uint64(i), 13))
-				x := randomPoint(m, rng)
-				for _, sampled := range []bool{false, true} {
-					if sampled {
-						for s, smp := range refs.Samples() {
-							pos := make([]int, 0, smp.Rows/2)
-							for q := 0; q < smp.Rows; q += 2 {
-								pos = append(pos, (q*5+1)%smp.Rows)
-							}
-							require.NoError(t, refs.SetSample(s, pos))
-							require.NoError(t, gathered.SetSample(s, pos))
-						}
-					}
-					for _, procs := range []int{1, 2, 4} {
-						runtime.GOMAXPROCS(procs)
-						want := allResults(t, gathered, x, rand.New(rand.NewPCG(7, uint64(procs))))
-						got := allResults(t, refs, x, rand.New(rand.NewPCG(7, uint64(procs))))
-						for r := range want {
-							for j := range want[r] {
-								require.Equal(t, math.Float64bits(want[r][j]), math.Float64bits(got[r][j]),
-									"sampled %v, GOMAXPROCS %d, result %d, element %d: %g, want %g", sampled, procs, r, j, got[r][j], want[r][j])
-							}
-						}
-					}
-				}
+				x := randomPoint(m, rand.New(rand.NewPCG(uint64(i), 13)))
+				requireSameBits(t, gathered, refs, x, 2, 5)
 			})
 		}
 	}

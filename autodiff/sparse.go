@@ -86,19 +86,26 @@ func (c *compiler) sparseGather(x *reg, idx []*reg, src ast.Node) *reg {
 		key += fmt.Sprintf("|%d", j.id)
 	}
 	return c.leaf(key, func() *reg {
-		n := i.fullBatch()
-		rows := make([]int32, n)
-		for t, v := range i.val[:n] {
-			rows[t] = -1
-			if k := int(v) - 1; float64(k+1) == v && k >= 0 && k < m.Rows {
-				rows[t] = int32(k)
-			}
-		}
 		r := c.newReg(axes, elem, src)
 		r.konst = true
-		r.sp = &sparseRows{m: m, cols: cols, rows: rows}
+		r.sp = &sparseRows{m: m, cols: cols, rows: rowNumbers(i, m.Rows)}
 		return r
 	})
+}
+
+// rowNumbers returns the 0-based row of every entry of the index register
+// i (1-based row numbers), or -1 where it is not a row of a matrix of n
+// rows (its element is then zeros).
+func rowNumbers(i *reg, n int) []int32 {
+	nb := i.fullBatch()
+	rows := make([]int32, nb)
+	for t, v := range i.val[:nb] {
+		rows[t] = -1
+		if k := int(v) - 1; float64(k+1) == v && k >= 0 && k < n {
+			rows[t] = int32(k)
+		}
+	}
+	return rows
 }
 
 // allColumns reports whether the index register j is its axis's values and

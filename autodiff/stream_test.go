@@ -73,10 +73,7 @@ func streamSparse(n int) string {
 // again after a mean over the same rows (kept whole; the rest of its chain
 // streams), a maximum over rows, subsets of rows that would share a
 // product, and products over sparse rows.
-var streamModels = []struct {
-	name, path, src string
-	files           map[string]string
-}{
+var streamModels = []testModel{
 	{name: "npc", path: "../examples/npc.qrc"},
 	{name: "fairness", path: "../examples/fairness.qrc"},
 	{name: "phase", path: "../examples/phase.qrc"},
@@ -95,16 +92,29 @@ subject to
 `, files: map[string]string{"d.svm": streamSparse(600)}},
 }
 
-// compileStream compiles a model of streamModels.
-func compileStream(t *testing.T, i int) (*check.Model, *Program) {
+// A testModel is a model file of the examples, or a model's source with
+// its data files.
+type testModel struct {
+	name, path, src string
+	files           map[string]string
+}
+
+// compile checks and compiles the model.
+func (tm testModel) compile(t *testing.T) (*check.Model, *Program) {
 	t.Helper()
-	sm := streamModels[i]
-	if sm.path != "" {
-		return load(t, sm.path, check.Options{})
+	if tm.path != "" {
+		return load(t, tm.path, check.Options{})
 	}
-	m, p, err := compileSource(t, sm.src, sm.files)
+	m, p, err := compileSource(t, tm.src, tm.files)
 	require.NoError(t, err)
 	return m, p
+}
+
+// setStreamMinBytes sets streamMinBytes until the test or benchmark ends.
+func setStreamMinBytes(tb testing.TB, n int64) {
+	old := streamMinBytes
+	streamMinBytes = n
+	tb.Cleanup(func() { streamMinBytes = old })
 }
 
 // allResults returns the values, one Gradient per function, a Gradient
@@ -144,13 +154,13 @@ func streamBitwise(t *testing.T, i int, auxToo bool) {
 	{
 		{
 			streamSmall(t, false)
-			_, whole := compileStream(t, i)
+			_, whole := streamModels[i].compile(t)
 			require.False(t, whole.Streamed())
 			streamSmall(t, true)
 			if auxToo {
 				streamAuxToo(t)
 			}
-			m, streamed := compileStream(t, i)
+			m, streamed := streamModels[i].compile(t)
 			require.True(t, streamed.Streamed(), "some registers are windowed")
 			windowed, kept := 0, 0
 			for _, in := range streamed.insts {
@@ -179,34 +189,41 @@ func streamBitwise(t *testing.T, i int, auxToo bool) {
 				// the data and the variables: nothing to recompute
 				require.Zero(t, redo, "instructions recomputed")
 			}
-			rng := rand.New(rand.NewPCG(uint64(i), 3))
-			x := randomPoint(m, rng)
-			for _, sampled := range []bool{false, true} {
-				if sampled {
-					for s, smp := range streamed.Samples() {
-						pos := make([]int, 0, smp.Rows/3)
-						for q := 0; q < smp.Rows; q += 3 {
-							pos = append(pos, (q*7)%smp.Rows)
-						}
-						require.NoError(t, streamed.SetSample(s, pos))
-						require.NoError(t, whole.SetSample(s, pos))
-					}
+			x := randomPoint(m, rand.New(rand.NewPCG(uint64(i), 3)))
+			requireSameBits(t, whole, streamed, x, 3, 7)
+		}
+	}
+}
+
+// requireSameBits requires p to give bit for bit want's values,
+// subgradients and Jacobian at x, on 1, 2 and 4 cores, on all rows and on
+// a sample of every every-th row (the positions times mult, modulo the
+// rows) of each row set.
+func requireSameBits(t *testing.T, want, p *Program, x []float64, every, mult int) {
+	t.Helper()
+	defer want.ResetSamples()
+	defer p.ResetSamples()
+	for _, sampled := range []bool{false, true} {
+		if sampled {
+			for s, smp := range p.Samples() {
+				pos := make([]int, 0, smp.Rows/every+1)
+				for q := 0; q < smp.Rows; q += every {
+					pos = append(pos, (q*mult+1)%smp.Rows)
 				}
-				for _, procs := range []int{1, 2, 4} {
-					runtime.GOMAXPROCS(procs)
-					seed := uint64(procs)
-					want := allResults(t, whole, x, rand.New(rand.NewPCG(seed, 1)))
-					got := allResults(t, streamed, x, rand.New(rand.NewPCG(seed, 1)))
-					for r := range want {
-						for j := range want[r] {
-							require.Equal(t, math.Float64bits(want[r][j]), math.Float64bits(got[r][j]),
-								"sampled %v, GOMAXPROCS %d, result %d, element %d: %g, want %g", sampled, procs, r, j, got[r][j], want[r][j])
-						}
-					}
+				require.NoError(t, p.SetSample(s, pos))
+				require.NoError(t, want.SetSample(s, pos))
+			}
+		}
+		for _, procs := range []int{1, 2, 4} {
+			runtime.GOMAXPROCS(procs)
+			a := allResults(t, want, x, rand.New(rand.NewPCG(7, uint64(procs))))
+			b := allResults(t, p, x, rand.New(rand.NewPCG(7, uint64(procs))))
+			for r := range a {
+				for j := range a[r] {
+					require.Equal(t, math.Float64bits(a[r][j]), math.Float64bits(b[r][j]),
+						"sampled %v, GOMAXPROCS %d, result %d, element %d: %g, want %g", sampled, procs, r, j, b[r][j], a[r][j])
 				}
 			}
-			streamed.ResetSamples()
-			whole.ResetSamples()
 		}
 	}
 }
@@ -218,10 +235,10 @@ func TestStreamAgainstUnstreamed(t *testing.T) {
 	allParallel(t)
 	for i, sm := range streamModels {
 		t.Run(sm.name, func(t *testing.T) {
-			m, plain := compileStream(t, i)
+			m, plain := streamModels[i].compile(t)
 			require.False(t, plain.Streamed())
 			streamSmall(t, true)
-			_, streamed := compileStream(t, i)
+			_, streamed := streamModels[i].compile(t)
 			x := randomPoint(m, rand.New(rand.NewPCG(uint64(i), 5)))
 			want, got := evalAll(t, plain, x), evalAll(t, streamed, x)
 			for r := range want {
