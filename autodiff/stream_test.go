@@ -258,7 +258,7 @@ func TestStreamAgainstUnstreamed(t *testing.T) {
 // as without streaming.
 func TestStreamErrors(t *testing.T) {
 	data := map[string]string{"d.csv": streamData(500, 2)}
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		src  string
 		grad bool
 	}{
@@ -271,40 +271,53 @@ var x[3] in box(-2, 2) = 1
 minimize mean(i in s) sqrt(pos(dot(s.X[i], x)))
 `, true},
 	} {
-		errorOf := func(p *Program, x []float64) string {
-			vals := make([]float64, 1)
-			err := p.Eval(x, vals)
-			if tc.grad {
+		for _, auxToo := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%d/aux=%v", i, auxToo), func(t *testing.T) {
+				errorOf := func(p *Program, x []float64) string {
+					vals := make([]float64, 1)
+					err := p.Eval(x, vals)
+					if tc.grad {
+						require.NoError(t, err)
+						err = p.Gradient([]float64{1}, make([]float64, p.NumVars()))
+					}
+					require.Error(t, err)
+					var ee *EvalError
+					require.ErrorAs(t, err, &ee)
+					msg := err.Error()
+					return msg[strings.LastIndex(msg, "m.qrc"):]
+				}
+				m, plain, err := compileSource(t, tc.src, data)
 				require.NoError(t, err)
-				err = p.Gradient([]float64{1}, make([]float64, p.NumVars()))
-			}
-			require.Error(t, err)
-			var ee *EvalError
-			require.ErrorAs(t, err, &ee)
-			return err.Error()
+				require.False(t, plain.Streamed())
+				want := errorOf(plain, start(m))
+				streamSmall(t, true)
+				if auxToo {
+					streamAuxToo(t)
+				}
+				_, streamed, err := compileSource(t, tc.src, data)
+				require.NoError(t, err)
+				require.True(t, streamed.Streamed())
+				require.Equal(t, want, errorOf(streamed, start(m)))
+				// the program is usable after the error: the same values
+				// (and, where it is finite, subgradient) as the plain
+				// one's, to rounding
+				x := start(m)
+				for j := range x {
+					x[j] = 0.1
+				}
+				if tc.grad {
+					a, b := []float64{0}, []float64{0}
+					require.NoError(t, plain.Eval(x, a))
+					require.NoError(t, streamed.Eval(x, b))
+					require.InDelta(t, a[0], b[0], 1e-12)
+					return
+				}
+				want2, got2 := evalAll(t, plain, x), evalAll(t, streamed, x)
+				for r := range want2 {
+					require.InDeltaSlice(t, want2[r], got2[r], 1e-12)
+				}
+			})
 		}
-		m, plain, err := compileSource(t, tc.src, data)
-		require.NoError(t, err)
-		want := errorOf(plain, start(m))
-		streamSmall(t, true)
-		_, streamed, err := compileSource(t, tc.src, data)
-		require.NoError(t, err)
-		require.True(t, streamed.Streamed())
-		require.Equal(t, want[strings.LastIndex(want, "m.qrc"):], func() string {
-			got := errorOf(streamed, start(m))
-			return got[strings.LastIndex(got, "m.qrc"):]
-		}())
-		// the program is usable after the error
-		x := start(m)
-		for j := range x {
-			x[j] = 0.1
-		}
-		if tc.grad {
-			x[0] = 1
-		}
-		vals := make([]float64, 1)
-		require.NoError(t, streamed.Eval(x, vals))
-		require.NoError(t, plain.Eval(x, vals[:1]))
 	}
 }
 
