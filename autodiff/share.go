@@ -43,8 +43,8 @@ func (s *share) active(sharer *inst) bool {
 }
 
 // findShares links every shareable instruction to its base. It runs after
-// the instructions' block axes are set and the streamed axes are chosen
-// (an axis that streams neither shares nor is shared: stream.go).
+// the instructions' block axes are set. (On a streamed axis the base's
+// and the sharers' registers keep every row: stream.go.)
 func (p *Program) findShares() {
 	if noShare {
 		return
@@ -80,13 +80,13 @@ func (p *Program) findShares() {
 	}
 	// dots first: a sharer's exponentials are shared only when its product is
 	for _, in := range p.insts {
-		if !shareableDot(in) || in.fwdAx.streams() { // a streamed block cannot read another axis's rows
+		if !shareableDot(in) {
 			continue
 		}
 		ax := in.fwdAx
 		var best *share
 		for _, b := range p.insts {
-			if b == in || b.share != nil || !shareableDot(b) || b.mode != in.mode || len(b.fwdAx.vals) <= len(ax.vals) || b.fwdAx.streams() {
+			if b == in || b.share != nil || !shareableDot(b) || b.mode != in.mode || len(b.fwdAx.vals) <= len(ax.vals) {
 				continue
 			}
 			if best != nil && len(b.fwdAx.vals) <= len(best.base.fwdAx.vals) {

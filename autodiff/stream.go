@@ -43,9 +43,9 @@ import (
 // runs in the same segment of the forward pass (one phase, its axis) and
 // in the same segment of the reverse pass, so that no value or adjoint of
 // a block has to outlive the block; others (a per-row value used after a
-// mean over the same rows, say) keep all their rows. Sharing a product
-// across row subsets (share.go) gathers rows across blocks, so a streamed
-// axis does not share.
+// mean over the same rows, say) keep all their rows, and so do the
+// products shared across row subsets and their exponentials (share.go),
+// which a subset reads at the rows of other blocks.
 
 // streamMinBytes is the size of the rows' registers, over the whole
 // program, from which the program streams: below it they are kept whole

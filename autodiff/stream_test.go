@@ -176,6 +176,17 @@ func streamBitwise(t *testing.T, i int, auxToo bool) {
 			if sm.name == "centred" {
 				require.Positive(t, kept, "the product used after its mean is kept whole")
 			}
+			if sm.name == "fairness" {
+				shared := 0
+				for _, in := range streamed.insts {
+					if in.share != nil {
+						shared++
+						require.False(t, in.out.win, "a sharer keeps every row")
+						require.False(t, in.share.base.out.win, "so does its base")
+					}
+				}
+				require.Positive(t, shared, "the groups' products share the product over all rows")
+			}
 			redo := 0
 			for _, ph := range streamed.bwd {
 				for _, sg := range ph.segs {
@@ -355,7 +366,7 @@ func TestStreamWorkSpace(t *testing.T) {
 var x[3] in ball(2)
 minimize mean(i in s) logistic(-s.y[i] * dot(s.X[i], x))
 subject to
-    rate: mean(i in s where s.g[i] == 1) sigmoid(dot(s.X[i], x)) <= 0.7
+    rate: mean(i in s) sigmoid(dot(s.X[i], x)) <= 0.7
 `
 	// rest is the work space without the aux kept for every row
 	rest := func(n int) (floats, aux int) {
