@@ -84,6 +84,7 @@ func (p *Program) finish(c *compiler) (*Program, error) {
 	}
 	p.planStream()
 	p.findShares()
+	p.gatherScattered()
 	p.unfuse()
 	p.linkBlocks()
 	p.linkWindows()

@@ -26,11 +26,14 @@ import (
 // compile time, as before.
 //
 // Consecutive rows cost nothing read in place, so a block of them is kept
-// by reference from rowRefMinBytes. Gathering scattered rows (the rows of
-// one class among ten) at every pass costs time, about half a pass of
-// npc.qrc on 10^7 rows, for the memory of one copy of the data: such a
-// block is kept by reference only when it would take a 32nd of the memory
-// a data set may take (data.MemoryLimit, QRC_DATA_MEMORY) or more.
+// by reference from rowRefMinBytes. So is a block of scattered rows whose
+// product is shared with a mean over a superset (share.go: the fairness
+// model's groups): it is read only when its mean is sampled. Gathering
+// other scattered rows (the rows of one class among ten) at every pass
+// costs time, about half a pass of npc.qrc on 10^7 rows, for the memory
+// of one copy of the data: such a block is gathered at compile time
+// (gatherScattered) unless it would take a 32nd of the memory a data set
+// may take (data.MemoryLimit, QRC_DATA_MEMORY) or more.
 
 // rowRefMinBytes is the size of a block of consecutive rows from which it
 // is kept by reference; rowRefSubsetMinBytes, of other blocks (-1: a 32nd
@@ -52,6 +55,8 @@ type rowRefs struct {
 	// rising: rows is strictly increasing, so that a block whose first
 	// and last rows are as far apart as its length is consecutive rows
 	rising bool
+	// scattered: the full rows are not consecutive rows of the matrix
+	scattered bool
 }
 
 // setRows sets the current rows.
@@ -74,7 +79,7 @@ func (c *compiler) rowRefGather(x *reg, idx []*reg, src ast.Node) *reg {
 	n, d := x.elem[0], x.elem[1]
 	i := idx[0]
 	bytes := int64(i.fullBatch()) * int64(d) * 8
-	if len(i.axes) == 0 || i.esize != 1 || len(i.val) < i.fullBatch() || bytes < min(rowRefMinBytes, subsetMinBytes()) {
+	if len(i.axes) == 0 || i.esize != 1 || len(i.val) < i.fullBatch() || bytes < rowRefMinBytes {
 		return nil
 	}
 	axes := slices.Clone(i.axes)
@@ -94,10 +99,7 @@ func (c *compiler) rowRefGather(x *reg, idx []*reg, src ast.Node) *reg {
 		nb := len(rows)
 		rr := &rowRefs{x: x.val, d: d, cols: cols}
 		rr.setRows(rows)
-		consecutive := rr.rising && (nb == 0 || int(rows[nb-1]-rows[0]) == nb-1)
-		if !consecutive && bytes < subsetMinBytes() {
-			return nil
-		}
+		rr.scattered = !rr.rising || nb > 0 && int(rows[nb-1]-rows[0]) != nb-1
 		r := c.newReg(axes, elem, src)
 		r.konst = true
 		r.refs = rr
@@ -120,7 +122,7 @@ func subsetMinBytes() int64 {
 func (c *compiler) rowRefView(r *reg, src ast.Node) *reg {
 	v := c.newReg(slices.Clone(r.axes[:len(r.axes)-1]), check.Shape{r.refs.d}, src)
 	v.konst = true
-	v.refs = &rowRefs{x: r.refs.x, d: r.refs.d}
+	v.refs = &rowRefs{x: r.refs.x, d: r.refs.d, scattered: r.refs.scattered}
 	v.refs.setRows(r.refs.rows)
 	return v
 }
@@ -213,6 +215,41 @@ func (in *inst) refOperand() *reg {
 		}
 	}
 	return nil
+}
+
+// gatherScattered gathers, after findShares, the blocks of scattered rows
+// kept by reference that no shared product reads and that take less than
+// the subset threshold (subsetMinBytes): reading them in place would cost
+// a gather at every pass. A block a sharer reads is read only when its
+// mean is sampled (its product is gathered from the base's otherwise), so
+// it stays by reference: the fairness model's groups cost no copy.
+func (p *Program) gatherScattered() {
+	shared := map[*reg]bool{}
+	for _, in := range p.insts {
+		if r := in.refOperand(); r != nil && in.share != nil {
+			shared[r] = true
+		}
+	}
+	done := map[*reg]bool{}
+	for _, in := range p.insts {
+		r := in.refOperand()
+		if r == nil || done[r] || shared[r] || !r.refs.scattered {
+			continue
+		}
+		done[r] = true
+		rr := r.refs
+		n := len(rr.rows) * rr.d
+		if int64(n)*8 >= subsetMinBytes() || n > maxKonst {
+			continue
+		}
+		val := make([]float64, n)
+		for t, k := range rr.rows {
+			if k >= 0 {
+				copy(val[t*rr.d:(t+1)*rr.d], rr.x[int(k)*rr.d:(int(k)+1)*rr.d])
+			}
+		}
+		r.val, r.refs = val, nil
+	}
 }
 
 // linkRowRefs gives every product over rows by reference its gather

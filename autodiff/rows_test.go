@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -99,8 +100,9 @@ func TestRowRefsBitwise(t *testing.T) {
 
 // TestRowRefsPolicy: blocks of consecutive rows (a mean over all rows)
 // are kept by reference from rowRefMinBytes and read in place, without a
-// copy; blocks of scattered rows (a group's) only from the subset
-// threshold.
+// copy; so are blocks of scattered rows whose product is shared (a group's
+// rows, read only when its mean is sampled); other blocks of scattered
+// rows only from the subset threshold.
 func TestRowRefsPolicy(t *testing.T) {
 	src := `data s = csv("d.csv", label = "y", drop = ["g"])
 var x[3] in ball(2)
@@ -108,6 +110,8 @@ minimize mean(i in s) logistic(-s.y[i] * dot(s.X[i], x))
 subject to
     rate: mean(i in s where s.g[i] == 1) sigmoid(dot(s.X[i], x)) <= 0.7
 `
+	// the group's mean alone: nothing to share with
+	alone := strings.Replace(src, "mean(i in s) logistic(-s.y[i] * dot(s.X[i], x))", "x[1]^2", 1)
 	files := map[string]string{"d.csv": streamData(3000, 5)}
 	oldAll, oldSubset := rowRefMinBytes, rowRefSubsetMinBytes
 	t.Cleanup(func() { rowRefMinBytes, rowRefSubsetMinBytes = oldAll, oldSubset })
@@ -115,29 +119,34 @@ subject to
 	m, p, err := compileSource(t, src, files)
 	require.NoError(t, err)
 	n := m.Data[0].Set.N()
-	byRef := map[int]bool{}
-	shared := 0
+	byRef, shared := 0, 0
 	for _, in := range p.insts {
+		r := in.refOperand()
+		if r == nil {
+			continue
+		}
+		byRef++
 		if in.share != nil {
 			shared++
+			continue
 		}
-		if r := in.refOperand(); r != nil {
-			byRef[len(r.refs.rows)] = true
-			require.Equal(t, n, len(r.refs.rows), "only the mean over all rows reads its rows by reference")
-			// its blocks are read in place: the matrix itself, not a copy
-			for _, blk := range [][2]int{{0, 100}, {1000, 1700}, {n - 5, n}} {
-				got := in.gatherBlock(r, blk[0], blk[1], 0)
-				require.Same(t, &r.refs.x[blk[0]*3], &got[0])
-				require.Len(t, got, (blk[1]-blk[0])*3)
-			}
+		require.Equal(t, n, len(r.refs.rows), "the unshared product is the mean over all rows")
+		// its blocks are read in place: the matrix itself, not a copy
+		for _, blk := range [][2]int{{0, 100}, {1000, 1700}, {n - 5, n}} {
+			got := in.gatherBlock(r, blk[0], blk[1], 0)
+			require.Same(t, &r.refs.x[blk[0]*3], &got[0])
+			require.Len(t, got, (blk[1]-blk[0])*3)
 		}
 	}
-	require.Equal(t, map[int]bool{n: true}, byRef)
-	require.Positive(t, shared, "the group's gathered rows share the product over all rows read by reference")
-	rowRefSubsetMinBytes = 0
-	_, p, err = compileSource(t, src, files)
+	require.Equal(t, 2, byRef, "both products read their rows by reference")
+	require.Equal(t, 1, shared, "the group's product is shared")
+	_, p, err = compileSource(t, alone, files)
 	require.NoError(t, err)
-	require.Equal(t, 2, refProducts(p), "the group's rows by reference too")
+	require.Zero(t, refProducts(p), "scattered rows no product shares are gathered below the subset threshold")
+	rowRefSubsetMinBytes = 0
+	_, p, err = compileSource(t, alone, files)
+	require.NoError(t, err)
+	require.Equal(t, 1, refProducts(p), "and by reference above it")
 	rowRefMinBytes, rowRefSubsetMinBytes = oldAll, oldSubset
 	_, p, err = compileSource(t, src, files)
 	require.NoError(t, err)
