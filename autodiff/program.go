@@ -426,10 +426,11 @@ func (p *Program) resample(s int) {
 		if rr := r.refs; rr != nil {
 			rows := rr.full
 			if sampled {
-				rows = rr.buf
+				rows = rr.buf[:r.batch()]
 				sampleBatch(r, func(t, src int) { rows[t] = rr.full[src] })
 			}
 			rr.setRows(rows)
+			r.sample(sampled)
 			continue
 		}
 		if !sampled {

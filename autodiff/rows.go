@@ -57,6 +57,37 @@ type rowRefs struct {
 	rising bool
 	// scattered: the full rows are not consecutive rows of the matrix
 	scattered bool
+	// sampled: the register's mean runs over a sample, whose rows are
+	// gathered into the register's val at SetSample (a sample's rows are
+	// scattered, and read at every pass; the buffer is as large as the
+	// largest sample drawn)
+	sampled bool
+	sbuf    []float64
+}
+
+// sample gathers the current rows, a sample's, into the register's
+// values (sampled), or, with on false, goes back to reading the rows in
+// place.
+func (r *reg) sample(on bool) {
+	rr := r.refs
+	rr.sampled = on
+	if !on {
+		r.val = nil
+		return
+	}
+	d := rr.d
+	if need := len(rr.rows) * d; cap(rr.sbuf) < need {
+		rr.sbuf = make([]float64, need)
+	}
+	r.val = rr.sbuf[:len(rr.rows)*d]
+	for t, k := range rr.rows {
+		row := r.val[t*d : (t+1)*d]
+		if k < 0 {
+			clear(row)
+			continue
+		}
+		copy(row, rr.x[int(k)*d:(int(k)+1)*d])
+	}
 }
 
 // setRows sets the current rows.
@@ -175,7 +206,7 @@ func (c *compiler) gatherRefs(r *reg) *reg {
 // for rows kept by reference, the block's rows gathered into worker bk.w's
 // part of the instruction's buffer.
 func (in *inst) rowsOf(bk *blk, r *reg) []float64 {
-	if r.refs == nil {
+	if r.refs == nil || r.refs.sampled {
 		return bk.view(r, r.val)
 	}
 	return in.gatherBlock(r, bk.lo, bk.hi, bk.w)

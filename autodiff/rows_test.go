@@ -169,3 +169,37 @@ func TestRowRefsMemory(t *testing.T) {
 	}
 	require.Equal(t, n, refs, "every row is read by reference once, by its class's product")
 }
+
+// TestRowRefsSample: a sample of rows kept by reference is gathered once,
+// at SetSample, into a buffer of the sample's size, and read in place
+// again after ResetSamples.
+func TestRowRefsSample(t *testing.T) {
+	rowRefsAll(t, true)
+	m, p := load(t, "../examples/fairness.qrc", check.Options{})
+	d := m.Data[0].Set.D()
+	x := randomPoint(m, rand.New(rand.NewPCG(3, 4)))
+	vals := make([]float64, len(p.Functions()))
+	for s := range p.Samples() {
+		require.NoError(t, p.SetSample(s, []int{7, 3, 3, 11}))
+	}
+	require.NoError(t, p.Eval(x, vals))
+	refs := 0
+	for _, in := range p.insts {
+		r := in.refOperand()
+		if r == nil || in.fwdAx.pos == nil {
+			continue
+		}
+		refs++
+		require.True(t, r.refs.sampled)
+		require.Len(t, r.val, 4*d, "the sample's rows, gathered")
+		require.Equal(t, r.row(1), r.val[d:2*d])
+	}
+	require.Positive(t, refs)
+	p.ResetSamples()
+	for _, in := range p.insts {
+		if r := in.refOperand(); r != nil {
+			require.False(t, r.refs.sampled)
+			require.Nil(t, r.val)
+		}
+	}
+}
