@@ -429,3 +429,28 @@ func TestLastStageValues(t *testing.T) {
 	assert.Equal(t, 7.0, res.Stages[0].Objective, "the earlier stage keeps its own")
 	assert.NotZero(t, res.Stages[1].Objective)
 }
+
+// TestDynamicRoundsAdaptive: rounds that stop at their step limit are
+// followed by more, up to DynamicMaxRounds; an explicit SampleRounds is
+// the number of rounds, whatever they do; every round takes at most
+// DynamicRoundOuter outer steps (or Outer, when lower).
+func TestDynamicRoundsAdaptive(t *testing.T) {
+	d := newRowsData(100_000, 5)
+	res, err := Minimize(d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic, Outer: 1})
+	require.NoError(t, err)
+	require.Len(t, res.Stages, DynamicMaxRounds+1, "every round stopped at its one step")
+	for r, st := range res.Stages[:DynamicMaxRounds] {
+		assert.Equal(t, IterationLimit, st.Status, "round %d", r)
+		assert.LessOrEqual(t, st.Outer, 1, "round %d", r)
+	}
+	res, err = Minimize(d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic, Outer: 1, SampleRounds: 3})
+	require.NoError(t, err)
+	require.Len(t, res.Stages, 3+1)
+	res, err = Minimize(d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic, Outer: 500})
+	require.NoError(t, err)
+	require.Len(t, res.Stages, DynamicRounds+1, "the rounds converged")
+	for _, st := range res.Stages[:DynamicRounds] {
+		assert.LessOrEqual(t, st.Outer, DynamicRoundOuter)
+		assert.Equal(t, Converged, st.Status)
+	}
+}

@@ -185,7 +185,8 @@ type Settings struct {
 	SampleStart, SampleGrowth int
 	// SampleRounds is the Dynamic oracle's rounds on the first sample with
 	// control variates before the stage on every row (see corrected); 0
-	// means DynamicRounds. A negative value runs growing samples without
+	// means DynamicRounds, and up to DynamicMaxRounds while a round stops
+	// at its step limit. A negative value runs growing samples without
 	// control variates instead (SampleGrowth; the schedule before).
 	SampleRounds int
 	// NoSafeguard disables the doubling of RhoHat when a subproblem is

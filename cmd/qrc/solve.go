@@ -81,7 +81,8 @@ Flags:
   --sample N         dynamic oracle: the sample's rows, over all the row
                      sets the data means run over (default 10000)
   --sample-rounds R  dynamic oracle: R rounds on the sample with control
-                     variates from all rows (default 2), then all rows; 0
+                     variates from all rows, then all rows (default 2, up
+                     to 4 while a round stops at its limit of 20 steps); 0
                      runs growing samples without them (--sample-growth)
   --sample-growth G  dynamic oracle with --sample-rounds 0: each sample has G
                      times the rows of the last (default 10), up to a third

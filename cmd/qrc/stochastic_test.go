@@ -185,6 +185,12 @@ minimize mean(i in d) logistic(-d.y[i] * dot(d.X[i], x))
 	assert.Contains(t, r.stdout, `"stages": [`)
 	assert.Contains(t, r.stdout, `"data_passes": `)
 
+	// --sample-rounds 3: three rounds, whatever they do
+	_, r = jsonOut[stochJSON](t, false, "solve", linear, "--outer", "1", "--sample-rounds", "3")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "stage 3, sample of 10000 rows (20%), eps 0.001")
+	assert.Contains(t, r.stderr, "stage 4, all 50000 rows, eps 0.001")
+
 	// --sample-rounds 0: growing samples, without control variates (one
 	// stage on 20% of the rows, then all); a negative count is refused
 	_, r = jsonOut[stochJSON](t, false, "solve", linear, "--outer", "1", "--sample-rounds", "0")

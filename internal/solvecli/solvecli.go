@@ -178,7 +178,10 @@ func (f *Flags) Settings() (solve.Settings, error) {
 		return settings, errors.New("--sample-rounds must be at least 0")
 	}
 	settings.SampleRounds = *f.SampleRounds
-	if *f.SampleRounds == 0 {
+	switch {
+	case !Given(f.FS, "sample-rounds"):
+		settings.SampleRounds = 0 // the default: DynamicRounds to DynamicMaxRounds
+	case *f.SampleRounds == 0:
 		settings.SampleRounds = -1 // growing samples, no control variates
 	}
 	if *f.V < 0 || *f.Alpha < 0 || math.IsNaN(*f.V) || math.IsNaN(*f.Alpha) {
