@@ -84,3 +84,58 @@ func TestCertificateSkippedWhenNoTimeLeft(t *testing.T) {
 		assert.False(t, s.After(began.Add(limit+GraceTime)), "evaluation %d started %v after the solve began", i, s.Sub(began))
 	}
 }
+
+// outerRecorder keeps the objective of every outer iterate recorded.
+type outerRecorder struct{ obj []float64 }
+
+func (r *outerRecorder) Record(it Iteration) error {
+	if it.K == 0 && it.Stage == "" {
+		r.obj = append(r.obj, it.Objective)
+	}
+	return nil
+}
+
+// TestHaltedStepRecorded: when the time limit (here a cancelled context)
+// ends a subproblem whose best feasible point descends, that point is the
+// next outer iterate, and the Recorder (the trace) gets it like any other:
+// the trace ended one iterate early, at a worse objective than the
+// result's.
+func TestHaltedStepRecorded(t *testing.T) {
+	rosen := fn{
+		f: func(x []float64) float64 {
+			a, b := 1-x[0], x[1]-x[0]*x[0]
+			return a*a + 100*b*b
+		},
+		g: func(x, out []float64) {
+			b := x[1] - x[0]*x[0]
+			out[0] = -2*(1-x[0]) - 400*x[0]*b
+			out[1] = 200 * b
+		},
+	}
+	kept := 0
+	for k := 5; k <= 200; k += 5 {
+		p := build(2, []fn{rosen}, box(-2, 2))
+		p.Smooth = true
+		ctx, cancel := context.WithCancel(context.Background())
+		evals := 0
+		eval := p.Eval
+		p.Eval = func(x, vals []float64) error {
+			if evals++; evals == k {
+				cancel()
+			}
+			return eval(x, vals)
+		}
+		rec := &outerRecorder{}
+		r, err := Minimize(p, []float64{-1.5, 2}, Settings{Oracle: Smooth, Context: ctx, Eps: 1e-9, RhoHat: 100, Recorder: rec})
+		cancel()
+		require.NoError(t, err)
+		if r.Status == Converged {
+			break
+		}
+		require.Len(t, rec.obj, r.Stats.Outer+r.Stats.Phase1Outer, "k = %d: every outer iterate is recorded", k)
+		if len(rec.obj) > 0 && r.Objective == rec.obj[len(rec.obj)-1] {
+			kept++
+		}
+	}
+	assert.Positive(t, kept, "some cancellation ended in a kept, recorded step")
+}

@@ -329,10 +329,13 @@ func (s *solver) run(x0 []float64) *Result {
 			next, sub, doubled, info.halt, err = s.accurateStep(&cur)
 			if err == nil && info.halt != running && sub.Feasible && next.F != nil && next.Objective < cur.Objective {
 				// the time limit (or a cancelled context) came during the
-				// subproblem: keep its best feasible point, which descends
+				// subproblem: keep its best feasible point, which descends,
+				// as the last outer iterate, recorded like the others
+				stepLen := dist(next.X, cur.X)
 				cur = next
 				s.stats.Outer++
 				s.track(&cur)
+				s.recordOuter(&cur, info, false, stepLen, doubled)
 			}
 			if err == nil && info.halt == running {
 				// the subproblem at x_t was solved to a certified gap:
