@@ -8,7 +8,16 @@ package check
 // b (evaluated once), combined with and, or and not; ok is false for any
 // other filter, which the caller then evaluates row by row.
 func filterRows(where Expr, b *Binder, n int) (rows []int, ok bool) {
-	mask, ok := rowMask(where, b, n)
+	return FilterRows(where, b, n, nil)
+}
+
+// FilterRows is filterRows with the other binders the filter may depend
+// on bound in ix (a function's parameter, an enclosing index), for
+// callers that expand a model themselves (the weak-convexity analysis):
+// the rows 1..n of b's data set where the filter holds, or ok false when
+// the filter is not of the form filterRows handles.
+func FilterRows(where Expr, b *Binder, n int, ix map[*Binder]int) (rows []int, ok bool) {
+	mask, ok := rowMask(where, b, n, ix)
 	if !ok {
 		return nil, false
 	}
@@ -22,14 +31,14 @@ func filterRows(where Expr, b *Binder, n int) (rows []int, ok bool) {
 }
 
 // rowMask is where's value at every row, or ok false.
-func rowMask(e Expr, b *Binder, n int) (mask []bool, ok bool) {
+func rowMask(e Expr, b *Binder, n int, ix env) (mask []bool, ok bool) {
 	switch e := e.(type) {
 	case *Compare:
-		xc, xs, ok := rowSide(e.X, b, n)
+		xc, xs, ok := rowSide(e.X, b, n, ix)
 		if !ok {
 			return nil, false
 		}
-		yc, ys, ok := rowSide(e.Y, b, n)
+		yc, ys, ok := rowSide(e.Y, b, n, ix)
 		if !ok || xc == nil && yc == nil {
 			return nil, false // free of b: the caller's evaluation is as cheap
 		}
@@ -46,7 +55,7 @@ func rowMask(e Expr, b *Binder, n int) (mask []bool, ok bool) {
 		}
 		return mask, true
 	case *Logic:
-		x, ok := rowMask(e.X, b, n)
+		x, ok := rowMask(e.X, b, n, ix)
 		if !ok {
 			return nil, false
 		}
@@ -56,7 +65,7 @@ func rowMask(e Expr, b *Binder, n int) (mask []bool, ok bool) {
 			}
 			return x, true
 		}
-		y, ok := rowMask(e.Y, b, n)
+		y, ok := rowMask(e.Y, b, n, ix)
 		if !ok {
 			return nil, false
 		}
@@ -73,8 +82,8 @@ func rowMask(e Expr, b *Binder, n int) (mask []bool, ok bool) {
 }
 
 // rowSide is one side of a comparison: a column indexed by b (col, of
-// length n) or a scalar free of b (v).
-func rowSide(e Expr, b *Binder, n int) (col []float64, v float64, ok bool) {
+// length n) or a scalar free of b (v) whose binders are bound in ix.
+func rowSide(e Expr, b *Binder, n int, ix env) (col []float64, v float64, ok bool) {
 	if ix, isIndex := e.(*Index); isIndex && len(ix.Idx) == 1 {
 		if iv, isVal := ix.Idx[0].(*IndexVal); isVal && iv.Binder == b {
 			df, isData := ix.X.(*DataField)
@@ -88,10 +97,15 @@ func rowSide(e Expr, b *Binder, n int) (col []float64, v float64, ok bool) {
 			return t.Data, 0, true
 		}
 	}
-	if len(freeBinders(e)) > 0 || !e.Shape().IsScalar() {
+	for f := range freeBinders(e) {
+		if _, bound := ix[f]; !bound || f == b {
+			return nil, 0, false
+		}
+	}
+	if !e.Shape().IsScalar() {
 		return nil, 0, false
 	}
-	t, err := eval(e, env{})
+	t, err := eval(e, ix)
 	if err != nil || len(t.Data) != 1 {
 		return nil, 0, false
 	}

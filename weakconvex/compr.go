@@ -86,14 +86,34 @@ func (a *analyzer) forEach(c *check.Compr, ix env, f func(env) error) error {
 	for k, v := range ix {
 		local[k] = v
 	}
-	if c.Rows != nil && len(c.Binders) == 1 {
-		for _, r := range c.Rows {
+	rows := c.Rows
+	if rows == nil && len(c.Binders) == 1 && c.Binders[0].Data != nil && c.Where != nil {
+		// a filter on another index or a function's parameter (rate(g) =
+		// mean(i in D where D.group[i] == g) ...): the checker could not
+		// resolve it once, but it can be for this ix, column-wise, rather
+		// than by evaluating it row by row (0.9·10^6 rows took 6 s)
+		if r, ok := check.FilterRows(c.Where, c.Binders[0], c.Binders[0].Data.Set.N(), ix); ok {
+			rows = r
+		}
+	}
+	every := rows == nil && len(c.Binders) == 1 && c.Binders[0].Data != nil && c.Where == nil
+	if rows != nil && len(c.Binders) == 1 || every {
+		// the rows of one data binder, counted for the early estimate
+		n := len(rows)
+		if every {
+			n = c.Binders[0].Data.Set.N()
+		}
+		for t := range n {
+			r := t + 1
+			if !every {
+				r = rows[t]
+			}
 			local[c.Binders[0]] = r
 			if err := f(local); err != nil {
 				return err
 			}
 			a.rowsDone++
-			if a.rowsDone%estimateAfter == 0 && float64(a.work)/float64(a.rowsDone)*float64(a.rowsTotal) > estimateFactor*maxWork {
+			if estimateNow(a.rowsDone) && float64(a.work)/float64(a.rowsDone)*float64(a.rowsTotal) > estimateFactor*maxWork {
 				return tooLargeEstimate(a.work, a.rowsDone, a.rowsTotal)
 			}
 		}

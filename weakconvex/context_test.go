@@ -62,6 +62,6 @@ func TestAnalyzeGivesUpEarly(t *testing.T) {
 	r := Analyze(m)
 	require.Error(t, r.Err)
 	assert.Contains(t, r.Err.Error(), "too large to analyse")
-	assert.Contains(t, r.Err.Error(), fmt.Sprintf("over its 400000 data rows, estimated from the first %d;", estimateAfter))
+	assert.Contains(t, r.Err.Error(), fmt.Sprintf("over its 400000 data rows, estimated from the first %d;", estimateFirst))
 	assert.False(t, r.Weak)
 }
