@@ -9,6 +9,20 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// rosenbrock is Rosenbrock's function, whose curved valley makes line
+// searches backtrack.
+var rosenbrock = fn{
+	f: func(x []float64) float64 {
+		a, b := 1-x[0], x[1]-x[0]*x[0]
+		return a*a + 100*b*b
+	},
+	g: func(x, out []float64) {
+		b := x[1] - x[0]*x[0]
+		out[0] = -2*(1-x[0]) - 400*x[0]*b
+		out[1] = 200 * b
+	},
+}
+
 // TestSmoothStopsInLineSearch: once the solve's context is cancelled, the
 // smooth oracle evaluates at most a few more points, wherever the
 // cancellation finds it, even in the middle of a line search: on 10^7
@@ -17,20 +31,9 @@ import (
 // box, whose curved valley makes the line searches backtrack; the context
 // is cancelled after each number of evaluations in turn.
 func TestSmoothStopsInLineSearch(t *testing.T) {
-	rosen := fn{
-		f: func(x []float64) float64 {
-			a, b := 1-x[0], x[1]-x[0]*x[0]
-			return a*a + 100*b*b
-		},
-		g: func(x, out []float64) {
-			b := x[1] - x[0]*x[0]
-			out[0] = -2*(1-x[0]) - 400*x[0]*b
-			out[1] = 200 * b
-		},
-	}
 	worst := 0
 	for k := 1; k <= 80; k++ {
-		p := build(2, []fn{rosen}, box(-2, 2))
+		p := build(2, []fn{rosenbrock}, box(-2, 2))
 		p.Smooth = true
 		ctx, cancel := context.WithCancel(context.Background())
 		evals, after := 0, 0
@@ -101,20 +104,9 @@ func (r *outerRecorder) Record(it Iteration) error {
 // the trace ended one iterate early, at a worse objective than the
 // result's.
 func TestHaltedStepRecorded(t *testing.T) {
-	rosen := fn{
-		f: func(x []float64) float64 {
-			a, b := 1-x[0], x[1]-x[0]*x[0]
-			return a*a + 100*b*b
-		},
-		g: func(x, out []float64) {
-			b := x[1] - x[0]*x[0]
-			out[0] = -2*(1-x[0]) - 400*x[0]*b
-			out[1] = 200 * b
-		},
-	}
 	kept := 0
 	for k := 5; k <= 200; k += 5 {
-		p := build(2, []fn{rosen}, box(-2, 2))
+		p := build(2, []fn{rosenbrock}, box(-2, 2))
 		p.Smooth = true
 		ctx, cancel := context.WithCancel(context.Background())
 		evals := 0
