@@ -185,6 +185,8 @@ func parallel[R any](src source, cut cutFunc, parse func(chunk) R, fault func(er
 	var (
 		mu      sync.Mutex
 		results []R
+		have    []bool
+		next    int  // the results before it have been given to stop, in file order
 		bad     = -1 // lowest seq with a failed result
 		halt    bool
 	)
@@ -194,13 +196,19 @@ func parallel[R any](src source, cut cutFunc, parse func(chunk) R, fault func(er
 		for len(results) <= seq {
 			var zero R
 			results = append(results, zero)
+			have = append(have, false)
 		}
-		results[seq] = res
+		results[seq], have[seq] = res, true
 		if failed(res) && (bad < 0 || seq < bad) {
 			bad = seq
 		}
-		if stop != nil && stop(res) {
-			halt = true
+		// stop sees the results in file order, whatever order the
+		// workers finish in, so that what it decides (the line at which
+		// the rows read so far exceed the memory limit) is the same from
+		// run to run and the same as a reader's
+		for stop != nil && !halt && next < len(have) && have[next] {
+			halt = stop(results[next])
+			next++
 		}
 	}
 	workers := runtime.GOMAXPROCS(0)

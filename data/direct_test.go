@@ -139,8 +139,7 @@ func TestDirectLibSVMMemory(t *testing.T) {
 }
 
 // refused checks that loading data through the mapped path is refused for
-// its memory, by the block-parts path (which of its blocks goes over the
-// limit first depends on the order they finish in).
+// its memory, by the block-parts path.
 func refused(t *testing.T, data, msg string, load func(src source) (*Set, error)) {
 	t.Helper()
 	withChunkSize(256, func() {
