@@ -361,7 +361,7 @@ func BenchmarkStream(b *testing.B) {
 			m, whole := load(b, "../examples/npc.qrc", opts)
 			setStreamMinBytes(b, 0)
 			_, streamed := load(b, "../examples/npc.qrc", opts)
-			if !streamed.Streamed() || whole.Streamed() {
+			if !streamed.streamed() || whole.streamed() {
 				b.Fatal("the programs do not stream as asked")
 			}
 			x := randomPoint(m, rand.New(rand.NewPCG(1, 1)))

@@ -541,12 +541,7 @@ func (c *compiler) absBase(x *reg) *reg {
 
 // dot compiles dot(a, b) and picks the BLAS form from the operands' axes.
 func (c *compiler) dot(a, b *reg, src ast.Node) *reg {
-	axes := unionAxes(a.axes, b.axes)
-	if (a.refs != nil || b.refs != nil) && !rowRefDot(a, b) {
-		if a, b = c.gatherRefs(a), c.gatherRefs(b); a == nil || b == nil {
-			return nil
-		}
-	}
+	axes := unionAxes(a.axes, b.axes) // rows by reference: emit gathers them unless rowRefDot
 	if a.sp != nil || b.sp != nil {
 		if sparseDotOK(a, b) {
 			return c.emit(&inst{op: opDot, mode: dotSparse, out: c.newReg(axes, nil, src), in: []*reg{a, b}, src: src})

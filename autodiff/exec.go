@@ -74,10 +74,9 @@ type inst struct {
 	sharers []*inst // the instructions that share this one's values
 	jac     *jacDot // a product whose reverse pass Jacobian defers (jacobian.go)
 	// rowBuf: for a product over rows by reference, a block of rows per
-	// worker (rowSlots of them) to gather into (rows.go)
-	rowBuf   []float64
-	rowSlots int
-	eFrom    *inst // opSigmoidE: its exponentials' instruction, when that is a sharer (read from the base, not gathered)
+	// worker (Program.slots of them) to gather into (rows.go)
+	rowBuf []float64
+	eFrom  *inst // opSigmoidE: its exponentials' instruction, when that is a sharer (read from the base, not gathered)
 
 	// how the instruction runs in blocks of rows (set by Program.link)
 	k        int       // its index in Program.insts

@@ -3,7 +3,6 @@ package autodiff
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"sync/atomic"
 
@@ -201,10 +200,7 @@ func (p *Program) jacMultiply(in *inst, rows [][]float64) {
 			p.jacBlock(0, b)
 		}
 	} else {
-		parts := min(runtime.GOMAXPROCS(0), a.nb, len(p.ends))
-		if p.slots > 0 {
-			parts = min(parts, p.slots) // a worker's buffers
-		}
+		parts := p.parts(a.nb)
 		for w := range parts {
 			p.ends[w] = (w + 1) * a.nb / parts
 		}

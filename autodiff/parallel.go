@@ -302,6 +302,17 @@ func (p *Program) linkBlocks() {
 	p.ends = make([]int, workers.MaxHelpers+1)
 }
 
+// parts returns the workers n blocks run on: as many as GOMAXPROCS allows,
+// and no more than have windows and buffers (Program.slots) when the
+// program has them.
+func (p *Program) parts(n int) int {
+	parts := min(runtime.GOMAXPROCS(0), n, len(p.ends))
+	if p.slots > 0 {
+		parts = min(parts, p.slots)
+	}
+	return parts
+}
+
 // An item is one block of one segment of a phase.
 type item struct{ seg, block int }
 
@@ -351,10 +362,7 @@ func (p *Program) run(ph *phase, fwd bool, x []float64) {
 	if blocks == 0 {
 		return
 	}
-	parts := min(runtime.GOMAXPROCS(0), blocks, len(p.ends))
-	if p.slots > 0 {
-		parts = min(parts, p.slots) // a worker's windows
-	}
+	parts := p.parts(blocks)
 	if rows < parallelMinRows {
 		parts = 1
 	}

@@ -187,17 +187,11 @@ func (p *Program) link(c *compiler) error {
 	for _, rs := range p.resamp {
 		for _, r := range rs {
 			if r.sp != nil {
-				if r.sp.full == nil {
-					r.sp.full = r.sp.rows
-					r.sp.buf = make([]int32, len(r.sp.rows))
-				}
+				r.sp.sampleable()
 				continue
 			}
 			if r.refs != nil {
-				if r.refs.full == nil {
-					r.refs.full = r.refs.rows
-					r.refs.buf = make([]int32, len(r.refs.rows))
-				}
+				r.refs.sampleable()
 				continue
 			}
 			r.full = r.val // its sample buffer is allocated by resample, as large as the samples drawn
@@ -416,20 +410,12 @@ func (p *Program) resample(s int) {
 			sampled = sampled || a.pos != nil
 		}
 		if sp := r.sp; sp != nil {
-			sp.rows = sp.full
-			if sampled {
-				sp.rows = sp.buf
-				sampleBatch(r, func(t, src int) { sp.rows[t] = sp.full[src] })
-			}
+			sp.resample(r, sampled)
 			continue
 		}
 		if rr := r.refs; rr != nil {
-			rows := rr.full
-			if sampled {
-				rows = rr.buf[:r.batch()]
-				sampleBatch(r, func(t, src int) { rows[t] = rr.full[src] })
-			}
-			rr.setRows(rows)
+			rr.resample(r, sampled)
+			rr.rise()
 			r.sample(sampled)
 			continue
 		}

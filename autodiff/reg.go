@@ -151,18 +151,28 @@ func (b *blk) size(r *reg) int { return b.batch(r) * r.esize }
 // view returns the part of v (r's value, adjoint or aux) within the block:
 // all of v when r does not vary along the block's axis.
 func (b *blk) view(r *reg, v []float64) []float64 {
-	if b == nil || v == nil || len(r.axes) == 0 || r.axes[0] != b.ax {
+	if !r.win {
+		return b.whole(r, v)
+	}
+	inner := b.rowSize(r)
+	if inner == 0 || v == nil {
 		return v
+	}
+	lo := b.w * b.ax.capRows * inner // the worker's window holds the block
+	return v[lo : lo+(b.hi-b.lo)*inner]
+}
+
+// rowSize returns the elements of r a row of the block's axis holds, or
+// 0 when r does not vary along it.
+func (b *blk) rowSize(r *reg) int {
+	if b == nil || len(r.axes) == 0 || r.axes[0] != b.ax {
+		return 0
 	}
 	inner := r.esize
 	for _, a := range r.axes[1:] {
 		inner *= a.n
 	}
-	if r.win { // the worker's window holds the block
-		lo := b.w * b.ax.capRows * inner
-		return v[lo : lo+(b.hi-b.lo)*inner]
-	}
-	return v[b.lo*inner : b.hi*inner]
+	return inner
 }
 
 // aux returns the part of r's aux within the block (see view).
@@ -175,12 +185,9 @@ func (b *blk) aux(r *reg) []float64 {
 
 // whole is view for storage that holds every row.
 func (b *blk) whole(r *reg, v []float64) []float64 {
-	if b == nil || v == nil || len(r.axes) == 0 || r.axes[0] != b.ax {
+	inner := b.rowSize(r)
+	if inner == 0 || v == nil {
 		return v
-	}
-	inner := r.esize
-	for _, a := range r.axes[1:] {
-		inner *= a.n
 	}
 	return v[b.lo*inner : b.hi*inner]
 }

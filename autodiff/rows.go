@@ -46,42 +46,27 @@ var (
 // rowRefs is the value of a constant register that holds rows of a data
 // set's dense matrix by reference.
 type rowRefs struct {
-	x    []float64 // the set's matrix, row-major
-	d    int       // its columns
-	cols bool      // the register's innermost axis runs over the columns 1..d (D.X[i, j]); else its element is a row
-	rows []int32   // the 0-based row of every batch entry (without the columns axis), or -1 for zeros
-	full []int32   // the rows over the full axes, when the register may be sampled
-	buf  []int32   // the sample's rows
+	x       []float64 // the set's matrix, row-major
+	d       int       // its columns
+	cols    bool      // the register's innermost axis runs over the columns 1..d (D.X[i, j]); else its element is a row
+	rowList           // rows of x
 	// rising: rows is strictly increasing, so that a block whose first
 	// and last rows are as far apart as its length is consecutive rows
 	rising bool
 	// scattered: the full rows are not consecutive rows of the matrix
 	scattered bool
-	// sampled: the register's mean runs over a sample, whose rows are
-	// gathered into the register's val at SetSample (a sample's rows are
-	// scattered, and read at every pass; the buffer is as large as the
-	// largest sample drawn)
-	sampled bool
-	sbuf    []float64
+	// sbuf: when the register's mean runs over a sample, its rows
+	// gathered at SetSample, which the register's val then is (a
+	// sample's rows are scattered, and read at every pass; the buffer is
+	// as large as the largest sample drawn)
+	sbuf []float64
 }
 
-// sample gathers the current rows, a sample's, into the register's
-// values (sampled), or, with on false, goes back to reading the rows in
-// place.
-func (r *reg) sample(on bool) {
-	rr := r.refs
-	rr.sampled = on
-	if !on {
-		r.val = nil
-		return
-	}
+// gather copies the matrix's rows into dst, d values a row, zeros for -1.
+func (rr *rowRefs) gather(dst []float64, rows []int32) {
 	d := rr.d
-	if need := len(rr.rows) * d; cap(rr.sbuf) < need {
-		rr.sbuf = make([]float64, need)
-	}
-	r.val = rr.sbuf[:len(rr.rows)*d]
-	for t, k := range rr.rows {
-		row := r.val[t*d : (t+1)*d]
+	for t, k := range rows {
+		row := dst[t*d : (t+1)*d]
 		if k < 0 {
 			clear(row)
 			continue
@@ -90,9 +75,25 @@ func (r *reg) sample(on bool) {
 	}
 }
 
-// setRows sets the current rows.
-func (rr *rowRefs) setRows(rows []int32) {
-	rr.rows = rows
+// sample gathers the current rows, a sample's, into the register's
+// values, or, with on false, goes back to reading the rows in place (val
+// nil).
+func (r *reg) sample(on bool) {
+	rr := r.refs
+	if !on {
+		r.val = nil
+		return
+	}
+	if need := len(rr.rows) * rr.d; cap(rr.sbuf) < need {
+		rr.sbuf = make([]float64, need)
+	}
+	r.val = rr.sbuf[:len(rr.rows)*rr.d]
+	rr.gather(r.val, rr.rows)
+}
+
+// rise sets rising from the current rows.
+func (rr *rowRefs) rise() {
+	rows := rr.rows
 	rr.rising = len(rows) == 0 || rows[0] >= 0
 	for t := 1; t < len(rows) && rr.rising; t++ {
 		rr.rising = rows[t] > rows[t-1]
@@ -128,8 +129,8 @@ func (c *compiler) rowRefGather(x *reg, idx []*reg, src ast.Node) *reg {
 	return c.leaf(key, func() *reg {
 		rows := rowNumbers(i, n)
 		nb := len(rows)
-		rr := &rowRefs{x: x.val, d: d, cols: cols}
-		rr.setRows(rows)
+		rr := &rowRefs{x: x.val, d: d, cols: cols, rowList: rowList{rows: rows}}
+		rr.rise()
 		rr.scattered = !rr.rising || nb > 0 && int(rows[nb-1]-rows[0]) != nb-1
 		r := c.newReg(axes, elem, src)
 		r.konst = true
@@ -153,8 +154,8 @@ func subsetMinBytes() int64 {
 func (c *compiler) rowRefView(r *reg, src ast.Node) *reg {
 	v := c.newReg(slices.Clone(r.axes[:len(r.axes)-1]), check.Shape{r.refs.d}, src)
 	v.konst = true
-	v.refs = &rowRefs{x: r.refs.x, d: r.refs.d, scattered: r.refs.scattered}
-	v.refs.setRows(r.refs.rows)
+	v.refs = &rowRefs{x: r.refs.x, d: r.refs.d, scattered: r.refs.scattered, rowList: rowList{rows: r.refs.rows}}
+	v.refs.rise()
 	return v
 }
 
@@ -193,20 +194,16 @@ func (c *compiler) gatherRefs(r *reg) *reg {
 			return nil
 		}
 		val := make([]float64, nrows*d)
-		for t, k := range rr.rows {
-			if k >= 0 {
-				copy(val[t*d:(t+1)*d], rr.x[int(k)*d:(int(k)+1)*d])
-			}
-		}
+		rr.gather(val, rr.rows)
 		return c.konst(r.axes, r.elem, val, r.src)
 	})
 }
 
-// rowsOf returns the rows of operand r within block bk: its values, or,
-// for rows kept by reference, the block's rows gathered into worker bk.w's
-// part of the instruction's buffer.
+// rowsOf returns the rows of operand r within block bk: its values (for
+// rows by reference, a sample's gathered rows), or the block's rows read
+// by reference (gatherBlock).
 func (in *inst) rowsOf(bk *blk, r *reg) []float64 {
-	if r.refs == nil || r.refs.sampled {
+	if r.refs == nil || r.val != nil {
 		return bk.view(r, r.val)
 	}
 	return in.gatherBlock(r, bk.lo, bk.hi, bk.w)
@@ -221,16 +218,9 @@ func (in *inst) gatherBlock(r *reg, lo, hi, w int) []float64 {
 	if hi > lo && rr.rising && int(rr.rows[hi-1]-rr.rows[lo]) == hi-1-lo {
 		return rr.x[int(rr.rows[lo])*d : (int(rr.rows[hi-1])+1)*d]
 	}
-	cap := len(in.rowBuf) / max(1, in.rowSlots)
+	cap := r.axes[0].capRows * d // a worker's part of the buffer
 	dst := in.rowBuf[w*cap : w*cap+(hi-lo)*d]
-	for t, k := range rr.rows[lo:hi] {
-		row := dst[t*d : (t+1)*d]
-		if k < 0 {
-			clear(row)
-			continue
-		}
-		copy(row, rr.x[int(k)*d:(int(k)+1)*d])
-	}
+	rr.gather(dst, rr.rows[lo:hi])
 	return dst
 }
 
@@ -274,11 +264,7 @@ func (p *Program) gatherScattered() {
 			continue
 		}
 		val := make([]float64, n)
-		for t, k := range rr.rows {
-			if k >= 0 {
-				copy(val[t*rr.d:(t+1)*rr.d], rr.x[int(k)*rr.d:(int(k)+1)*rr.d])
-			}
-		}
+		rr.gather(val, rr.rows)
 		r.val, r.refs = val, nil
 	}
 }
@@ -291,7 +277,6 @@ func (p *Program) linkRowRefs() {
 		if r == nil {
 			continue
 		}
-		in.rowSlots = p.slots
 		in.rowBuf = make([]float64, p.slots*r.axes[0].capRows*r.refs.d)
 	}
 }

@@ -32,10 +32,35 @@ type sparseRows struct {
 	// cols: the register's innermost axis runs over the matrix's columns
 	// 1..d in order (D.X[i, j] in sum(j in 1..D.d)) and its element is a
 	// scalar; otherwise its element is a row (elem d).
-	cols bool
-	rows []int32 // the 0-based row of m of every batch entry (without the columns axis), or -1 for zeros
+	cols    bool
+	rowList // rows of m
+}
+
+// rowList is the rows of a constant register of data rows held as row
+// numbers (sparse rows; dense rows by reference, rows.go) and, when its
+// mean may be sampled, the full list and a buffer for a sample's.
+type rowList struct {
+	rows []int32 // the 0-based row of every batch entry (without the columns axis), or -1 for zeros
 	full []int32 // the rows over the full axes, when the register may be sampled
 	buf  []int32 // the sample's rows
+}
+
+// sampleable keeps the full rows and a buffer for a sample's (once).
+func (l *rowList) sampleable() {
+	if l.full == nil {
+		l.full = l.rows
+		l.buf = make([]int32, len(l.rows))
+	}
+}
+
+// resample sets the rows to the full rows, or, when sampled, to the rows
+// of r's current batch.
+func (l *rowList) resample(r *reg, sampled bool) {
+	l.rows = l.full
+	if sampled {
+		l.rows = l.buf[:r.batch()]
+		sampleBatch(r, func(t, src int) { l.rows[t] = l.full[src] })
+	}
 }
 
 // nnz returns the number of stored entries of the register's full rows.
@@ -88,7 +113,7 @@ func (c *compiler) sparseGather(x *reg, idx []*reg, src ast.Node) *reg {
 	return c.leaf(key, func() *reg {
 		r := c.newReg(axes, elem, src)
 		r.konst = true
-		r.sp = &sparseRows{m: m, cols: cols, rows: rowNumbers(i, m.Rows)}
+		r.sp = &sparseRows{m: m, cols: cols, rowList: rowList{rows: rowNumbers(i, m.Rows)}}
 		return r
 	})
 }
@@ -128,7 +153,7 @@ func allColumns(j *reg, d int) bool {
 func (c *compiler) sparseView(r *reg, src ast.Node) *reg {
 	v := c.newReg(slices.Clone(r.axes[:len(r.axes)-1]), check.Shape{r.sp.m.Cols}, src)
 	v.konst = true
-	v.sp = &sparseRows{m: r.sp.m, rows: r.sp.rows}
+	v.sp = &sparseRows{m: r.sp.m, rowList: rowList{rows: r.sp.rows}}
 	return v
 }
 

@@ -354,10 +354,9 @@ func (r *reg) clearAdj() {
 	clear(r.adj[:r.size()])
 }
 
-// Streamed reports whether some of the program's registers over data rows
-// are windowed (evaluation in memory that does not grow with the rows,
-// at the price of recomputing the rows' values in each reverse pass).
-func (p *Program) Streamed() bool {
+// streamed reports whether some of the program's registers over data rows
+// are windowed.
+func (p *Program) streamed() bool {
 	for _, in := range p.insts {
 		if in.out.win {
 			return true

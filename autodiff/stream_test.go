@@ -155,13 +155,13 @@ func streamBitwise(t *testing.T, i int, auxToo bool) {
 		{
 			streamSmall(t, false)
 			_, whole := streamModels[i].compile(t)
-			require.False(t, whole.Streamed())
+			require.False(t, whole.streamed())
 			streamSmall(t, true)
 			if auxToo {
 				streamAuxToo(t)
 			}
 			m, streamed := streamModels[i].compile(t)
-			require.True(t, streamed.Streamed(), "some registers are windowed")
+			require.True(t, streamed.streamed(), "some registers are windowed")
 			windowed, kept := 0, 0
 			for _, in := range streamed.insts {
 				if rowAxis(in.out) != nil && !in.out.konst && in.op != opVar {
@@ -247,7 +247,7 @@ func TestStreamAgainstUnstreamed(t *testing.T) {
 	for i, sm := range streamModels {
 		t.Run(sm.name, func(t *testing.T) {
 			m, plain := streamModels[i].compile(t)
-			require.False(t, plain.Streamed())
+			require.False(t, plain.streamed())
 			streamSmall(t, true)
 			_, streamed := streamModels[i].compile(t)
 			x := randomPoint(m, rand.New(rand.NewPCG(uint64(i), 5)))
@@ -299,7 +299,7 @@ minimize mean(i in s) sqrt(pos(dot(s.X[i], x)))
 				}
 				m, plain, err := compileSource(t, tc.src, data)
 				require.NoError(t, err)
-				require.False(t, plain.Streamed())
+				require.False(t, plain.streamed())
 				want := errorOf(plain, start(m))
 				streamSmall(t, true)
 				if auxToo {
@@ -307,7 +307,7 @@ minimize mean(i in s) sqrt(pos(dot(s.X[i], x)))
 				}
 				_, streamed, err := compileSource(t, tc.src, data)
 				require.NoError(t, err)
-				require.True(t, streamed.Streamed())
+				require.True(t, streamed.streamed())
 				require.Equal(t, want, errorOf(streamed, start(m)))
 				// the program is usable after the error: the same values
 				// (and, where it is finite, subgradient) as the plain
@@ -336,7 +336,7 @@ minimize mean(i in s) sqrt(pos(dot(s.X[i], x)))
 func TestStreamNoAllocations(t *testing.T) {
 	streamSmall(t, true)
 	m, p := load(t, "../examples/npc.qrc", check.Options{})
-	require.True(t, p.Streamed())
+	require.True(t, p.streamed())
 	x := randomPoint(m, rand.New(rand.NewPCG(1, 1)))
 	vals := make([]float64, len(p.Functions()))
 	rows := make([][]float64, len(vals))
@@ -378,9 +378,9 @@ subject to
 			}
 		}
 		if n == 1000 {
-			require.False(t, p.Streamed(), "1000 rows take less than 256 KiB")
+			require.False(t, p.streamed(), "1000 rows take less than 256 KiB")
 		} else {
-			require.True(t, p.Streamed())
+			require.True(t, p.streamed())
 		}
 		return len(p.arena) - aux, aux
 	}
