@@ -409,25 +409,18 @@ func TestHaltedStages(t *testing.T) {
 	assert.Equal(t, Interrupted, res.Status)
 	assert.Equal(t, "the solve was interrupted", res.NoCertificate)
 	assert.Equal(t, []float64{0.1, 0.1}, res.X)
-}
 
-// TestLastStageValues: a last stage halted in its restoration reports the
-// values of the point returned, computed on every row, not zeros.
-func TestLastStageValues(t *testing.T) {
-	d := newRowsData(1000, 9)
-	p := d.problem()
-	x := []float64{0.3, 0.2}
-	vals := make([]float64, 2)
-	require.NoError(t, p.Eval(x, vals))
-	began := time.Now()
-	stages := []Stage{{Rows: 100, Fraction: 0.1, Objective: 7}, {Rows: 1000, Fraction: 1}}
-	res, err := haltedStages(p, d, &Result{Status: TimeLimit, Point: Point{X: x}}, stages, Stats{}, began, 3, DefaultEps, began.Add(time.Hour))
+	// a last stage halted in its restoration reports the values of the
+	// point returned, computed on every row, not zeros (lastStageValues)
+	two := []Stage{{Rows: 100, Fraction: 0.1, Objective: 7}, {Rows: 1000, Fraction: 1}}
+	res, err = haltedStages(p, d, &Result{Status: Interrupted, Point: Point{X: []float64{0.3, 0.2}}}, two, Stats{}, began, 3, DefaultEps, began.Add(time.Hour))
 	require.NoError(t, err)
 	lastStageValues(res)
+	require.NoError(t, p.Eval([]float64{0.3, 0.2}, vals))
 	assert.Equal(t, vals[0], res.Stages[1].Objective)
+	assert.NotZero(t, res.Stages[1].Objective)
 	assert.Equal(t, infeasibility(vals), res.Stages[1].Infeasibility)
 	assert.Equal(t, 7.0, res.Stages[0].Objective, "the earlier stage keeps its own")
-	assert.NotZero(t, res.Stages[1].Objective)
 }
 
 // TestDynamicRoundsAdaptive: rounds that stop at their step limit are

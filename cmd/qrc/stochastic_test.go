@@ -185,6 +185,13 @@ minimize mean(i in d) logistic(-d.y[i] * dot(d.X[i], x))
 	assert.Contains(t, r.stdout, `"stages": [`)
 	assert.Contains(t, r.stdout, `"data_passes": `)
 
+	// rounds that stop at their step limit are followed by more, up to
+	// four (here no round can meet eps 1e-9 in its one step)
+	_, r = jsonOut[stochJSON](t, false, "solve", linear, "--outer", "1", "--eps", "1e-9")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "stage 4, sample of 10000 rows (20%), eps 1e-09: iteration_limit after 1 outer steps")
+	assert.Contains(t, r.stderr, "stage 5, all 50000 rows, eps 1e-09")
+
 	// --sample-rounds 3: three rounds, whatever they do
 	_, r = jsonOut[stochJSON](t, false, "solve", linear, "--outer", "1", "--sample-rounds", "3")
 	require.Equal(t, 0, r.code, r.stderr)
