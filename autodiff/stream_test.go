@@ -397,3 +397,15 @@ subject to
 	large, _ = rest(80000)
 	require.Equal(t, small, large, "with the aux windowed nothing grows with the rows")
 }
+
+// TestStreamDefault: by default a program streams once its registers over
+// rows reach 2 MiB (streamMinBytes): npc.qrc keeps about 590 bytes of
+// them a row, so its 3000 shipped rows (1.7 MiB) are kept whole and 5000
+// rows (2.8 MiB) stream.
+func TestStreamDefault(t *testing.T) {
+	require.Equal(t, int64(2<<20), streamMinBytes)
+	_, small := load(t, "../examples/npc.qrc", check.Options{})
+	require.False(t, small.streamed(), "3000 rows")
+	_, large := load(t, "../examples/npc.qrc", check.Options{Data: []check.Assign{{Name: "train", Value: syntheticSVM(t, 5000, 16, 10)}}})
+	require.True(t, large.streamed(), "5000 rows")
+}
