@@ -399,9 +399,9 @@ subject to
 }
 
 // TestStreamDefault: by default a program streams once its registers over
-// rows reach 2 MiB (streamMinBytes): npc.qrc keeps about 590 bytes of
-// them a row, so its 3000 shipped rows (1.7 MiB) are kept whole and 5000
-// rows (2.8 MiB) stream.
+// rows reach 2 MiB (streamMinBytes): planStream counts 592 bytes of them
+// a row for npc.qrc, so its 3000 shipped rows (1.7 MiB) are kept whole
+// and 5000 rows (2.8 MiB) stream.
 func TestStreamDefault(t *testing.T) {
 	require.Equal(t, int64(2<<20), streamMinBytes)
 	_, small := load(t, "../examples/npc.qrc", check.Options{})
