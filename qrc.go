@@ -241,13 +241,7 @@ func compile(file string, m *check.Model, sources check.Sources, diags diag.List
 func releaseGarbage(m *check.Model) {
 	var bytes int64
 	for _, d := range m.Data {
-		switch {
-		case d.Set == nil:
-		case d.Set.IsSparse():
-			bytes += int64(len(d.Set.Sparse.Val)) * 12 // a value and a column a nonzero
-		default:
-			bytes += int64(d.Set.N()) * int64(max(1, d.Set.D())) * 8
-		}
+		bytes += d.Set.MatrixBytes()
 	}
 	if bytes >= 256<<20 {
 		debug.FreeOSMemory()

@@ -136,6 +136,19 @@ func (s *Set) FeatureName(j int) string {
 	return fmt.Sprintf("f%d", j)
 }
 
+// MatrixBytes returns the memory of the set's feature matrix: 8 bytes an
+// entry of a dense set, 12 a nonzero of a sparse one (its value and
+// column index).
+func (s *Set) MatrixBytes() int64 {
+	switch {
+	case s == nil:
+		return 0
+	case s.IsSparse():
+		return int64(len(s.Sparse.Val)) * 12
+	}
+	return int64(s.N()) * int64(s.D()) * 8
+}
+
 // IsSparse reports whether the set is stored in CSR form.
 func (s *Set) IsSparse() bool { return s != nil && s.Sparse != nil }
 

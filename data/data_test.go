@@ -311,8 +311,17 @@ func TestEmptySet(t *testing.T) {
 	var s *Set
 	assert.Zero(t, s.N())
 	assert.Zero(t, s.D())
+	assert.Zero(t, s.MatrixBytes())
 	assert.Nil(t, s.Labels())
 	assert.Nil(t, (&Set{}).Labels())
+}
+
+// TestMatrixBytes: 8 bytes an entry of a dense matrix, 12 a nonzero of a
+// sparse one.
+func TestMatrixBytes(t *testing.T) {
+	assert.Equal(t, int64(3*4*8), (&Set{X: mat.NewDense(3, 4, nil)}).MatrixBytes())
+	sp := &CSR{Rows: 2, Cols: 1000, RowPtr: []int{0, 2, 5}, ColIdx: make([]int32, 5), Val: make([]float64, 5)}
+	assert.Equal(t, int64(5*12), (&Set{Sparse: sp}).MatrixBytes())
 }
 
 // pendigits is the path of the shared pendigits data.

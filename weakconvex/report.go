@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime/debug"
 	"strings"
 
 	"github.com/qrc-lang/qrc/check"
@@ -150,7 +151,21 @@ func Analyze(m *check.Model) *Report { return AnalyzeContext(context.Background(
 // AnalyzeContext is Analyze that gives up when ctx ends (the analysis of a
 // model over many data rows takes seconds): the report's Err is then
 // ctx's error.
+//
+// On data of leanBytes or more it runs with the garbage collector's GOGC
+// at leanPercent (unless it is lower already), restored when it returns:
+// the analysis expands every data row into short-lived values, and at the
+// default GOGC of 100 the heap grows to twice the data before a
+// collection (examples/adult.qrc on Adult replicated 30 times: 1.93 GB
+// resident against 1.25 GB, in the same time).
 func AnalyzeContext(ctx context.Context, m *check.Model) *Report {
+	var bytes int64
+	for _, d := range m.Data {
+		bytes += d.Set.MatrixBytes()
+	}
+	if bytes >= leanBytes {
+		defer lean()()
+	}
 	a := &analyzer{m: m, sp: newSpace(m), stats: map[check.Expr]*NodeStat{}, uni: map[check.Expr]uniInfo{},
 		aff: map[check.Expr]bool{}, memo: map[memoKey]jetSum{}, fixed: map[check.Expr]value{}, done: ctx.Done()}
 	r := &Report{D: Diameter(m), stats: a.stats, Weak: true, Smooth: true}
@@ -366,4 +381,21 @@ func (r *Report) Text(w io.Writer) {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, f.Name, f.Verdict())
 	}
 	fmt.Fprintf(w, "  %-*s  %s; X has diameter D <= %s\n", width, "overall", r.Verdict(), bound(r.D))
+}
+
+// The analysis's garbage collection on large data (AnalyzeContext).
+const (
+	leanBytes   = 256 << 20
+	leanPercent = 25
+)
+
+// lean sets GOGC to leanPercent unless it is lower or off, and returns the
+// function that restores it.
+func lean() (restore func()) {
+	old := debug.SetGCPercent(leanPercent)
+	if old <= leanPercent { // lower, or off (-1)
+		debug.SetGCPercent(old)
+		return func() {}
+	}
+	return func() { debug.SetGCPercent(old) }
 }
