@@ -174,7 +174,10 @@ func (e *Error) Print(w io.Writer) {
 
 // Load reads, checks and compiles the model in the file path. When the
 // model has errors the error is an [*Error]; otherwise the model's
-// warnings are in [Model.Warnings].
+// warnings are in [Model.Warnings]. Of a CSV data set's columns, only
+// those the model names (D.name) keep their values in the set's Columns;
+// the others are there with nil values (check.Options.UsedColumns), so
+// that a wide table is not held twice.
 func Load(path string, opts ...Option) (*Model, error) {
 	c := configure(opts)
 	if c.err != nil {
@@ -186,7 +189,7 @@ func Load(path string, opts ...Option) (*Model, error) {
 
 // Parse checks and compiles the model text src; name is its file name in
 // diagnostics, and data paths in the model are relative to name's
-// directory (or WithDataDir's).
+// directory (or WithDataDir's). Data sets are loaded as by Load.
 func Parse(name, src string, opts ...Option) (*Model, error) {
 	c := configure(opts)
 	if c.err != nil {
@@ -201,7 +204,7 @@ func Parse(name, src string, opts ...Option) (*Model, error) {
 
 // configure applies the options.
 func configure(opts []Option) *loadConfig {
-	c := &loadConfig{opts: check.Options{RequireVariables: true}}
+	c := &loadConfig{opts: check.Options{RequireVariables: true, UsedColumns: true}}
 	for _, o := range opts {
 		o(c)
 	}

@@ -48,6 +48,13 @@ type Options struct {
 	// is nothing to solve. The command-line tools set it; the REPL, which
 	// builds its model a statement at a time, does not.
 	RequireVariables bool
+	// UsedColumns loads, of a CSV set's columns, the values of those the
+	// model names (as D.name anywhere in the file) into Set.Columns, and
+	// leaves the others' values nil (data.CSVOptions.Columns): a model
+	// fixed once checked (the command-line tools) does not need them, and
+	// they would hold the table a second time. The REPL, whose later
+	// statements may name any column, does not set it.
+	UsedColumns bool
 }
 
 // SetSourceName is the file name used in positions of the expression given
@@ -518,6 +525,9 @@ func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 		}
 		ds.Set, ds.Path, ds.Override = set, set.Path, true
 		return ds
+	}
+	if c.opts.UsedColumns {
+		csvOpt.Columns = memberNames(c.m.File)
 	}
 	pqOpt := data.ParquetOptions{Label: csvOpt.Label, Drop: csvOpt.Drop, Missing: csvOpt.Missing}
 	var err error
@@ -1116,3 +1126,17 @@ func evalOr(e Expr) float64 {
 
 // sortedKeys returns the keys of m in order.
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// memberNames returns the names after a dot (x.name) anywhere in f,
+// sorted, without repeats; not nil.
+func memberNames(f *ast.File) []string {
+	names := []string{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if m, ok := n.(*ast.Member); ok && m.Name != nil {
+			names = append(names, m.Name.Name)
+		}
+		return true
+	})
+	slices.Sort(names)
+	return slices.Compact(names)
+}

@@ -493,7 +493,11 @@ func (c *checker) member(m *ast.Member) Expr {
 			c.textCol, c.textName = t, ds.Name+"."+field
 			return &DataField{node: node{shape: Shape{s.N()}, dep: DepData, src: m}, Set: ds, Field: field}
 		}
-		if _, ok := s.Columns[field]; ok {
+		if col, ok := s.Columns[field]; ok {
+			if col == nil && s.N() > 0 { // not loaded (Options.UsedColumns): cannot happen for a name in the file
+				c.errorf(m.Name, "internal error: the values of column %q of data set %q were not loaded", field, ds.Name)
+				return nil
+			}
 			return &DataField{node: node{shape: Shape{s.N()}, dep: DepData, src: m}, Set: ds, Field: field}
 		}
 		cands := append([]string{"X", "y", "n", "d"}, sortedKeys(s.Columns)...)

@@ -35,7 +35,8 @@ func (c *Cache) LibSVM(path string, opt LibSVMOptions) (*Set, error) {
 
 // CSV is [LoadCSV] through the cache.
 func (c *Cache) CSV(path string, opt CSVOptions) (*Set, error) {
-	key := fmt.Sprintf("csv %q %q %q %v %q %d", opt.Label, strings.Join(opt.Drop, "\x00"), opt.Sep, opt.NoHeader, opt.Missing, opt.MaxMemory)
+	key := fmt.Sprintf("csv %q %q %q %v %q %d %v %q", opt.Label, strings.Join(opt.Drop, "\x00"), opt.Sep, opt.NoHeader, opt.Missing, opt.MaxMemory,
+		opt.Columns == nil, strings.Join(opt.Columns, "\x00"))
 	return c.load(key, path, func() (*Set, error) { return LoadCSV(path, opt) })
 }
 

@@ -31,6 +31,17 @@ type CSVOptions struct {
 	// MaxMemory, when positive, replaces [MemoryLimit] as the most bytes the
 	// set may take.
 	MaxMemory int64
+	// Columns, when not nil, names the columns whose values Set.Columns
+	// holds: every other column keeps its name there with nil values, and
+	// takes no memory beyond its place in X. nil keeps every column's
+	// values. A model's checker passes the names the model uses, so that
+	// a table of many features is not held twice (in X and by column).
+	Columns []string
+}
+
+// keeps reports whether Set.Columns holds the values of column name.
+func (o *CSVOptions) keeps(name string) bool {
+	return o.Columns == nil || slices.Contains(o.Columns, name)
 }
 
 // maxLevels is the most distinct values a text column may hold; a dropped
@@ -133,7 +144,7 @@ func readCSV(src source, size int64, path string, opt CSVOptions) (*Set, error) 
 		}
 		total += int64(p.size)
 		rows += int64(p.rows)
-		if msg := csvEarly(rows, total, size, lay, b); msg != "" {
+		if msg := csvEarly(rows, total, size, lay, b, &opt); msg != "" {
 			over, overSeq = &Error{Path: path, Line: p.endLine - 1, Msg: msg}, p.seq
 			return true
 		}
@@ -182,12 +193,18 @@ func readCSV(src source, size int64, path string, opt CSVOptions) (*Set, error) 
 // csvEarly returns the message refusing a CSV set whose first total bytes
 // (of size, or 0 for a reader) hold rows rows, when the set they announce
 // will not fit, or "".
-func csvEarly(rows, total, size int64, lay *csvLayout, b budget) string {
+func csvEarly(rows, total, size int64, lay *csvLayout, b budget, opt *CSVOptions) string {
 	if size > 0 && total >= size {
 		return "" // the whole file: the final check says more
 	}
-	// X, Columns and Y each hold their cells.
-	held := 8 * rows * int64(len(lay.features)+len(lay.names)+1)
+	// X, the columns Columns keeps and Y each hold their cells.
+	kept := 0
+	for _, name := range lay.names {
+		if opt.keeps(name) {
+			kept++
+		}
+	}
+	held := 8 * rows * int64(len(lay.features)+kept+1)
 	need, what := held, "the rows read so far"
 	if size > 0 {
 		need = int64(float64(held) * float64(size) / float64(total))
@@ -548,17 +565,27 @@ func buildCSV(parts []csvPart, path string, lay *csvLayout, b budget, opt CSVOpt
 		return nil, errorf(path, 0, 0, "no data rows")
 	}
 	d := len(lay.features)
-	numeric := 0
+	numeric, kept := 0, 0
 	for j := range ncol {
 		if !notNum[j] {
 			numeric++
+			if opt.keeps(lay.names[j]) {
+				kept++
+			}
 		}
 	}
-	need := denseBytes(n, d) + denseBytes(n, numeric) // X and Columns
+	need := denseBytes(n, d) + denseBytes(n, kept) // X and Columns
 	if lay.label >= 0 {
 		need += 8 * int64(n) // Y
 	}
-	if msg := b.exceeded(need, fmt.Sprintf("a dense %d × %d matrix and its %d numeric columns", n, d, numeric)); msg != "" {
+	what := fmt.Sprintf("a dense %d × %d matrix and its %d numeric columns", n, d, numeric)
+	switch {
+	case kept == 0:
+		what = fmt.Sprintf("a dense %d × %d matrix", n, d)
+	case kept < numeric:
+		what = fmt.Sprintf("a dense %d × %d matrix and %d of its %d numeric columns", n, d, kept, numeric)
+	}
+	if msg := b.exceeded(need, what); msg != "" {
 		return nil, errorf(path, 0, 0, "%s", msg)
 	}
 	s := &Set{
@@ -569,27 +596,40 @@ func buildCSV(parts []csvPart, path string, lay *csvLayout, b budget, opt CSVOpt
 		Dropped:   dropped,
 		maxMemory: opt.MaxMemory,
 	}
-	cols := make([][]float64, ncol)
-	for j := range ncol {
-		if notNum[j] {
-			continue
-		}
+	// merge returns column j's values from the parts
+	merge := func(j int) []float64 {
 		c := makeFloats(0, n)
 		for _, p := range parts {
 			c = append(c, p.cols[j]...)
 		}
-		cols[j] = c
+		return c
+	}
+	for j := range ncol {
+		if notNum[j] {
+			continue
+		}
+		var c []float64
+		if opt.keeps(lay.names[j]) {
+			c = merge(j)
+		}
 		s.Columns[lay.names[j]] = c
 	}
 	x := makeFloats(n*d, n*d)
 	for k, j := range lay.features {
 		s.Features[k] = lay.names[j]
 	}
-	parallelFor(n, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			row := x[i*d : (i+1)*d]
-			for k, j := range lay.features {
-				row[k] = cols[j][i]
+	first := make([]int, len(parts)) // each part's first row
+	for k := 1; k < len(parts); k++ {
+		first[k] = first[k-1] + parts[k-1].rows
+	}
+	parallelFor(len(parts), func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			p := &parts[k]
+			for i := range p.rows {
+				row := x[(first[k]+i)*d : (first[k]+i+1)*d]
+				for f, j := range lay.features {
+					row[f] = p.cols[j][i]
+				}
 			}
 		}
 	})
@@ -597,7 +637,11 @@ func buildCSV(parts []csvPart, path string, lay *csvLayout, b budget, opt CSVOpt
 	s.n, s.d = n, d
 	if lay.label >= 0 {
 		s.LabelName = lay.names[lay.label]
-		s.Y = slices.Clone(cols[lay.label])
+		if c := s.Columns[s.LabelName]; c != nil {
+			s.Y = slices.Clone(c)
+		} else {
+			s.Y = merge(lay.label)
+		}
 	}
 	// Text columns: dropped columns with a cell that is not a number.
 	for j := range ncol {
@@ -637,6 +681,9 @@ func buildCSV(parts []csvPart, path string, lay *csvLayout, b budget, opt CSVOpt
 			s.Text = map[string]*TextColumn{}
 		}
 		s.Text[lay.names[j]] = &TextColumn{Levels: levels}
+		if !opt.keeps(lay.names[j]) {
+			codes = nil
+		}
 		s.Columns[lay.names[j]] = codes
 	}
 	return s, nil

@@ -293,7 +293,7 @@ func readCSVDirect(src source, size int64, path string, opt CSVOptions, lay *csv
 	fault := func(err error) csvPart { return csvPart{err: ioError(path, "read", err)} }
 	p0 := guard(parse, fault, cs[0])
 	if p0.err != nil || p0.rows == 0 || slices.Contains(p0.notNum, true) ||
-		csvEarly(int64(p0.rows), int64(p0.size), size, lay, b) != "" {
+		csvEarly(int64(p0.rows), int64(p0.size), size, lay, b, &opt) != "" {
 		return nil, false, nil
 	}
 	ncol, d := len(lay.names), len(lay.features)
@@ -309,7 +309,13 @@ func readCSVDirect(src source, size int64, path string, opt CSVOptions, lay *csv
 		start[k] = bound
 		bound += lines[k]
 	}
-	need := denseBytes(bound, d) + denseBytes(bound, ncol)
+	kept := 0
+	for _, name := range lay.names {
+		if opt.keeps(name) {
+			kept++
+		}
+	}
+	need := denseBytes(bound, d) + denseBytes(bound, kept)
 	if lay.label >= 0 {
 		need += 8 * int64(bound)
 	}
@@ -317,9 +323,11 @@ func readCSVDirect(src source, size int64, path string, opt CSVOptions, lay *csv
 		return nil, false, nil
 	}
 	x := makeFloats(bound*d, bound*d)
-	cols := make([][]float64, ncol)
+	cols := make([][]float64, ncol) // nil for a column Columns does not keep
 	for j := range cols {
-		cols[j] = makeFloats(bound, bound)
+		if opt.keeps(lay.names[j]) {
+			cols[j] = makeFloats(bound, bound)
+		}
 	}
 	var y []float64
 	if lay.label >= 0 {
@@ -335,8 +343,10 @@ func readCSVDirect(src source, size int64, path string, opt CSVOptions, lay *csv
 		}
 		lo, hi := start[k], start[k]+lines[k]
 		dst := &csvDense{x: x[lo*d : hi*d], cols: make([][]float64, ncol)}
-		for j := range cols {
-			dst.cols[j] = cols[j][lo:hi]
+		for j, c := range cols {
+			if c != nil {
+				dst.cols[j] = c[lo:hi]
+			}
 		}
 		if y != nil {
 			dst.y = y[lo:hi]
@@ -355,8 +365,8 @@ func readCSVDirect(src source, size int64, path string, opt CSVOptions, lay *csv
 			x[i*d+k] = p0.cols[j][i]
 		}
 	}
-	for j := range ncol {
-		copy(cols[j], p0.cols[j])
+	for j, c := range cols {
+		copy(c, p0.cols[j])
 	}
 	if y != nil {
 		copy(y, p0.cols[lay.label])
@@ -368,8 +378,10 @@ func readCSVDirect(src source, size int64, path string, opt CSVOptions, lay *csv
 		dropped += p.dropped
 	}
 	n := closeUp(x, d, start, rows)
-	for j := range ncol {
-		closeUp(cols[j], 1, start, rows)
+	for _, c := range cols {
+		if c != nil {
+			closeUp(c, 1, start, rows)
+		}
 	}
 	if y != nil {
 		closeUp(y, 1, start, rows)
@@ -388,8 +400,11 @@ func readCSVDirect(src source, size int64, path string, opt CSVOptions, lay *csv
 	for k, j := range lay.features {
 		s.Features[k] = lay.names[j]
 	}
-	for j := range ncol {
-		s.Columns[lay.names[j]] = trim(cols[j], n)
+	for j, c := range cols {
+		if c != nil {
+			c = trim(c, n)
+		}
+		s.Columns[lay.names[j]] = c
 	}
 	if y != nil {
 		s.LabelName = lay.names[lay.label]
@@ -461,7 +476,9 @@ records:
 				}
 				q++
 			}
-			dst.cols[j][i] = v
+			if c := dst.cols[j]; c != nil {
+				c[i] = v
+			}
 			if k := feat[j]; k >= 0 {
 				xrow[k] = v
 			}
@@ -527,7 +544,9 @@ records:
 			row[j] = v
 		}
 		for j, v := range row {
-			dst.cols[j][i] = v
+			if c := dst.cols[j]; c != nil {
+				c[i] = v
+			}
 			if k := feat[j]; k >= 0 {
 				xrow[k] = v
 			}

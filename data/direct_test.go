@@ -323,3 +323,54 @@ func TestDirectReadsBlocks(t *testing.T) {
 		})
 	}
 }
+
+// TestCSVColumnsKept: with CSVOptions.Columns the set keeps the values of
+// the named columns only, every other column's name mapping to nil, and
+// X, Y and the text columns' levels are those of a load that keeps every
+// column; the direct and the block-parts paths agree (viaDirect). The
+// memory needed counts the kept columns only.
+func TestCSVColumnsKept(t *testing.T) {
+	lines := csvRows(400)
+	join := func(l []string) string { return strings.Join(l, "\n") + "\n" }
+	all, _ := viaDirect(t, join(lines), true, csvLoader(CSVOptions{Label: "y", Drop: []string{"g"}}))
+	some, _ := viaDirect(t, join(lines), true, csvLoader(CSVOptions{Label: "y", Drop: []string{"g"}, Columns: []string{"g", "zz"}}))
+	assert.Equal(t, all.X.RawMatrix().Data, some.X.RawMatrix().Data)
+	assert.Equal(t, all.Y, some.Y)
+	require.Len(t, some.Columns, 4)
+	assert.Equal(t, all.Columns["g"], some.Columns["g"])
+	for _, name := range []string{"a", "b", "y"} {
+		c, ok := some.Columns[name]
+		assert.True(t, ok, name)
+		assert.Nil(t, c, name)
+	}
+	none, _ := viaDirect(t, join(lines), true, csvLoader(CSVOptions{Label: "y", Columns: []string{}}))
+	assert.Equal(t, all.Y, none.Y, "the label's values without its column")
+
+	// a text column (the block-parts path): its levels stay, its codes
+	// only when named
+	text := []string{"a,sex,y"}
+	for i := range 300 {
+		text = append(text, fmt.Sprintf("%d,%s,%d", i, []string{"f", "m"}[i%2], i%2))
+	}
+	opt := CSVOptions{Label: "y", Drop: []string{"sex"}}
+	withCodes, _ := viaDirect(t, join(text), false, csvLoader(CSVOptions{Label: "y", Drop: []string{"sex"}, Columns: []string{"sex"}}))
+	assert.Equal(t, 2.0, withCodes.Columns["sex"][1])
+	assert.Nil(t, withCodes.Columns["a"])
+	opt.Columns = []string{}
+	without, _ := viaDirect(t, join(text), false, csvLoader(opt))
+	c, ok := without.Columns["sex"]
+	assert.True(t, ok)
+	assert.Nil(t, c)
+	assert.Equal(t, []string{"f", "m"}, without.Text["sex"].Levels)
+	assert.Equal(t, withCodes.X.RawMatrix().Data, without.X.RawMatrix().Data)
+
+	// the memory limit counts X, Y and the kept columns: 400 rows of X (2
+	// features), Y and 4 columns need 400·7·8 = 22 400 bytes, with no
+	// column 400·3·8 = 9600
+	limited := func(cols []string) error {
+		_, err := readCSV(source{r: strings.NewReader(join(lines))}, 0, "d.csv", CSVOptions{Label: "y", Drop: []string{"g"}, Columns: cols, MaxMemory: 16000})
+		return err
+	}
+	require.Error(t, limited(nil))
+	require.NoError(t, limited([]string{}))
+}

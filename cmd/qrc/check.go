@@ -59,7 +59,7 @@ func (m *modelFlags) options() []qrc.Option {
 
 // checkOptions are the flags as the checker's options.
 func (m *modelFlags) checkOptions() check.Options {
-	return check.Options{Set: m.set, Data: m.data, RequireVariables: true}
+	return check.Options{Set: m.set, Data: m.data, RequireVariables: true, UsedColumns: true}
 }
 
 func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
