@@ -48,9 +48,10 @@ type Options struct {
 	// is nothing to solve. The command-line tools set it; the REPL, which
 	// builds its model a statement at a time, does not.
 	RequireVariables bool
-	// UsedColumns loads, of a CSV set's columns, the values of those the
-	// model names (as D.name anywhere in the file) into Set.Columns, and
-	// leaves the others' values nil (data.CSVOptions.Columns): a model
+	// UsedColumns loads, of a CSV or Parquet set's columns, the values of
+	// those the model names (as D.name anywhere in the file) into
+	// Set.Columns, and leaves the others' values nil
+	// (data.CSVOptions.Columns, data.ParquetOptions.Columns): a model
 	// fixed once checked (the command-line tools) does not need them, and
 	// they would hold the table a second time. The REPL, whose later
 	// statements may name any column, does not set it.
@@ -529,7 +530,7 @@ func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 	if c.opts.UsedColumns {
 		csvOpt.Columns = memberNames(c.m.File)
 	}
-	pqOpt := data.ParquetOptions{Label: csvOpt.Label, Drop: csvOpt.Drop, Missing: csvOpt.Missing}
+	pqOpt := data.ParquetOptions{Label: csvOpt.Label, Drop: csvOpt.Drop, Missing: csvOpt.Missing, Columns: csvOpt.Columns}
 	var err error
 	switch {
 	case ds.Loader == "parquet" && c.opts.Cache != nil:

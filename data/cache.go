@@ -42,7 +42,8 @@ func (c *Cache) CSV(path string, opt CSVOptions) (*Set, error) {
 
 // Parquet is [LoadParquet] through the cache.
 func (c *Cache) Parquet(path string, opt ParquetOptions) (*Set, error) {
-	key := fmt.Sprintf("parquet %q %q %q %d", opt.Label, strings.Join(opt.Drop, "\x00"), opt.Missing, opt.MaxMemory)
+	key := fmt.Sprintf("parquet %q %q %q %d %v %q", opt.Label, strings.Join(opt.Drop, "\x00"), opt.Missing, opt.MaxMemory,
+		opt.Columns == nil, strings.Join(opt.Columns, "\x00"))
 	return c.load(key, path, func() (*Set, error) { return LoadParquet(path, opt) })
 }
 

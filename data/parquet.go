@@ -33,6 +33,14 @@ type ParquetOptions struct {
 	// MaxMemory, when positive, replaces [MemoryLimit] as the most bytes the
 	// set may take.
 	MaxMemory int64
+	// Columns, when not nil, names the columns whose values Set.Columns
+	// keeps, as CSVOptions.Columns does; nil keeps every column's values.
+	Columns []string
+}
+
+// keeps reports whether Set.Columns holds the values of column name.
+func (o *ParquetOptions) keeps(name string) bool {
+	return o.Columns == nil || slices.Contains(o.Columns, name)
 }
 
 // parquetBatch is the number of values read from a column at a time.
@@ -251,7 +259,7 @@ func readParquet(r parquet.ReaderAtSeeker, path string, opt ParquetOptions) (s *
 		cols[k-1].role = roleDrop
 	}
 	var features []int
-	numeric, text := 0, 0
+	numeric, text, kept := 0, 0, 0
 	for j, c := range cols {
 		if c.role != roleDrop {
 			if c.kind != kindNumber {
@@ -272,6 +280,9 @@ func readParquet(r parquet.ReaderAtSeeker, path string, opt ParquetOptions) (s *
 		case kindText:
 			text++
 		}
+		if (c.kind == kindNumber || c.kind == kindText) && opt.keeps(c.name) {
+			kept++
+		}
 	}
 	if len(features) == 0 {
 		return nil, errorf(path, 0, 0, "no feature columns: every column is the label or dropped")
@@ -280,11 +291,18 @@ func readParquet(r parquet.ReaderAtSeeker, path string, opt ParquetOptions) (s *
 		return nil, errorf(path, 0, 0, "no data rows")
 	}
 	d := len(features)
-	need := denseBytes(int(n), d) + denseBytes(int(n), numeric+text) // X and Columns
+	need := denseBytes(int(n), d) + denseBytes(int(n), kept) // X and Columns
 	if label >= 0 {
 		need += 8 * n // Y
 	}
-	if msg := b.exceeded(need, fmt.Sprintf("a dense %d × %d matrix and its %d numeric columns (%d rows in the file's metadata)", n, d, numeric+text, n)); msg != "" {
+	what := fmt.Sprintf("a dense %d × %d matrix and its %d numeric columns", n, d, numeric+text)
+	switch {
+	case kept == 0:
+		what = fmt.Sprintf("a dense %d × %d matrix", n, d)
+	case kept < numeric+text:
+		what = fmt.Sprintf("a dense %d × %d matrix and %d of its %d numeric columns", n, d, kept, numeric+text)
+	}
+	if msg := b.exceeded(need, fmt.Sprintf("%s (%d rows in the file's metadata)", what, n)); msg != "" {
 		return nil, errorf(path, 0, 0, "%s", msg)
 	}
 
@@ -406,6 +424,11 @@ func readParquet(r parquet.ReaderAtSeeker, path string, opt ParquetOptions) (s *
 	if label >= 0 {
 		s.LabelName = cols[label].name
 		s.Y = slices.Clone(colv[label])
+	}
+	for name := range s.Columns {
+		if !opt.keeps(name) {
+			s.Columns[name] = nil // read for X, but not kept by column
+		}
 	}
 	return s, nil
 }
