@@ -242,11 +242,7 @@ func compile(file string, m *check.Model, sources check.Sources, diags diag.List
 // a few milliseconds of marking for a heap of large arrays without
 // pointers.
 func releaseGarbage(m *check.Model) {
-	var bytes int64
-	for _, d := range m.Data {
-		bytes += d.Set.MatrixBytes()
-	}
-	if bytes >= 256<<20 {
+	if m.DataBytes() >= 256<<20 {
 		debug.FreeOSMemory()
 	}
 }

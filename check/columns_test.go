@@ -37,6 +37,7 @@ minimize mean(i in P where P.sex[i] == "female") (w - P.X[i, 1])^2 + mean(i in P
 			assert.Equal(t, s.Y, u.Y)
 			assert.Equal(t, s.X.RawMatrix().Data, u.X.RawMatrix().Data)
 			assert.Equal(t, check.Means(all.Objective.Expr)[0].Rows, check.Means(used.Objective.Expr)[0].Rows)
+			assert.Equal(t, int64(4*1*8), used.DataBytes(), "X: 4 complete rows of the one feature a")
 		})
 	}
 }

@@ -116,6 +116,16 @@ type Model struct {
 	Diagnostics diag.List     // warnings (a checked Model has no errors)
 }
 
+// DataBytes returns the memory of the model's data: the feature matrices
+// of its sets (data.Set.MatrixBytes).
+func (m *Model) DataBytes() int64 {
+	var n int64
+	for _, d := range m.Data {
+		n += d.Set.MatrixBytes()
+	}
+	return n
+}
+
 // DataSet is a loaded data set declared with "data NAME = loader(...)".
 type DataSet struct {
 	Name     string

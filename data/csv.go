@@ -39,9 +39,35 @@ type CSVOptions struct {
 	Columns []string
 }
 
-// keeps reports whether Set.Columns holds the values of column name.
-func (o *CSVOptions) keeps(name string) bool {
-	return o.Columns == nil || slices.Contains(o.Columns, name)
+// keepsColumn reports whether a set loaded with the Columns option cols
+// (CSVOptions.Columns, ParquetOptions.Columns) keeps the values of column
+// name in Set.Columns.
+func keepsColumn(cols []string, name string) bool {
+	return cols == nil || slices.Contains(cols, name)
+}
+
+// keptColumns counts the names whose values a set loaded with the Columns
+// option cols keeps.
+func keptColumns(cols, names []string) int {
+	n := 0
+	for _, name := range names {
+		if keepsColumn(cols, name) {
+			n++
+		}
+	}
+	return n
+}
+
+// matrixWhat names what a dense set holds in a memory refusal: its n × d
+// matrix and kept of its numeric columns.
+func matrixWhat(n, d, kept, numeric int) string {
+	switch {
+	case kept == 0:
+		return fmt.Sprintf("a dense %d × %d matrix", n, d)
+	case kept < numeric:
+		return fmt.Sprintf("a dense %d × %d matrix and %d of its %d numeric columns", n, d, kept, numeric)
+	}
+	return fmt.Sprintf("a dense %d × %d matrix and its %d numeric columns", n, d, numeric)
 }
 
 // maxLevels is the most distinct values a text column may hold; a dropped
@@ -144,7 +170,7 @@ func readCSV(src source, size int64, path string, opt CSVOptions) (*Set, error) 
 		}
 		total += int64(p.size)
 		rows += int64(p.rows)
-		if msg := csvEarly(rows, total, size, lay, b, &opt); msg != "" {
+		if msg := csvEarly(rows, total, size, lay, b, opt.Columns); msg != "" {
 			over, overSeq = &Error{Path: path, Line: p.endLine - 1, Msg: msg}, p.seq
 			return true
 		}
@@ -193,18 +219,12 @@ func readCSV(src source, size int64, path string, opt CSVOptions) (*Set, error) 
 // csvEarly returns the message refusing a CSV set whose first total bytes
 // (of size, or 0 for a reader) hold rows rows, when the set they announce
 // will not fit, or "".
-func csvEarly(rows, total, size int64, lay *csvLayout, b budget, opt *CSVOptions) string {
+func csvEarly(rows, total, size int64, lay *csvLayout, b budget, cols []string) string {
 	if size > 0 && total >= size {
 		return "" // the whole file: the final check says more
 	}
 	// X, the columns Columns keeps and Y each hold their cells.
-	kept := 0
-	for _, name := range lay.names {
-		if opt.keeps(name) {
-			kept++
-		}
-	}
-	held := 8 * rows * int64(len(lay.features)+kept+1)
+	held := 8 * rows * int64(len(lay.features)+keptColumns(cols, lay.names)+1)
 	need, what := held, "the rows read so far"
 	if size > 0 {
 		need = int64(float64(held) * float64(size) / float64(total))
@@ -569,7 +589,7 @@ func buildCSV(parts []csvPart, path string, lay *csvLayout, b budget, opt CSVOpt
 	for j := range ncol {
 		if !notNum[j] {
 			numeric++
-			if opt.keeps(lay.names[j]) {
+			if keepsColumn(opt.Columns, lay.names[j]) {
 				kept++
 			}
 		}
@@ -578,14 +598,7 @@ func buildCSV(parts []csvPart, path string, lay *csvLayout, b budget, opt CSVOpt
 	if lay.label >= 0 {
 		need += 8 * int64(n) // Y
 	}
-	what := fmt.Sprintf("a dense %d × %d matrix and its %d numeric columns", n, d, numeric)
-	switch {
-	case kept == 0:
-		what = fmt.Sprintf("a dense %d × %d matrix", n, d)
-	case kept < numeric:
-		what = fmt.Sprintf("a dense %d × %d matrix and %d of its %d numeric columns", n, d, kept, numeric)
-	}
-	if msg := b.exceeded(need, what); msg != "" {
+	if msg := b.exceeded(need, matrixWhat(n, d, kept, numeric)); msg != "" {
 		return nil, errorf(path, 0, 0, "%s", msg)
 	}
 	s := &Set{
@@ -609,7 +622,7 @@ func buildCSV(parts []csvPart, path string, lay *csvLayout, b budget, opt CSVOpt
 			continue
 		}
 		var c []float64
-		if opt.keeps(lay.names[j]) {
+		if keepsColumn(opt.Columns, lay.names[j]) {
 			c = merge(j)
 		}
 		s.Columns[lay.names[j]] = c
@@ -637,11 +650,7 @@ func buildCSV(parts []csvPart, path string, lay *csvLayout, b budget, opt CSVOpt
 	s.n, s.d = n, d
 	if lay.label >= 0 {
 		s.LabelName = lay.names[lay.label]
-		if c := s.Columns[s.LabelName]; c != nil {
-			s.Y = slices.Clone(c)
-		} else {
-			s.Y = merge(lay.label)
-		}
+		s.Y = merge(lay.label)
 	}
 	// Text columns: dropped columns with a cell that is not a number.
 	for j := range ncol {
@@ -681,7 +690,7 @@ func buildCSV(parts []csvPart, path string, lay *csvLayout, b budget, opt CSVOpt
 			s.Text = map[string]*TextColumn{}
 		}
 		s.Text[lay.names[j]] = &TextColumn{Levels: levels}
-		if !opt.keeps(lay.names[j]) {
+		if !keepsColumn(opt.Columns, lay.names[j]) {
 			codes = nil
 		}
 		s.Columns[lay.names[j]] = codes

@@ -293,7 +293,7 @@ func readCSVDirect(src source, size int64, path string, opt CSVOptions, lay *csv
 	fault := func(err error) csvPart { return csvPart{err: ioError(path, "read", err)} }
 	p0 := guard(parse, fault, cs[0])
 	if p0.err != nil || p0.rows == 0 || slices.Contains(p0.notNum, true) ||
-		csvEarly(int64(p0.rows), int64(p0.size), size, lay, b, &opt) != "" {
+		csvEarly(int64(p0.rows), int64(p0.size), size, lay, b, opt.Columns) != "" {
 		return nil, false, nil
 	}
 	ncol, d := len(lay.names), len(lay.features)
@@ -309,13 +309,7 @@ func readCSVDirect(src source, size int64, path string, opt CSVOptions, lay *csv
 		start[k] = bound
 		bound += lines[k]
 	}
-	kept := 0
-	for _, name := range lay.names {
-		if opt.keeps(name) {
-			kept++
-		}
-	}
-	need := denseBytes(bound, d) + denseBytes(bound, kept)
+	need := denseBytes(bound, d) + denseBytes(bound, keptColumns(opt.Columns, lay.names))
 	if lay.label >= 0 {
 		need += 8 * int64(bound)
 	}
@@ -325,7 +319,7 @@ func readCSVDirect(src source, size int64, path string, opt CSVOptions, lay *csv
 	x := makeFloats(bound*d, bound*d)
 	cols := make([][]float64, ncol) // nil for a column Columns does not keep
 	for j := range cols {
-		if opt.keeps(lay.names[j]) {
+		if keepsColumn(opt.Columns, lay.names[j]) {
 			cols[j] = makeFloats(bound, bound)
 		}
 	}

@@ -373,4 +373,8 @@ func TestCSVColumnsKept(t *testing.T) {
 	}
 	require.Error(t, limited(nil))
 	require.NoError(t, limited([]string{}))
+	// the whole file mapped (no early estimate): the final refusal names
+	// the kept columns; X, Y and g need 400·4·8 = 12 800 bytes
+	_, err := readCSV(source{data: []byte(join(lines))}, int64(len(join(lines))), "d.csv", CSVOptions{Label: "y", Drop: []string{"g"}, Columns: []string{"g"}, MaxMemory: 10000})
+	require.ErrorContains(t, err, "d.csv: a dense 400 × 2 matrix and 1 of its 4 numeric columns needs about 12.5 KiB")
 }

@@ -38,11 +38,6 @@ type ParquetOptions struct {
 	Columns []string
 }
 
-// keeps reports whether Set.Columns holds the values of column name.
-func (o *ParquetOptions) keeps(name string) bool {
-	return o.Columns == nil || slices.Contains(o.Columns, name)
-}
-
 // parquetBatch is the number of values read from a column at a time.
 const parquetBatch = 1 << 16
 
@@ -280,7 +275,7 @@ func readParquet(r parquet.ReaderAtSeeker, path string, opt ParquetOptions) (s *
 		case kindText:
 			text++
 		}
-		if (c.kind == kindNumber || c.kind == kindText) && opt.keeps(c.name) {
+		if (c.kind == kindNumber || c.kind == kindText) && keepsColumn(opt.Columns, c.name) {
 			kept++
 		}
 	}
@@ -295,14 +290,7 @@ func readParquet(r parquet.ReaderAtSeeker, path string, opt ParquetOptions) (s *
 	if label >= 0 {
 		need += 8 * n // Y
 	}
-	what := fmt.Sprintf("a dense %d × %d matrix and its %d numeric columns", n, d, numeric+text)
-	switch {
-	case kept == 0:
-		what = fmt.Sprintf("a dense %d × %d matrix", n, d)
-	case kept < numeric+text:
-		what = fmt.Sprintf("a dense %d × %d matrix and %d of its %d numeric columns", n, d, kept, numeric+text)
-	}
-	if msg := b.exceeded(need, fmt.Sprintf("%s (%d rows in the file's metadata)", what, n)); msg != "" {
+	if msg := b.exceeded(need, fmt.Sprintf("%s (%d rows in the file's metadata)", matrixWhat(int(n), d, kept, numeric+text), n)); msg != "" {
 		return nil, errorf(path, 0, 0, "%s", msg)
 	}
 
@@ -426,7 +414,7 @@ func readParquet(r parquet.ReaderAtSeeker, path string, opt ParquetOptions) (s *
 		s.Y = slices.Clone(colv[label])
 	}
 	for name := range s.Columns {
-		if !opt.keeps(name) {
+		if !keepsColumn(opt.Columns, name) {
 			s.Columns[name] = nil // read for X, but not kept by column
 		}
 	}

@@ -159,11 +159,7 @@ func Analyze(m *check.Model) *Report { return AnalyzeContext(context.Background(
 // collection (examples/adult.qrc on Adult replicated 30 times: 1.93 GB
 // resident against 1.25 GB, in the same time).
 func AnalyzeContext(ctx context.Context, m *check.Model) *Report {
-	var bytes int64
-	for _, d := range m.Data {
-		bytes += d.Set.MatrixBytes()
-	}
-	if bytes >= leanBytes {
+	if m.DataBytes() >= leanBytes {
 		defer lean()()
 	}
 	a := &analyzer{m: m, sp: newSpace(m), stats: map[check.Expr]*NodeStat{}, uni: map[check.Expr]uniInfo{},
