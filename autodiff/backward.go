@@ -49,7 +49,7 @@ func (in *inst) backward(bk *blk, part []float64) {
 		in.dotBack(bk, part)
 	case opGather:
 		if !in.in[0].konst {
-			in.gather(true)
+			in.gather(nil, true)
 		}
 	case opAxis:
 		in.axisBack(bk)

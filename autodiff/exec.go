@@ -95,7 +95,7 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 	o := in.out
 	switch in.op {
 	case opVar:
-		copy(o.val[:o.size()], x[in.off:in.off+o.size()])
+		copy(bk.view(o, o.val)[:o.size()], x[in.off:in.off+o.size()])
 	case opNeg, opAdd, opSub, opMul, opDiv, opMax2, opMin2, opCmp, opAnd, opOr:
 		in.binary(bk)
 	case opNot, opExpand:
@@ -175,7 +175,7 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 		}
 		vmath.SigmoidFromExp(bk.view(a, a.val)[:n], bk.view(e, e.val)[:n], bk.aux(e)[:n], bk.view(o, o.val)[:n], bk.aux(o)[:n], sign, in.neg)
 	case opGather:
-		in.gather(false)
+		in.gather(bk, false)
 	case opAxis:
 		in.axisForward(bk, part)
 	}
@@ -383,8 +383,8 @@ func (in *inst) axisForward(bk *blk, part []float64) {
 }
 
 // gather computes out = a[idx...] (or, when back is true, scatters out's
-// adjoint into a's).
-func (in *inst) gather(back bool) {
+// adjoint into a's), within bk's views (a helper's replicas).
+func (in *inst) gather(bk *blk, back bool) {
 	a, o := in.in[0], in.out
 	idx := in.in[1:]
 	var s space
@@ -411,7 +411,7 @@ func (in *inst) gather(back bool) {
 	if back {
 		av, ov = a.adj, o.adj
 	} else {
-		av, ov = a.val, o.val
+		av, ov = bk.view(a, a.val), bk.view(o, o.val)
 	}
 	var i1, i2 []float64
 	i1 = idx[0].val

@@ -53,6 +53,11 @@ type seg struct {
 type phase struct {
 	serial []*inst
 	segs   []seg
+	// idx is the phase's place in the forward pass; full: every helper
+	// runs the serial instructions too, into its replicas, and the
+	// caller runs them as it starts its first block (replica.go)
+	idx  int
+	full bool
 }
 
 // rowAxis returns r's outermost axis when it runs over data rows, else nil.
@@ -333,12 +338,12 @@ func (in *inst) slot(b int) []float64 {
 
 // run runs phase ph of the forward pass (fwd) or of the reverse pass.
 func (p *Program) run(ph *phase, fwd bool, x []float64) {
-	for _, in := range ph.serial {
-		if fwd {
-			in.forward(x, nil, nil)
-		} else if p.mark[in.k] {
-			p.back(in, nil, -1)
-		}
+	// a fully replicated phase on several workers runs its serial
+	// instructions on the caller as it starts its first block, while the
+	// helpers compute their replicas (replica.go)
+	pre := fwd && ph.full && runtime.GOMAXPROCS(0) > 1 && !noReplicas
+	if !pre {
+		p.serial(ph, fwd, x)
 	}
 	// the blocks of every active segment, split into one part per worker:
 	// worker w first runs the w-th share of each segment's blocks, the same
@@ -359,12 +364,16 @@ func (p *Program) run(ph *phase, fwd bool, x []float64) {
 			}
 		}
 	}
-	if blocks == 0 {
-		return
-	}
 	parts := p.parts(blocks)
 	if rows < parallelMinRows {
 		parts = 1
+	}
+	if pre && (blocks == 0 || parts == 1 || parts > len(p.repBufs)) {
+		p.serial(ph, fwd, x)
+		pre = false
+	}
+	if blocks == 0 {
+		return
 	}
 	n := 0
 	// within a worker's part the segments' blocks take turns (the j-th
@@ -391,8 +400,11 @@ func (p *Program) run(ph *phase, fwd bool, x []float64) {
 		}
 		p.ends[w] = n
 	}
-	p.cur = current{ph, fwd, x}
+	p.cur = current{ph: ph, fwd: fwd, x: x, pre: pre}
 	p.job.RunParts(p.ends[:parts])
+	if p.cur.pre { // the helpers took every block
+		p.serial(ph, fwd, x)
+	}
 	p.cur = current{}
 	// add up the partial results in block order
 	for s := range ph.segs {
@@ -413,11 +425,25 @@ func (p *Program) run(ph *phase, fwd bool, x []float64) {
 	}
 }
 
+// serial runs phase ph's serial instructions, on the caller's copies.
+func (p *Program) serial(ph *phase, fwd bool, x []float64) {
+	for _, in := range ph.serial {
+		if fwd {
+			in.forward(x, nil, nil)
+		} else if p.mark[in.k] {
+			p.back(in, nil, -1)
+		}
+	}
+}
+
 // A current is the phase being run, for the workers.
 type current struct {
 	ph  *phase
 	fwd bool
 	x   []float64
+	// pre: the caller has yet to run the phase's serial instructions
+	// (phase.full)
+	pre bool
 }
 
 // block runs item i of the current phase (or block i of Jacobian's
@@ -433,6 +459,12 @@ func (p *Program) block(w, i int) {
 	a := sg.ax
 	lo := it.block * a.rows
 	bk := blk{ax: a, lo: lo, hi: min(lo+a.rows, a.n), w: w}
+	if w > 0 && p.repSize > 0 && !noReplicas {
+		bk.rep = p.replicas(w)
+	} else if w == 0 && p.cur.pre {
+		p.serial(ph, fwd, x)
+		p.cur.pre = false
+	}
 	if fwd {
 		for _, in := range sg.insts {
 			in.forward(x, &bk, in.slot(it.block))

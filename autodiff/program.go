@@ -38,6 +38,13 @@ type Program struct {
 	jac      jacState    // Jacobian's state (jacobian.go)
 	need     []bool      // per instruction: a reverse block recomputes it (stream.go)
 	slots    int         // the workers a streamed program has windows for (stream.go), or 0
+
+	// replicas (replica.go): their size per worker, each helper's, and the
+	// Eval (evalGen) each helper's replicas of each forward phase are of
+	repSize int
+	repBufs [][]float64
+	repAt   [][]uint64
+	evalGen uint64
 }
 
 // Compile compiles a checked model. The error, when not nil, is a diag.List
@@ -95,6 +102,7 @@ func (p *Program) finish(c *compiler) (*Program, error) {
 	p.linkRowRefs()
 	p.linkShares()
 	p.linkJacobian()
+	p.linkReplicas()
 	p.job.Fn = p.block
 	return p, nil
 }
@@ -272,6 +280,7 @@ func (p *Program) Eval(x, values []float64) error {
 		return fmt.Errorf("autodiff: Eval with %d variables and %d values; the program has %d and %d", len(x), len(values), p.nvars, len(p.funcs))
 	}
 	p.evaled = false
+	p.startReplicas()
 	for i := range p.fwd {
 		p.run(&p.fwd[i], true, x)
 	}

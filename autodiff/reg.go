@@ -51,6 +51,10 @@ type reg struct {
 	// win: val and adj hold one block of rows per worker, not every row;
 	// auxWin: aux too (stream.go)
 	win, auxWin bool
+	// rep: every helper keeps a replica of the value, at repOff in its
+	// replicas (replica.go)
+	rep    bool
+	repOff int
 	// matrix: the register is a data set's dense X (rows.go)
 	matrix bool
 	// refs: rows of a data set's matrix by reference (val is nil; rows.go)
@@ -126,6 +130,9 @@ type blk struct {
 	ax     *axis
 	lo, hi int
 	w      int // the worker running the block: its windows (stream.go)
+	// rep: a helper's replicas (replica.go), or nil for the caller's
+	// copies
+	rep []float64
 }
 
 // n returns the length of axis a within the block.
@@ -152,6 +159,9 @@ func (b *blk) size(r *reg) int { return b.batch(r) * r.esize }
 // all of v when r does not vary along the block's axis.
 func (b *blk) view(r *reg, v []float64) []float64 {
 	if !r.win {
+		if r.rep && b != nil && b.rep != nil && len(v) > 0 && &v[0] == &r.val[0] {
+			return b.rep[r.repOff : r.repOff+len(v)]
+		}
 		return b.whole(r, v)
 	}
 	inner := b.rowSize(r)
