@@ -11,7 +11,7 @@ package autodiff
 // core; when the machine's other work keeps the caches busy that costs
 // about 80 ns a line, one line after the other, and the helpers wait
 // for the caller meanwhile: on a busy 2-core host the ten subtractions
-// took 10–16 µs on two cores against 4 µs on one (docs/performance.md).
+// took 10–17 µs on two cores against 4 µs on one (docs/performance.md).
 //
 // So in a phase whose serial instructions are all cheap to repeat (a
 // variable's copy, arithmetic, a gather, a broadcast: no record for the
