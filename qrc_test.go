@@ -118,31 +118,39 @@ func TestWithDataSolve(t *testing.T) {
 
 // A context with a deadline ends a long solve within a second of it, with
 // status interrupted and the best point so far (better than the start).
+// The first deadline, 700 ms, can pass before the first outer step under
+// the race detector on a loaded machine; then a 3 s deadline must see one.
 func TestSolveContextTimeout(t *testing.T) {
 	m, err := qrc.Load("examples/fairness.qrc")
 	require.NoError(t, err)
 	start, err := m.Eval(m.Start())
 	require.NoError(t, err)
-	const timeout = 700 * time.Millisecond
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	began := time.Now()
-	rep, err := m.Solve(ctx, qrc.WithOracle(solve.Switching),
-		qrc.WithSettings(solve.Settings{Outer: 1_000_000, Eps: 1e-9}))
-	elapsed := time.Since(began)
-	require.NoError(t, err)
-	assert.Less(t, elapsed, timeout+time.Second)
-	assert.Equal(t, "interrupted", rep.Status)
-	require.Len(t, rep.X(), m.NumVars())
-	assert.Greater(t, rep.OuterIterations+rep.Phase1Outer, 0)
-	ev, err := m.Eval(rep.X())
-	require.NoError(t, err)
-	assert.InDelta(t, ev.Objective, rep.Objective, 1e-9, "the report's objective is at its point")
-	assert.InDelta(t, ev.Infeasibility, rep.Infeasibility, 1e-9)
-	if rep.Success {
-		assert.LessOrEqual(t, rep.Infeasibility, 1e-9)
+	for _, timeout := range []time.Duration{700 * time.Millisecond, 3 * time.Second} {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		began := time.Now()
+		rep, err := m.Solve(ctx, qrc.WithOracle(solve.Switching),
+			qrc.WithSettings(solve.Settings{Outer: 1_000_000, Eps: 1e-9}))
+		elapsed := time.Since(began)
+		cancel()
+		require.NoError(t, err)
+		assert.Less(t, elapsed, timeout+time.Second)
+		assert.Equal(t, "interrupted", rep.Status)
+		require.Len(t, rep.X(), m.NumVars())
+		ev, err := m.Eval(rep.X())
+		require.NoError(t, err)
+		assert.InDelta(t, ev.Objective, rep.Objective, 1e-9, "the report's objective is at its point")
+		assert.InDelta(t, ev.Infeasibility, rep.Infeasibility, 1e-9)
+		if rep.Success {
+			assert.LessOrEqual(t, rep.Infeasibility, 1e-9)
+		}
+		if rep.OuterIterations+rep.Phase1Outer == 0 {
+			t.Logf("no outer step within %v; trying a longer deadline", timeout)
+			continue
+		}
+		assert.NotEqual(t, start.Objective, rep.Objective, "the solve moved before the deadline")
+		return
 	}
-	assert.NotEqual(t, start.Objective, rep.Objective, "the solve moved before the deadline")
+	t.Fatal("no outer step within 3 s")
 }
 
 // A deadline shorter than the weak-convexity analysis (seconds on
