@@ -174,10 +174,10 @@ func (e *Error) Print(w io.Writer) {
 
 // Load reads, checks and compiles the model in the file path. When the
 // model has errors the error is an [*Error]; otherwise the model's
-// warnings are in [Model.Warnings]. Of a CSV or Parquet data set's columns, only
-// those the model names (D.name) keep their values in the set's Columns;
-// the others are there with nil values (check.Options.UsedColumns), so
-// that a wide table is not held twice.
+// warnings are in [Model.Warnings]. Of a CSV or Parquet data set's
+// columns, only those the model names (D.name) keep their values in the
+// set's Columns; the others are there with nil values
+// (check.Options.UsedColumns), so that a wide table is not held twice.
 func Load(path string, opts ...Option) (*Model, error) {
 	c := configure(opts)
 	if c.err != nil {

@@ -338,13 +338,6 @@ func (in *inst) slot(b int) []float64 {
 
 // run runs phase ph of the forward pass (fwd) or of the reverse pass.
 func (p *Program) run(ph *phase, fwd bool, x []float64) {
-	// a fully replicated phase on several workers runs its serial
-	// instructions on the caller as it starts its first block, while the
-	// helpers compute their replicas (replica.go)
-	pre := fwd && ph.full && runtime.GOMAXPROCS(0) > 1 && !noReplicas
-	if !pre {
-		p.serial(ph, fwd, x)
-	}
 	// the blocks of every active segment, split into one part per worker:
 	// worker w first runs the w-th share of each segment's blocks, the same
 	// rows in every pass, so that they stay in its core's cache
@@ -368,9 +361,13 @@ func (p *Program) run(ph *phase, fwd bool, x []float64) {
 	if rows < parallelMinRows {
 		parts = 1
 	}
-	if pre && (blocks == 0 || parts == 1 || parts > len(p.repBufs)) {
+	// a fully replicated phase on several workers runs its serial
+	// instructions on the caller as it starts its first block, while the
+	// helpers compute their replicas (replica.go); the setting out of the
+	// blocks above reads none of their values
+	pre := fwd && ph.full && !noReplicas && blocks > 0 && parts > 1 && parts <= len(p.repBufs)
+	if !pre {
 		p.serial(ph, fwd, x)
-		pre = false
 	}
 	if blocks == 0 {
 		return

@@ -159,6 +159,8 @@ func (b *blk) size(r *reg) int { return b.batch(r) * r.esize }
 // all of v when r does not vary along the block's axis.
 func (b *blk) view(r *reg, v []float64) []float64 {
 	if !r.win {
+		// a helper's replica of the value (not of the adjoint or aux,
+		// which only the caller's serial code uses; replica.go)
 		if r.rep && b != nil && b.rep != nil && len(v) > 0 && &v[0] == &r.val[0] {
 			return b.rep[r.repOff : r.repOff+len(v)]
 		}

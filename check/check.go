@@ -129,6 +129,7 @@ type checker struct {
 	errs     diag.List
 	seen     map[string]bool
 	rejected map[string]bool // reserved names a declaration tried to take
+	members  []string        // memberNames of the file, once a data set needs them
 	// bodyEnds are the names after a comprehension's body that the writer
 	// probably meant to be bound by it (bodyend.go); bodyEndErrs those
 	// reported as unknown.
@@ -528,7 +529,10 @@ func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 		return ds
 	}
 	if c.opts.UsedColumns {
-		csvOpt.Columns = memberNames(c.m.File)
+		if c.members == nil {
+			c.members = memberNames(c.m.File) // not nil
+		}
+		csvOpt.Columns = c.members
 	}
 	pqOpt := data.ParquetOptions{Label: csvOpt.Label, Drop: csvOpt.Drop, Missing: csvOpt.Missing, Columns: csvOpt.Columns}
 	var err error
