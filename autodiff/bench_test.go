@@ -13,6 +13,9 @@ import (
 
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/internal/npcref"
+	"github.com/qrc-lang/qrc/internal/vmath"
+	"github.com/qrc-lang/qrc/internal/workers"
+	"gonum.org/v1/gonum/floats"
 )
 
 // fullEval runs one full evaluation: every value, then every function's
@@ -112,11 +115,11 @@ func benchCores(b *testing.B, p *Program, x []float64, ref func()) {
 	if procs < 2 {
 		b.Skip("needs -cpu 2 or more")
 	}
-	var best [2][2]float64 // [qrc, ref][1 core, 2 cores]
+	var best [4][2]float64 // [qrc, ref, compute probe, cache probe][1 core, 2 cores]
 	for k := range best {
 		best[k] = [2]float64{math.Inf(1), math.Inf(1)}
 	}
-	fns := [2]func(){full, ref}
+	fns := [4]func(){full, ref, computeProbe(), cacheProbe()}
 	for b.Loop() {
 		for c := range 2 {
 			runtime.GOMAXPROCS(c + 1)
@@ -134,6 +137,54 @@ func benchCores(b *testing.B, p *Program, x []float64, ref func()) {
 	b.ReportMetric(best[1][1]*1e6, "ref2-us")
 	b.ReportMetric(best[0][0]/best[0][1], "qrc-x2")
 	b.ReportMetric(best[1][0]/best[1][1], "ref-x2")
+	b.ReportMetric(best[2][0]/best[2][1], "cpu-x2")
+	b.ReportMetric(best[3][0]/best[3][1], "l2-x2")
+}
+
+// computeProbe returns a function that runs a fixed amount of work that
+// only computes (sigmoids over 12 KiB per worker, in its L1 cache) in two
+// equal items on the worker pool. On two cores that the host gives in
+// full, two items take as long as one (cpu-x2 = 2); a host that gives
+// less shows it here, for every kernel measured in the same run.
+func computeProbe() func() {
+	const n, reps = 512, 60
+	bufs := probeBuffers(3 * n)
+	var job workers.Job
+	job.Fn = func(_, i int) {
+		z, s, d := bufs[i][:n], bufs[i][n:2*n], bufs[i][2*n:]
+		for range reps {
+			vmath.SigmoidDeriv(z, s, d)
+		}
+	}
+	return func() { job.Run(2) }
+}
+
+// cacheProbe is computeProbe for work that reads memory: dot products
+// over 512 KiB per worker, in its L2 cache when the worker has one of
+// its own (l2-x2).
+func cacheProbe() func() {
+	const n, reps = 64 << 10, 8
+	bufs := probeBuffers(n)
+	sums := make([]float64, 16) // 8 floats apart: a cache line each
+	var job workers.Job
+	job.Fn = func(_, i int) {
+		for range reps {
+			sums[8*i] += floats.Dot(bufs[i], bufs[i])
+		}
+	}
+	return func() { job.Run(2) }
+}
+
+// probeBuffers returns two buffers of n floats, one per item.
+func probeBuffers(n int) [2][]float64 {
+	var bufs [2][]float64
+	for w := range bufs {
+		bufs[w] = make([]float64, n)
+		for i := range bufs[w] {
+			bufs[w][i] = float64(i%97)/10 - 4.8
+		}
+	}
+	return bufs
 }
 
 // BenchmarkNPC runs on the shipped synthetic data (3000 rows).
