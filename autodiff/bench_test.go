@@ -147,36 +147,28 @@ func benchCores(b *testing.B, p *Program, x []float64, ref func()) {
 // full, two items take as long as one (cpu-x2 = 2); a host that gives
 // less shows it here, for every kernel measured in the same run.
 func computeProbe() func() {
-	const n, reps = 512, 60
-	bufs := probeBuffers(3 * n)
-	var job workers.Job
-	job.Fn = func(_, i int) {
-		z, s, d := bufs[i][:n], bufs[i][n:2*n], bufs[i][2*n:]
-		for range reps {
-			vmath.SigmoidDeriv(z, s, d)
+	const n = 512
+	return poolProbe(3*n, func(buf []float64) {
+		for range 60 {
+			vmath.SigmoidDeriv(buf[:n], buf[n:2*n], buf[2*n:])
 		}
-	}
-	return func() { job.Run(2) }
+	})
 }
 
 // cacheProbe is computeProbe for work that reads memory: dot products
 // over 512 KiB per worker, in its L2 cache when the worker has one of
 // its own (l2-x2).
 func cacheProbe() func() {
-	const n, reps = 64 << 10, 8
-	bufs := probeBuffers(n)
-	sums := make([]float64, 16) // 8 floats apart: a cache line each
-	var job workers.Job
-	job.Fn = func(_, i int) {
-		for range reps {
-			sums[8*i] += floats.Dot(bufs[i], bufs[i])
+	return poolProbe(64<<10, func(buf []float64) {
+		for range 8 {
+			floats.Dot(buf, buf) // an assembly routine: the call is not dropped
 		}
-	}
-	return func() { job.Run(2) }
+	})
 }
 
-// probeBuffers returns two buffers of n floats, one per item.
-func probeBuffers(n int) [2][]float64 {
+// poolProbe returns a function that runs work on two buffers of n floats,
+// one per item, as two items on the worker pool.
+func poolProbe(n int, work func(buf []float64)) func() {
 	var bufs [2][]float64
 	for w := range bufs {
 		bufs[w] = make([]float64, n)
@@ -184,7 +176,9 @@ func probeBuffers(n int) [2][]float64 {
 			bufs[w][i] = float64(i%97)/10 - 4.8
 		}
 	}
-	return bufs
+	var job workers.Job
+	job.Fn = func(_, i int) { work(bufs[i]) }
+	return func() { job.Run(2) }
 }
 
 // BenchmarkNPC runs on the shipped synthetic data (3000 rows).
