@@ -51,6 +51,8 @@ type jacState struct {
 	// apart is whether the functions' first reverse phases can run as one
 	// (linkApart): 1 yes, -1 no
 	apart int8
+	// tails runs the functions' later phases early in jacApart (tails.go)
+	tails jacTails
 }
 
 // deferred reports whether in's reverse pass stores its output adjoint
@@ -295,7 +297,11 @@ func (p *Program) linkApart() {
 		}
 	}
 	p.jac.apart = 1
+	p.linkTails()
 }
+
+// noEarlyTails turns the early tails off (for tests and benchmarks).
+var noEarlyTails = false
 
 // jacApart computes the Jacobian with the first reverse phase run once
 // for every function (linkApart), when the functions are apart there,
@@ -317,16 +323,25 @@ func (p *Program) jacApart(rows [][]float64) bool {
 			r.adj[0]++
 		}
 	}
-	p.run(&p.bwd[0], false, nil)
-	finite := true
-	for f, row := range rows {
-		p.markFor(func(h int) bool { return h == f })
-		clear(row)
-		p.g = row
-		for i := 1; i < len(p.bwd); i++ {
-			p.run(&p.bwd[i], false, nil)
+	t := &p.jac.tails
+	if t.ok && !noEarlyTails {
+		t.rows, t.on = rows, true
+		p.run(&p.bwd[0], false, nil) // it runs every tail (tails.go)
+		t.rows, t.on = nil, false
+	} else {
+		p.run(&p.bwd[0], false, nil)
+		for f, row := range rows {
+			p.markFor(func(h int) bool { return h == f })
+			clear(row)
+			p.g = row
+			for i := 1; i < len(p.bwd); i++ {
+				p.run(&p.bwd[i], false, nil)
+			}
+			p.g = nil
 		}
-		p.g = nil
+	}
+	finite := true
+	for _, row := range rows {
 		for _, v := range row {
 			finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)
 		}

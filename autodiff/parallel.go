@@ -369,6 +369,10 @@ func (p *Program) run(ph *phase, fwd bool, x []float64) {
 	if !pre {
 		p.serial(ph, fwd, x)
 	}
+	tails := !fwd && p.jac.tails.on
+	if tails {
+		p.startTails(ph)
+	}
 	if blocks == 0 {
 		return
 	}
@@ -403,20 +407,27 @@ func (p *Program) run(ph *phase, fwd bool, x []float64) {
 		p.serial(ph, fwd, x)
 	}
 	p.cur = current{}
-	// add up the partial results in block order
+	if tails {
+		return // the workers finished every segment (blockDone)
+	}
 	for s := range ph.segs {
-		sg := &ph.segs[s]
-		for _, in := range sg.insts {
-			if fwd && in.fwdPart {
-				in.combineForward()
+		p.finishSeg(&ph.segs[s], fwd)
+	}
+}
+
+// finishSeg adds up the partial results of a segment's blocks, in block
+// order, and clears the adjoints that do not vary along its rows.
+func (p *Program) finishSeg(sg *seg, fwd bool) {
+	for _, in := range sg.insts {
+		if fwd && in.fwdPart {
+			in.combineForward()
+		}
+		if !fwd && p.mark[in.k] {
+			if in.bwdPart && !in.share.active(in) && !p.deferred(in) {
+				in.combineBackward()
 			}
-			if !fwd && p.mark[in.k] {
-				if in.bwdPart && !in.share.active(in) && !p.deferred(in) {
-					in.combineBackward()
-				}
-				if o := in.out; !p.keep && in.op != opView && rowAxis(o) != sg.ax {
-					clear(o.adj[:o.size()])
-				}
+			if o := in.out; !p.keep && in.op != opView && rowAxis(o) != sg.ax {
+				clear(o.adj[:o.size()])
 			}
 		}
 	}
@@ -475,6 +486,9 @@ func (p *Program) block(w, i int) {
 		if p.mark[in.k] {
 			p.back(in, &bk, it.block)
 		}
+	}
+	if p.jac.tails.on {
+		p.blockDone(it.seg)
 	}
 }
 

@@ -287,26 +287,34 @@ func TestExpSharing(t *testing.T) {
 // TestJacobianApart: npc.qrc's functions are apart in their first reverse
 // phase (each class's rows serve one function), so Jacobian runs it once
 // for all of them; its rows are bit for bit those of one Gradient per
-// function, on all rows and on a sample, on 1, 2 and 4 cores. The
-// fairness model's functions share their rows and do not take that path.
+// function, on all rows and on a sample, on 1, 2 and 4 cores, whether
+// each function's tail runs as soon as its blocks are done (tails.go) or
+// after all of them. The fairness model's functions share their rows and
+// do not take that path.
 func TestJacobianApart(t *testing.T) {
 	allParallel(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	t.Cleanup(func() { noEarlyTails = false })
 	m, p := load(t, "../examples/npc.qrc", check.Options{})
+	p.linkApart()
+	require.True(t, p.jac.tails.ok, "npc's tails can run early")
 	x := randomPoint(m, rand.New(rand.NewPCG(31, 32)))
 	for _, sampled := range []bool{false, true} {
 		if sampled {
 			require.NoError(t, p.SetSample(0, []int{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4}))
 		}
 		for _, procs := range []int{1, 2, 4} {
-			runtime.GOMAXPROCS(procs)
-			want := evalAll(t, p, x)
-			before := jacApartRuns.Load()
-			got := jacobianOf(t, p, x)
-			require.Equal(t, before+1, jacApartRuns.Load(), "npc's Jacobian runs its first phase once")
-			for i := range want {
-				for j := range want[i] {
-					require.Equal(t, math.Float64bits(want[i][j]), math.Float64bits(got[i][j]), "sampled %v, GOMAXPROCS %d, row %d, element %d", sampled, procs, i, j)
+			for _, late := range []bool{false, true} {
+				noEarlyTails = late
+				runtime.GOMAXPROCS(procs)
+				want := evalAll(t, p, x)
+				before := jacApartRuns.Load()
+				got := jacobianOf(t, p, x)
+				require.Equal(t, before+1, jacApartRuns.Load(), "npc's Jacobian runs its first phase once")
+				for i := range want {
+					for j := range want[i] {
+						require.Equal(t, math.Float64bits(want[i][j]), math.Float64bits(got[i][j]), "sampled %v, GOMAXPROCS %d, late tails %v, row %d, element %d", sampled, procs, late, i, j)
+					}
 				}
 			}
 		}
