@@ -308,7 +308,10 @@ var noEarlyTails = false
 // and reports whether it did. The values are those of one Gradient per
 // function, bit for bit: every instruction of that phase receives the
 // adjoint of one function only, as it would alone. A result that is not
-// finite is left to Gradient, which diagnoses it.
+// finite is left to Gradient, which diagnoses it. Each function's later
+// phases (its tail) run as soon as its blocks are done, on the worker
+// that finished them, when linkTails allows (tails.go), else one
+// function after another once every block is done.
 func (p *Program) jacApart(rows [][]float64) bool {
 	if p.jac.apart == 0 {
 		p.linkApart()

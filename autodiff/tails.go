@@ -1,9 +1,6 @@
 package autodiff
 
-import (
-	"sync"
-	"sync/atomic"
-)
+import "sync/atomic"
 
 // Early tails. When the functions are apart in the first reverse phase
 // (linkApart), jacApart runs that phase once for all of them; what is
@@ -15,10 +12,10 @@ import (
 // a function's segments adds up their partial results and runs the tail
 // there and then: the tails run on every worker, between the blocks of
 // the other functions, and fill the time a worker used to wait for the
-// last block of the phase. Every function's tail does what it did before,
-// in the same order, from the same values, so the Jacobian is bitwise
-// the same; tails run one at a time (they share the variables' adjoints
-// and Program.g).
+// last block of the phase. Every function's tail takes the same steps as
+// before, in the same order, from the same values, so the Jacobian is
+// bitwise the same; tails run one at a time (they share the variables'
+// adjoints and Program.g).
 
 // jacTails is what jacApart needs to run the tails early.
 type jacTails struct {
@@ -30,7 +27,10 @@ type jacTails struct {
 	// function, its segments not yet done
 	segLeft, fnLeft []atomic.Int32
 	rows            [][]float64 // the Jacobian being computed
-	mu              sync.Mutex  // one tail at a time
+	// busy is held by the worker running a tail: one at a time. A worker
+	// that finds it held spins (a tail takes a microsecond or two) rather
+	// than park, which would cost a wake-up far longer.
+	busy atomic.Bool
 }
 
 // linkTails decides whether jacApart can run the tails early: the later
@@ -133,7 +133,9 @@ func (p *Program) blockDone(s int) {
 // marked.
 func (p *Program) tail(f int) {
 	t := &p.jac.tails
-	t.mu.Lock()
+	for !t.busy.CompareAndSwap(false, true) {
+		// another worker's tail
+	}
 	row := t.rows[f]
 	clear(row)
 	p.g = row
@@ -141,5 +143,5 @@ func (p *Program) tail(f int) {
 		p.back(in, nil, -1)
 	}
 	p.g = nil
-	t.mu.Unlock()
+	t.busy.Store(false)
 }
