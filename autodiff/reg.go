@@ -170,9 +170,20 @@ func (b *blk) view(r *reg, v []float64) []float64 {
 	if inner == 0 || v == nil {
 		return v
 	}
-	lo := b.w * b.ax.capRows * inner // the worker's window holds the block
+	lo := b.w * b.ax.windowStride(inner) // the worker's window holds the block
 	return v[lo : lo+(b.hi-b.lo)*inner]
 }
+
+// windowGap is the float64s left unused between two workers' windows
+// (and gathered rows): 8 KiB, so that no 4 KiB page holds both, and one
+// core's prefetching at the end of its window does not take the lines
+// the other core is writing at the start of its own. Measured on
+// pendigits in busy minutes, interleaved: two cores 8 µs faster (of 420).
+const windowGap = 1024
+
+// windowStride returns the float64s from one worker's window of a
+// register with inner elements per row to the next worker's.
+func (a *axis) windowStride(inner int) int { return a.capRows*inner + windowGap }
 
 // rowSize returns the elements of r a row of the block's axis holds, or
 // 0 when r does not vary along it.

@@ -218,8 +218,8 @@ func (in *inst) gatherBlock(r *reg, lo, hi, w int) []float64 {
 	if hi > lo && rr.rising && int(rr.rows[hi-1]-rr.rows[lo]) == hi-1-lo {
 		return rr.x[int(rr.rows[lo])*d : (int(rr.rows[hi-1])+1)*d]
 	}
-	cap := r.axes[0].capRows * d // a worker's part of the buffer
-	dst := in.rowBuf[w*cap : w*cap+(hi-lo)*d]
+	stride := r.axes[0].windowStride(d) // a worker's part of the buffer
+	dst := in.rowBuf[w*stride : w*stride+(hi-lo)*d]
 	rr.gather(dst, rr.rows[lo:hi])
 	return dst
 }
@@ -277,7 +277,7 @@ func (p *Program) linkRowRefs() {
 		if r == nil {
 			continue
 		}
-		in.rowBuf = make([]float64, p.slots*r.axes[0].capRows*r.refs.d)
+		in.rowBuf = make([]float64, p.slots*r.axes[0].windowStride(r.refs.d))
 	}
 }
 

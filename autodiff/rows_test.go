@@ -163,7 +163,7 @@ func TestRowRefsMemory(t *testing.T) {
 	for _, in := range p.insts {
 		if r := in.refOperand(); r != nil {
 			require.Nil(t, r.val, "no gathered values")
-			require.Len(t, in.rowBuf, p.slots*r.axes[0].capRows*d, "a block of rows per worker")
+			require.Len(t, in.rowBuf, p.slots*(r.axes[0].capRows*d+windowGap), "a block of rows per worker, and the gap between workers")
 			refs += len(r.refs.rows)
 		}
 	}

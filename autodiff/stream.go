@@ -278,7 +278,7 @@ func (r *reg) storage(slots int) int {
 	for _, a := range r.axes[1:] {
 		inner *= len(a.vals)
 	}
-	return slots * r.axes[0].capRows * inner
+	return slots * r.axes[0].windowStride(inner)
 }
 
 // redoNow sets, for a reverse segment over a streamed axis, the windowed
