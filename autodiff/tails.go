@@ -1,6 +1,9 @@
 package autodiff
 
-import "sync/atomic"
+import (
+	"slices"
+	"sync/atomic"
+)
 
 // Early tails. When the functions are apart in the first reverse phase
 // (linkApart), jacApart runs that phase once for all of them; what is
@@ -37,14 +40,12 @@ type jacTails struct {
 // phases run on the caller only (no blocks of rows), and no instruction
 // of a tail shares a product with another.
 func (p *Program) linkTails() {
-	t := &p.jac.tails
-	nf := len(p.outs)
-	t.insts = make([][]*inst, nf)
 	for i := 1; i < len(p.bwd); i++ {
 		if len(p.bwd[i].segs) > 0 {
 			return
 		}
 	}
+	nf := len(p.outs)
 	dep := make([][]bool, nf)
 	for f, deps := range p.deps {
 		dep[f] = make([]bool, len(p.insts))
@@ -52,6 +53,7 @@ func (p *Program) linkTails() {
 			dep[f][k] = true
 		}
 	}
+	insts := make([][]*inst, nf)
 	for f := range nf {
 		for i := 1; i < len(p.bwd); i++ {
 			for _, in := range p.bwd[i].serial {
@@ -61,22 +63,21 @@ func (p *Program) linkTails() {
 				if in.share != nil || len(in.sharers) > 0 {
 					return
 				}
-				t.insts[f] = append(t.insts[f], in)
+				insts[f] = append(insts[f], in)
 			}
 		}
 	}
 	segs := p.bwd[0].segs
-	t.segFns = make([][]int, len(segs))
+	segFns := make([][]int, len(segs))
 	for s := range segs {
 		for f := range nf {
-			for _, in := range segs[s].insts {
-				if dep[f][in.k] {
-					t.segFns[s] = append(t.segFns[s], f)
-					break
-				}
+			if slices.ContainsFunc(segs[s].insts, func(in *inst) bool { return dep[f][in.k] }) {
+				segFns[s] = append(segFns[s], f)
 			}
 		}
 	}
+	t := &p.jac.tails
+	t.insts, t.segFns = insts, segFns
 	t.segLeft = make([]atomic.Int32, len(segs))
 	t.fnLeft = make([]atomic.Int32, nf)
 	t.ok = true
