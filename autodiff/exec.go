@@ -77,6 +77,10 @@ type inst struct {
 	// worker (Program.slots of them) to gather into (rows.go)
 	rowBuf []float64
 	eFrom  *inst // opSigmoidE: its exponentials' instruction, when that is a sharer (read from the base, not gathered)
+	// sumBack: for a sum over its operand's last axis, the elementwise
+	// instruction whose reverse pass runs the sum's; for that instruction,
+	// the sum (sumback.go)
+	sumBack *inst
 
 	// how the instruction runs in blocks of rows (set by Program.link)
 	k        int       // its index in Program.insts

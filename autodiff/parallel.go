@@ -512,9 +512,15 @@ func (p *Program) back(in *inst, bk *blk, b int) {
 		if len(in.sharers) > 0 {
 			p.collectShared(in, bk)
 		}
-		if p.deferred(in) {
+		switch {
+		case p.deferred(in):
 			p.deferBlock(in, bk)
-		} else {
+		case p.fusedSum(in):
+			return // its operand's reverse runs its reverse and clears its adjoint
+		case p.fusedUnary(in):
+			p.sumBackward(in, bk)
+			return // its adjoint was never written
+		default:
 			in.backward(bk, part)
 		}
 	}

@@ -96,6 +96,7 @@ func (p *Program) finish(c *compiler) (*Program, error) {
 	p.linkBlocks()
 	p.linkWindows()
 	p.linkSlots()
+	p.linkSumBack()
 	if err := p.link(c); err != nil {
 		return nil, err
 	}

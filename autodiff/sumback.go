@@ -1,0 +1,116 @@
+package autodiff
+
+// The reverse of a sum over the last axis of an elementwise function, in
+// one loop. A loss like npc.qrc's sum(l) phi(z[i,l]) or a hinge summed
+// over classes is an elementwise instruction U (phi, with its derivative
+// in aux) whose output only a sum or mean S over its last axis reads.
+// Run one after the other, S's reverse writes its output adjoint g[i]
+// into every entry of U's output adjoint (n × K floats), and U's reverse
+// reads them back, multiplies by the derivatives and adds the products to
+// its operand's adjoint; then U's output adjoint is cleared, a third pass
+// over the n × K floats. Fused, U's reverse reads g[i] itself: the n × K
+// adjoint is neither written, read nor cleared, and a row whose g[i] is
+// zero is skipped at once. The results are bitwise the same: U's output
+// adjoint would hold 0 + scale·g[i], which is scale·g[i] (a zero is
+// skipped either way).
+
+// linkSumBack finds the pairs whose reverse passes run fused: a sum or
+// mean S without a mask over the last axis of a register r of scalars
+// that only S reads, computed by an elementwise instruction U (a function
+// call, a power or a sigmoid), where both run their reverse passes in
+// blocks along the same data rows, in the same segment, and neither shares
+// values with another instruction (share.go).
+func (p *Program) linkSumBack() {
+	if noSumBack {
+		return
+	}
+	readers := make(map[*reg]int)
+	for _, in := range p.insts {
+		for _, r := range in.in {
+			readers[r]++
+		}
+		if in.mask != nil {
+			readers[in.mask]++
+		}
+	}
+	for _, r := range p.outs {
+		readers[r]++
+	}
+	segOf := make(map[*inst]*seg)
+	for _, ph := range p.bwd {
+		for s := range ph.segs {
+			for _, in := range ph.segs[s].insts {
+				segOf[in] = &ph.segs[s]
+			}
+		}
+	}
+	for _, s := range p.insts {
+		if s.op != opAxis || (s.axOp != "sum" && s.axOp != "mean") || s.mask != nil {
+			continue
+		}
+		r := s.in[0]
+		if r.konst || r.esize != 1 || len(r.axes) < 2 || r.axes[len(r.axes)-1] != s.ax || r.prod < 0 || readers[r] != 1 {
+			continue
+		}
+		u := p.insts[r.prod]
+		if u.op != opUnary && u.op != opPow && u.op != opSigmoidE {
+			continue
+		}
+		ra := rowAxis(r)
+		if ra == nil || s.ax == ra || s.bwdAx != ra || u.bwdAx != ra || rowAxis(s.out) != ra {
+			continue
+		}
+		if sg := segOf[s]; sg == nil || segOf[u] != sg {
+			continue
+		}
+		if s.share != nil || len(s.sharers) > 0 || u.share != nil || len(u.sharers) > 0 {
+			continue
+		}
+		u.sumBack, s.sumBack = s, u
+	}
+}
+
+// noSumBack can be set by tests: every sum's reverse then runs apart from
+// its function's, the reference the fused pairs must match bit for bit.
+var noSumBack = false
+
+// fusedSum reports whether in is a sum whose reverse pass its elementwise
+// operand's runs (linkSumBack); fusedUnary whether in is that operand.
+// Neither holds while the program keeps its adjoints for a diagnosis.
+func (p *Program) fusedSum(in *inst) bool {
+	return in.sumBack != nil && in.op == opAxis && !p.keep
+}
+
+func (p *Program) fusedUnary(in *inst) bool {
+	return in.sumBack != nil && in.op != opAxis && !p.keep
+}
+
+// sumBackward is the reverse of elementwise instruction in and of the sum
+// S over its output's last axis, within block bk: for every entry t of
+// S's output, v = scale·g[t] and in's operand's adjoint gains v·d over
+// the K entries that S sums, d being in's derivatives. It then clears S's
+// output adjoint within the block, which S's reverse would have cleared.
+func (p *Program) sumBackward(in *inst, bk *blk) {
+	s := in.sumBack
+	a, o, so := in.in[0], in.out, s.out
+	g := bk.view(so, so.adj)[:bk.size(so)]
+	if !a.konst {
+		scale := 1.0
+		if s.axOp == "mean" {
+			scale = 1 / float64(s.ax.n)
+		}
+		k := bk.n(s.ax)
+		d, ga := bk.aux(o)[:len(g)*k], bk.view(a, a.adj)[:len(g)*k]
+		for t, gt := range g {
+			v := scale * gt
+			if v == 0 {
+				continue
+			}
+			dt, gat := d[t*k:(t+1)*k], ga[t*k:(t+1)*k]
+			for j, dj := range dt {
+				gat[j] += v * dj
+			}
+		}
+	}
+	clear(g)
+}
