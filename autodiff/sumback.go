@@ -3,7 +3,9 @@ package autodiff
 // The reverse of a sum over the last axis of an elementwise function, in
 // one loop. A loss like npc.qrc's sum(l) phi(z[i,l]) or a hinge summed
 // over classes is an elementwise instruction U (phi, with its derivative
-// in aux) whose output only a sum or mean S over its last axis reads.
+// in aux) whose output only a sum or mean S over its last axis reads; so
+// is a data mean of a loss per row, mean(i) logistic(z[i]), whose last
+// axis is the rows'.
 // Run one after the other, S's reverse writes its output adjoint g[i]
 // into every entry of U's output adjoint (n × K floats), and U's reverse
 // reads them back, multiplies by the derivatives and adds the products to
@@ -19,7 +21,10 @@ package autodiff
 // that only S reads, computed by an elementwise instruction U (a function
 // call, a power or a sigmoid), where both run their reverse passes in
 // blocks along the same data rows, in the same segment, and neither shares
-// values with another instruction (share.go).
+// values with another instruction (share.go). S sums either over an axis
+// within each row (its output has the rows: U's reverse clears S's output
+// adjoint in each block) or over the rows themselves (its output is
+// cleared once all the blocks are done, as S's reverse would leave it).
 func (p *Program) linkSumBack() {
 	if noSumBack {
 		return
@@ -49,15 +54,17 @@ func (p *Program) linkSumBack() {
 			continue
 		}
 		r := s.in[0]
-		if r.konst || r.esize != 1 || len(r.axes) < 2 || r.axes[len(r.axes)-1] != s.ax || r.prod < 0 || readers[r] != 1 {
+		if r.konst || r.esize != 1 || len(r.axes) == 0 || r.axes[len(r.axes)-1] != s.ax || r.prod < 0 || readers[r] != 1 {
 			continue
 		}
 		u := p.insts[r.prod]
 		if u.op != opUnary && u.op != opPow && u.op != opSigmoidE {
 			continue
 		}
+		// S sums over the rows (S's output does not have them) or over
+		// an axis within each row (it does)
 		ra := rowAxis(r)
-		if ra == nil || s.ax == ra || s.bwdAx != ra || u.bwdAx != ra || rowAxis(s.out) != ra {
+		if ra == nil || s.bwdAx != ra || u.bwdAx != ra || (s.ax == ra) != (rowAxis(s.out) == nil) {
 			continue
 		}
 		if sg := segOf[s]; sg == nil || segOf[u] != sg {
@@ -112,5 +119,7 @@ func (p *Program) sumBackward(in *inst, bk *blk) {
 			}
 		}
 	}
-	clear(g)
+	if rowAxis(so) == bk.ax {
+		clear(g) // else S's output adjoint is cleared once its blocks are done (finishSeg)
+	}
 }
