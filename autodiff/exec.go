@@ -81,6 +81,9 @@ type inst struct {
 	// instruction whose reverse pass runs the sum's; for that instruction,
 	// the sum (sumback.go)
 	sumBack *inst
+	// rowMean: for such a sum within rows, the data mean of its output
+	// whose reverse pass runs fused too, or nil
+	rowMean *inst
 
 	// how the instruction runs in blocks of rows (set by Program.link)
 	k        int       // its index in Program.insts

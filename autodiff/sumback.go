@@ -75,6 +75,26 @@ func (p *Program) linkSumBack() {
 		}
 		u.sumBack, s.sumBack = s, u
 	}
+	// a data mean M of such a sum within rows (npc.qrc's mean over a
+	// class's rows of the sum over the other classes) runs inside the
+	// pair too: U reads M's output adjoint, the same for every row
+	for _, m := range p.insts {
+		if m.op != opAxis || (m.axOp != "sum" && m.axOp != "mean") || m.mask != nil {
+			continue
+		}
+		r := m.in[0]
+		if r.prod < 0 || readers[r] != 1 || len(r.axes) != 1 || r.esize != 1 {
+			continue
+		}
+		s := p.insts[r.prod]
+		if s.op != opAxis || s.sumBack == nil || m.ax != rowAxis(r) || m.bwdAx != m.ax || segOf[m] != segOf[s] {
+			continue
+		}
+		if m.share != nil || len(m.sharers) > 0 {
+			continue
+		}
+		m.sumBack, s.rowMean = s.sumBack, m
+	}
 }
 
 // noSumBack can be set by tests: every sum's reverse then runs apart from
@@ -101,6 +121,14 @@ func (p *Program) sumBackward(in *inst, bk *blk) {
 	s := in.sumBack
 	a, o, so := in.in[0], in.out, s.out
 	g := bk.view(so, so.adj)[:bk.size(so)]
+	var c float64 // the adjoint of S's every output, when M's reverse is fused too
+	if m := s.rowMean; m != nil && !a.konst {
+		scale := 1.0 // as M's reverse scales its adjoint (axisBack)
+		if m.axOp == "mean" {
+			scale = 1 / float64(m.ax.n)
+		}
+		c = scale * bk.view(m.out, m.out.adj)[0]
+	}
 	if !a.konst {
 		scale := 1.0
 		if s.axOp == "mean" {
@@ -109,6 +137,9 @@ func (p *Program) sumBackward(in *inst, bk *blk) {
 		k := bk.n(s.ax)
 		d, ga := bk.aux(o)[:len(g)*k], bk.view(a, a.adj)[:len(g)*k]
 		for t, gt := range g {
+			if s.rowMean != nil {
+				gt = c
+			}
 			v := scale * gt
 			if v == 0 {
 				continue
@@ -119,7 +150,7 @@ func (p *Program) sumBackward(in *inst, bk *blk) {
 			}
 		}
 	}
-	if rowAxis(so) == bk.ax {
+	if rowAxis(so) == bk.ax && s.rowMean == nil {
 		clear(g) // else S's output adjoint is cleared once its blocks are done (finishSeg)
 	}
 }

@@ -46,7 +46,7 @@ func TestSumBackBitwise(t *testing.T) {
 	allParallel(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	t.Cleanup(func() { noSumBack = false })
-	wantFused := map[string]int{"npc": 10, "fairness": 3, "phase": 1, "centred": 2, "sparse": 2, "classmean": 2, "product": 1}
+	wantFused := map[string]int{"npc": 20, "fairness": 3, "phase": 1, "centred": 2, "sparse": 2, "classmean": 4, "product": 1}
 	for _, tm := range sumBackModels {
 		for _, mode := range []string{"whole", "windowed", "aux"} {
 			t.Run(tm.name+"/"+mode, func(t *testing.T) {
