@@ -5,8 +5,7 @@ package autodiff
 // over classes is an elementwise instruction U (phi, with its derivative
 // in aux) whose output only a sum or mean S over its last axis reads; so
 // is a data mean of a loss per row, mean(i) logistic(z[i]), whose last
-// axis is the rows'.
-// Run one after the other, S's reverse writes its output adjoint g[i]
+// axis is the rows'. Run one after the other, S's reverse writes its output adjoint g[i]
 // into every entry of U's output adjoint (n × K floats), and U's reverse
 // reads them back, multiplies by the derivatives and adds the products to
 // its operand's adjoint; then U's output adjoint is cleared, a third pass
@@ -15,6 +14,12 @@ package autodiff
 // zero is skipped at once. The results are bitwise the same: U's output
 // adjoint would hold 0 + scale·g[i], which is scale·g[i] (a zero is
 // skipped either way).
+//
+// A data mean M of S's output (npc.qrc's mean over a class's rows of the
+// sum over the other classes) would in turn write its adjoint into every
+// row of S's output adjoint; when only M reads S's output, U reads M's
+// adjoint instead, scaled as M's reverse scales it, and S's output
+// adjoint is not touched either.
 
 // linkSumBack finds the pairs whose reverse passes run fused: a sum or
 // mean S without a mask over the last axis of a register r of scalars
