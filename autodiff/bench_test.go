@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -107,7 +108,8 @@ func fullEvaluator(b *testing.B, p *Program, x []float64) func() {
 // core and on two (GOMAXPROCS 1 and 2), each timed right after an untimed
 // one, as in a solve's run of evaluations, and reports the fastest of each
 // (qrc1-us, qrc2-us, ref1-us, ref2-us) and the speedups from one core to
-// two (qrc-x2, ref-x2), all from one run. Run it with -cpu 2 or more.
+// two (qrc-x2, ref-x2), all from one run, beside probes of the host
+// (cpu-x2, l2-x2, xcore-ns). Run it with -cpu 2 or more.
 func benchCores(b *testing.B, p *Program, x []float64, ref func()) {
 	full := fullEvaluator(b, p, x)
 	procs := runtime.GOMAXPROCS(0)
@@ -120,7 +122,10 @@ func benchCores(b *testing.B, p *Program, x []float64, ref func()) {
 		best[k] = [2]float64{math.Inf(1), math.Inf(1)}
 	}
 	fns := [4]func(){full, ref, computeProbe(), cacheProbe()}
+	xcore := math.Inf(1)
 	for b.Loop() {
+		runtime.GOMAXPROCS(2)
+		xcore = min(xcore, crossCoreProbe(200))
 		for c := range 2 {
 			runtime.GOMAXPROCS(c + 1)
 			for k, fn := range fns {
@@ -139,6 +144,49 @@ func benchCores(b *testing.B, p *Program, x []float64, ref func()) {
 	b.ReportMetric(best[1][0]/best[1][1], "ref-x2")
 	b.ReportMetric(best[2][0]/best[2][1], "cpu-x2")
 	b.ReportMetric(best[3][0]/best[3][1], "l2-x2")
+	b.ReportMetric(xcore, "xcore-ns")
+}
+
+// crossCoreProbe passes a cache line back and forth n times between the
+// caller and a helper of the worker pool and returns the nanoseconds one
+// pass takes (xcore-ns): what the host makes every cache line cost that
+// one worker writes and the other then reads. On the build machine it is
+// about 50 ns when the two vCPUs share a last-level cache and 200-250 ns
+// when they do not, which the host decides and changes from minute to
+// minute. A helper that does not join within a second gives +Inf.
+func crossCoreProbe(n int) float64 {
+	var line struct {
+		_ [64]byte
+		v atomic.Int64
+		_ [64]byte
+	}
+	var job workers.Job
+	var late atomic.Bool
+	var took time.Duration
+	deadline := time.Now().Add(time.Second)
+	job.Fn = func(_, i int) {
+		var t0 time.Time
+		for k := int64(i); k < int64(2*n); k += 2 {
+			for spins := 0; line.v.Load() != k; spins++ {
+				if late.Load() || spins%4096 == 0 && time.Now().After(deadline) {
+					late.Store(true)
+					return
+				}
+			}
+			switch {
+			case i == 0 && k == 2: // timed from the first return, once both run
+				t0 = time.Now()
+			case i == 0 && k == int64(2*n-2):
+				took = time.Since(t0)
+			}
+			line.v.Store(k + 1)
+		}
+	}
+	job.RunParts([]int{1, 2})
+	if late.Load() {
+		return math.Inf(1)
+	}
+	return took.Seconds() * 1e9 / float64(2*n-4)
 }
 
 // computeProbe returns a function that runs a fixed amount of work that

@@ -3,7 +3,8 @@
 # "An hour of samples"): every PAUSE seconds, N times, one run of the
 # cores benchmarks of pendigits, the USPS-sized set and the fairness model
 # (qrc's and the reference's gains from the second core, and the host
-# probes cpu-x2 and l2-x2 timed in the same loop), each line prefixed with
+# probes cpu-x2 and l2-x2 timed in the same loop and xcore-ns, what a
+# cache line takes from one worker to the other), each line prefixed with
 # the UTC time and the load average. Needs
 # ../shared/data beside the repository; run from the repository's root:
 #     bash docs/experiments/cores_sampler.sh [N] [PAUSE] > samples.txt
