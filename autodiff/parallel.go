@@ -403,6 +403,9 @@ func (p *Program) run(ph *phase, fwd bool, x []float64) {
 	}
 	p.cur = current{ph: ph, fwd: fwd, x: x, pre: pre}
 	p.job.RunParts(p.ends[:parts])
+	if tails {
+		p.drainTails(true) // the segments a helper finished last
+	}
 	if p.cur.pre { // the helpers took every block
 		p.serial(ph, fwd, x)
 	}
@@ -488,7 +491,7 @@ func (p *Program) block(w, i int) {
 		}
 	}
 	if p.jac.tails.on {
-		p.blockDone(it.seg)
+		p.blockDone(w, it.seg)
 	}
 }
 

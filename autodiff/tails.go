@@ -11,14 +11,20 @@ import (
 // of the nine differences W[k] - W[l] into the rows of W), used to run
 // afterwards on the caller, one function after another, while the other
 // workers had nothing to do. A function's tail needs only the blocks of
-// its own segments, so instead the worker that finishes the last block of
-// a function's segments adds up their partial results and runs the tail
-// there and then: the tails run on every worker, between the blocks of
-// the other functions, and fill the time a worker used to wait for the
-// last block of the phase. Every function's tail takes the same steps as
+// its own segments, so instead the caller adds up a segment's partial
+// results and runs the tails of the functions it completes as soon as
+// the segment's last block is done: at once when the caller ran that
+// block, else between its next blocks (a helper that runs a segment's
+// last block leaves the segment in a queue for it). The tails run
+// between the other functions' blocks and fill the time the caller used
+// to wait for the last block of the phase, and they always run on the
+// caller: the variables' adjoints they share, the functions' rows of the
+// Jacobian and the registers of the later phases stay in its core's
+// cache instead of passing from core to core (each cache line a few
+// hundred nanoseconds when the host puts the two cores far apart;
+// docs/performance.md). Every function's tail takes the same steps as
 // before, in the same order, from the same values, so the Jacobian is
-// bitwise the same; tails run one at a time (they share the variables'
-// adjoints and Program.g).
+// bitwise the same.
 
 // jacTails is what jacApart needs to run the tails early.
 type jacTails struct {
@@ -26,14 +32,18 @@ type jacTails struct {
 	on     bool      // the first reverse phase runs with early tails
 	insts  [][]*inst // per function, its tail: the instructions of the later phases it marks, in order
 	segFns [][]int   // per segment of the first phase, the functions with instructions in it
-	// segLeft counts, per segment, its blocks not yet done; fnLeft, per
-	// function, its segments not yet done
-	segLeft, fnLeft []atomic.Int32
-	rows            [][]float64 // the Jacobian being computed
-	// busy is held by the worker running a tail: one at a time. A worker
-	// that finds it held spins (a tail takes a microsecond or two) rather
-	// than park, which would cost a wake-up far longer.
-	busy atomic.Bool
+	// segLeft counts, per segment, its blocks not yet done (on every
+	// worker); fnLeft, per function, its segments the caller has not yet
+	// finished
+	segLeft []atomic.Int32
+	fnLeft  []int32
+	rows    [][]float64 // the Jacobian being computed
+	// queue holds the segments whose last block a helper ran (s+1; 0: a
+	// slot taken but not yet filled), queued counts its slots taken and
+	// finished those the caller has finished
+	queue    []atomic.Int32
+	queued   atomic.Int32
+	finished int32
 }
 
 // linkTails decides whether jacApart can run the tails early: the later
@@ -79,7 +89,8 @@ func (p *Program) linkTails() {
 	t := &p.jac.tails
 	t.insts, t.segFns = insts, segFns
 	t.segLeft = make([]atomic.Int32, len(segs))
-	t.fnLeft = make([]atomic.Int32, nf)
+	t.queue = make([]atomic.Int32, len(segs))
+	t.fnLeft = make([]int32, nf)
 	t.ok = true
 }
 
@@ -89,9 +100,12 @@ func (p *Program) linkTails() {
 // block in it.
 func (p *Program) startTails(ph *phase) {
 	t := &p.jac.tails
-	for f := range t.fnLeft {
-		t.fnLeft[f].Store(0)
+	clear(t.fnLeft)
+	for i := range t.queue {
+		t.queue[i].Store(0)
 	}
+	t.queued.Store(0)
+	t.finished = 0
 	for s := range ph.segs {
 		sg := &ph.segs[s]
 		n := 0
@@ -101,29 +115,60 @@ func (p *Program) startTails(ph *phase) {
 		t.segLeft[s].Store(int32(n))
 		if n > 0 {
 			for _, f := range t.segFns[s] {
-				t.fnLeft[f].Add(1)
+				t.fnLeft[f]++
 			}
 		}
 	}
 	for f := range t.fnLeft {
-		if t.fnLeft[f].Load() == 0 {
+		if t.fnLeft[f] == 0 {
 			p.tail(f)
 		}
 	}
 }
 
-// blockDone notes that a block of segment s of the first reverse phase is
-// done; the worker that does the last block of a segment finishes it
-// (adds up its partial results), and the one that finishes a function's
-// last segment runs its tail.
-func (p *Program) blockDone(s int) {
+// blockDone notes that worker w has done a block of segment s of the
+// first reverse phase. The caller finishes a segment whose last block it
+// ran, and then, like after any of its blocks, the segments the helpers
+// have queued; a helper queues a segment whose last block it ran.
+func (p *Program) blockDone(w, s int) {
 	t := &p.jac.tails
-	if t.segLeft[s].Add(-1) != 0 {
+	last := t.segLeft[s].Add(-1) == 0
+	if w != 0 {
+		if last {
+			t.queue[t.queued.Add(1)-1].Store(int32(s + 1))
+		}
 		return
 	}
+	if last {
+		p.finishTails(s)
+	}
+	p.drainTails(false)
+}
+
+// drainTails finishes, on the caller, the segments the helpers queued:
+// all of them once every block is done (all), else those queued so far.
+func (p *Program) drainTails(all bool) {
+	t := &p.jac.tails
+	for t.finished < t.queued.Load() {
+		s := t.queue[t.finished].Load()
+		if s == 0 { // its helper has taken the slot but not yet filled it
+			if !all {
+				return
+			}
+			continue
+		}
+		t.finished++
+		p.finishTails(int(s - 1))
+	}
+}
+
+// finishTails adds up segment s's partial results and runs the tails of
+// the functions it was the last segment of, on the caller.
+func (p *Program) finishTails(s int) {
+	t := &p.jac.tails
 	p.finishSeg(&p.cur.ph.segs[s], false)
 	for _, f := range t.segFns[s] {
-		if t.fnLeft[f].Add(-1) == 0 {
+		if t.fnLeft[f]--; t.fnLeft[f] == 0 {
 			p.tail(f)
 		}
 	}
@@ -134,9 +179,6 @@ func (p *Program) blockDone(s int) {
 // marked.
 func (p *Program) tail(f int) {
 	t := &p.jac.tails
-	for !t.busy.CompareAndSwap(false, true) {
-		// another worker's tail
-	}
 	row := t.rows[f]
 	clear(row)
 	p.g = row
@@ -144,5 +186,4 @@ func (p *Program) tail(f int) {
 		p.back(in, nil, -1)
 	}
 	p.g = nil
-	t.busy.Store(false)
 }
