@@ -5,11 +5,11 @@ package autodiff
 // over classes is an elementwise instruction U (phi, with its derivative
 // in aux) whose output only a sum or mean S over its last axis reads; so
 // is a data mean of a loss per row, mean(i) logistic(z[i]), whose last
-// axis is the rows'. Run one after the other, S's reverse writes its output adjoint g[i]
-// into every entry of U's output adjoint (n × K floats), and U's reverse
-// reads them back, multiplies by the derivatives and adds the products to
-// its operand's adjoint; then U's output adjoint is cleared, a third pass
-// over the n × K floats. Fused, U's reverse reads g[i] itself: the n × K
+// axis is the rows'. Run one after the other, S's reverse writes its
+// output adjoint g[i] into every entry of U's output adjoint (n × K
+// floats), and U's reverse reads them back, multiplies by the derivatives
+// and adds the products to its operand's adjoint; then U's output adjoint
+// is cleared, a third pass over the n × K floats. Fused, U's reverse reads g[i] itself: the n × K
 // adjoint is neither written, read nor cleared, and a row whose g[i] is
 // zero is skipped at once. The results are bitwise the same: U's output
 // adjoint would hold 0 + scale·g[i], which is scale·g[i] (a zero is
@@ -126,15 +126,18 @@ func (p *Program) sumBackward(in *inst, bk *blk) {
 	s := in.sumBack
 	a, o, so := in.in[0], in.out, s.out
 	g := bk.view(so, so.adj)[:bk.size(so)]
-	var c float64 // the adjoint of S's every output, when M's reverse is fused too
-	if m := s.rowMean; m != nil && !a.konst {
-		scale := 1.0 // as M's reverse scales its adjoint (axisBack)
-		if m.axOp == "mean" {
-			scale = 1 / float64(m.ax.n)
-		}
-		c = scale * bk.view(m.out, m.out.adj)[0]
-	}
 	if !a.konst {
+		// with M's reverse fused too, every row's adjoint of S's output is
+		// M's, scaled as M's reverse scales it (axisBack)
+		m := s.rowMean
+		var gm float64
+		if m != nil {
+			scale := 1.0
+			if m.axOp == "mean" {
+				scale = 1 / float64(m.ax.n)
+			}
+			gm = scale * bk.view(m.out, m.out.adj)[0]
+		}
 		scale := 1.0
 		if s.axOp == "mean" {
 			scale = 1 / float64(s.ax.n)
@@ -142,8 +145,8 @@ func (p *Program) sumBackward(in *inst, bk *blk) {
 		k := bk.n(s.ax)
 		d, ga := bk.aux(o)[:len(g)*k], bk.view(a, a.adj)[:len(g)*k]
 		for t, gt := range g {
-			if s.rowMean != nil {
-				gt = c
+			if m != nil {
+				gt = gm
 			}
 			v := scale * gt
 			if v == 0 {
