@@ -77,9 +77,9 @@ type inst struct {
 	// worker (Program.slots of them) to gather into (rows.go)
 	rowBuf []float64
 	eFrom  *inst // opSigmoidE: its exponentials' instruction, when that is a sharer (read from the base, not gathered)
-	// sumBack: for a sum over its operand's last axis, the elementwise
-	// instruction whose reverse pass runs the sum's; for that instruction,
-	// the sum (sumback.go)
+	// sumBack: for a sum over its operand's last axis, and for a data
+	// mean of that sum (rowMean), the elementwise instruction whose
+	// reverse pass runs theirs; for that instruction, the sum (sumback.go)
 	sumBack *inst
 	// rowMean: for such a sum within rows, the data mean of its output
 	// whose reverse pass runs fused too, or nil

@@ -404,7 +404,7 @@ func (p *Program) run(ph *phase, fwd bool, x []float64) {
 	p.cur = current{ph: ph, fwd: fwd, x: x, pre: pre}
 	p.job.RunParts(p.ends[:parts])
 	if tails {
-		p.drainTails(true) // the segments a helper finished last
+		p.drainTails() // the segments a helper finished last
 	}
 	if p.cur.pre { // the helpers took every block
 		p.serial(ph, fwd, x)

@@ -289,22 +289,33 @@ func (p *Program) unfuse() {
 	p.prune()
 }
 
+// uses counts, for every register, the functions it is the value of
+// and the instructions that read it: as an operand, as a mask, or as the
+// base whose values a sharer takes.
+func (p *Program) uses() map[*reg]int {
+	uses := map[*reg]int{}
+	for _, r := range p.outs {
+		uses[r]++
+	}
+	for _, in := range p.insts {
+		for _, r := range in.in {
+			uses[r]++
+		}
+		if in.mask != nil {
+			uses[in.mask]++
+		}
+		if in.share != nil {
+			uses[in.share.base.out]++
+		}
+	}
+	return uses
+}
+
 // prune drops the instructions nothing reads (a product k*z whose sigmoid
 // takes k itself), but not the variables, and numbers the rest.
 func (p *Program) prune() {
 	for {
-		uses := map[*reg]int{}
-		for _, r := range p.outs {
-			uses[r]++
-		}
-		for _, in := range p.insts {
-			for _, r := range in.in {
-				uses[r]++
-			}
-			if in.share != nil {
-				uses[in.share.base.out]++
-			}
-		}
+		uses := p.uses()
 		var kept []*inst
 		for _, in := range p.insts {
 			if in.op == opVar || uses[in.out] > 0 {

@@ -34,18 +34,7 @@ func (p *Program) linkSumBack() {
 	if noSumBack {
 		return
 	}
-	readers := make(map[*reg]int)
-	for _, in := range p.insts {
-		for _, r := range in.in {
-			readers[r]++
-		}
-		if in.mask != nil {
-			readers[in.mask]++
-		}
-	}
-	for _, r := range p.outs {
-		readers[r]++
-	}
+	readers := p.uses()
 	segOf := make(map[*inst]*seg)
 	for _, ph := range p.bwd {
 		for s := range ph.segs {
@@ -55,7 +44,7 @@ func (p *Program) linkSumBack() {
 		}
 	}
 	for _, s := range p.insts {
-		if s.op != opAxis || (s.axOp != "sum" && s.axOp != "mean") || s.mask != nil {
+		if !plainSum(s) {
 			continue
 		}
 		r := s.in[0]
@@ -75,7 +64,7 @@ func (p *Program) linkSumBack() {
 		if sg := segOf[s]; sg == nil || segOf[u] != sg {
 			continue
 		}
-		if s.share != nil || len(s.sharers) > 0 || u.share != nil || len(u.sharers) > 0 {
+		if shares(s) || shares(u) {
 			continue
 		}
 		u.sumBack, s.sumBack = s, u
@@ -84,7 +73,7 @@ func (p *Program) linkSumBack() {
 	// class's rows of the sum over the other classes) runs inside the
 	// pair too: U reads M's output adjoint, the same for every row
 	for _, m := range p.insts {
-		if m.op != opAxis || (m.axOp != "sum" && m.axOp != "mean") || m.mask != nil {
+		if !plainSum(m) {
 			continue
 		}
 		r := m.in[0]
@@ -95,12 +84,21 @@ func (p *Program) linkSumBack() {
 		if s.op != opAxis || s.sumBack == nil || m.ax != rowAxis(r) || m.bwdAx != m.ax || segOf[m] != segOf[s] {
 			continue
 		}
-		if m.share != nil || len(m.sharers) > 0 {
+		if shares(m) {
 			continue
 		}
 		m.sumBack, s.rowMean = s.sumBack, m
 	}
 }
+
+// plainSum reports whether in is a sum or mean without a mask.
+func plainSum(in *inst) bool {
+	return in.op == opAxis && (in.axOp == "sum" || in.axOp == "mean") && in.mask == nil
+}
+
+// shares reports whether in shares values with another instruction
+// (share.go).
+func shares(in *inst) bool { return in.share != nil || len(in.sharers) > 0 }
 
 // noSumBack can be set by tests: every sum's reverse then runs apart from
 // its function's, the reference the fused pairs must match bit for bit.

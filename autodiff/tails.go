@@ -142,20 +142,18 @@ func (p *Program) blockDone(w, s int) {
 	if last {
 		p.finishTails(s)
 	}
-	p.drainTails(false)
+	p.drainTails()
 }
 
-// drainTails finishes, on the caller, the segments the helpers queued:
-// all of them once every block is done (all), else those queued so far.
-func (p *Program) drainTails(all bool) {
+// drainTails finishes, on the caller, the segments the helpers have
+// queued so far, up to a slot a helper has taken but not yet filled; once
+// every block is done, that is all of them.
+func (p *Program) drainTails() {
 	t := &p.jac.tails
 	for t.finished < t.queued.Load() {
 		s := t.queue[t.finished].Load()
-		if s == 0 { // its helper has taken the slot but not yet filled it
-			if !all {
-				return
-			}
-			continue
+		if s == 0 {
+			return // its helper fills it, then returns from its block
 		}
 		t.finished++
 		p.finishTails(int(s - 1))
