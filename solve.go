@@ -400,6 +400,12 @@ func (c *solveConfig) applyAnalysis(ctx context.Context, prob *solve.Problem, m 
 				break
 			}
 		}
+	}
+	if s.Oracle == solve.Smooth && r.Err == nil && len(r.Functions) == prob.M+1 {
+		prob.ConstraintRho = constraintRho(r, prob)
+	}
+	switch {
+	case r.Err != nil || !r.Weak:
 	case c.rhoSet || c.rhoHatSet || c.theory:
 	case s.Oracle == solve.Smooth || s.Oracle == solve.Bundle:
 		// the accurate oracles start RhoHat at the default and move it on
@@ -421,6 +427,25 @@ func (c *solveConfig) applyAnalysis(ctx context.Context, prob *solve.Problem, m 
 		return nil
 	}
 	return c.applyTheory(prob, m, r, x0, s)
+}
+
+// constraintRho lists the proven weak-convexity modulus of each
+// constraint of prob from the analysis r (NaN where the analysis proves
+// none), for solve.Problem.ConstraintRho; nil when the analysis's
+// functions do not line up with the problem's constraints.
+func constraintRho(r *weakconvex.Report, prob *solve.Problem) []float64 {
+	out := make([]float64, prob.M)
+	for i := range out {
+		f := r.Functions[i+1]
+		if prob.Names != nil && f.Name != prob.Names[i] {
+			return nil
+		}
+		out[i] = math.NaN()
+		if f.Weak && !math.IsInf(f.Rho, 0) && !math.IsNaN(f.Rho) {
+			out[i] = f.Rho
+		}
+	}
+	return out
 }
 
 // analyze runs the weak-convexity analysis of m (a second or more on a

@@ -133,7 +133,7 @@ func (s *solver) certOf(x *Point, sub *subResult) *Certificate {
 		Gap:         sub.Gap(),
 		Multipliers: clone(sub.Lambda),
 	}
-	c.Stationarity = (1 + sub.LambdaSum()) * s.rhoHat * (c.Dist + c.DistBound)
+	c.Stationarity = sub.KKTFactor(s.rhoHat) * (c.Dist + c.DistBound)
 	c.Proven = s.p.ProvenRho > 0 && s.rho >= s.p.ProvenRho
 	c.Stationary = c.Stationarity <= s.set.Eps && c.Dist+c.DistBound <= s.set.Eps && x.Infeasibility <= s.set.Eps
 	return c

@@ -120,6 +120,26 @@ type subResult struct {
 	// Nonconvex reports evidence that (7) is not (RhoHat-Rho)-strongly
 	// convex, so that Lower may not be a bound: RhoHat is too small.
 	Nonconvex bool
+	// Prox, when not nil (len M), are the proximal weights the oracle
+	// added to the constraints in place of RhoHat (solver.conProx); nil
+	// means RhoHat for every constraint, as in the paper's (7).
+	Prox []float64
+}
+
+// KKTFactor is RhoHat + sum_i Lambda_i RhoHat_i, with RhoHat_i the
+// proximal weight of constraint i (Prox, or RhoHat): at the solution x_hat
+// of (7) at x_t the KKT conditions of the original problem hold up to
+// KKTFactor ||x_hat - x_t||. Without Prox it is (1 + sum Lambda) RhoHat.
+func (r *subResult) KKTFactor(rhoHat float64) float64 {
+	k := rhoHat
+	for i, l := range r.Lambda {
+		w := rhoHat
+		if r.Prox != nil {
+			w = r.Prox[i]
+		}
+		k += l * w
+	}
+	return k
 }
 
 // Gap is F - Lower: a bound on F(out) - min (7) for a feasible out.

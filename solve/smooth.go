@@ -68,17 +68,17 @@ func (s *solver) settled(acc accuracy, r *subResult, dist float64) bool {
 	if !r.Feasible {
 		return false
 	}
-	if r.F-r.Lower <= s.gapTol(acc, dist, r.LambdaSum()) {
+	if r.F-r.Lower <= s.gapTol(acc, dist, r.KKTFactor(s.rhoHat)) {
 		return true
 	}
 	return acc.Far > 0 && dist-r.DistBound(s.rhoHat-s.rho) > acc.Far
 }
 
-// gapTol is the gap the oracle must reach for the feasible point y with
-// multipliers summing to lsum.
-func (s *solver) gapTol(acc accuracy, dist, lsum float64) float64 {
+// gapTol is the gap the oracle must reach for the feasible point y whose
+// multipliers give the KKT factor kkt (subResult.KKTFactor).
+func (s *solver) gapTol(acc accuracy, dist, kkt float64) float64 {
 	mu := s.rhoHat - s.rho
-	d := math.Max(acc.Rel*dist, acc.Abs/math.Max(1, (1+lsum)*s.rhoHat))
+	d := math.Max(acc.Rel*dist, acc.Abs/math.Max(1, kkt))
 	return math.Min(s.epsHat2, mu/2*d*d)
 }
 
@@ -109,6 +109,14 @@ func (s *solver) smoothSolve(xt []float64, acc accuracy) (res subResult, halt ha
 	copy(lam, st.lam)
 	c := st.c
 	res = subResult{Lower: math.Inf(-1), F: math.Inf(1), Lambda: make([]float64, m)}
+	split := false
+	for i := 0; i < m; i++ {
+		b.prox[i], b.proxMu[i] = s.conProx(i)
+		split = split || b.prox[i] != s.rhoHat
+	}
+	if split {
+		res.Prox = clone(b.prox)
+	}
 	bestDist := 0.0 // ||yf - xt||
 
 	// values at the last evaluated point
@@ -129,12 +137,13 @@ func (s *solver) smoothSolve(xt []float64, acc accuracy) (res subResult, halt ha
 			q += dj * dj
 		}
 		dist := math.Sqrt(q)
+		half := q / 2
 		q *= s.rhoHat / 2
 		fval = s.vals[0] + q
 		phi := fval
 		feasible := true
 		for i := 0; i < m; i++ {
-			Gv[i] = s.vals[i+1] + q
+			Gv[i] = s.vals[i+1] + b.prox[i]*half
 			if Gv[i] > 0 {
 				feasible = false
 			}
@@ -155,15 +164,15 @@ func (s *solver) smoothSolve(xt []float64, acc accuracy) (res subResult, halt ha
 	// and raises the lower bound with it.
 	gradPhi := func(y, g []float64) error {
 		b.wf[0] = 1
-		wsum := 0.0
+		k, muw := s.rhoHat, mu // the Lagrangian's proximal weight and strong convexity
 		for i := 0; i < m; i++ {
 			b.wf[i+1] = w[i]
-			wsum += w[i]
+			k += w[i] * b.prox[i]
+			muw += w[i] * b.proxMu[i]
 		}
 		if err := s.gradW(b.wf, g); err != nil {
 			return err
 		}
-		k := (1 + wsum) * s.rhoHat
 		for j := range g {
 			g[j] += k * (y[j] - xt[j])
 		}
@@ -172,7 +181,6 @@ func (s *solver) smoothSolve(xt []float64, acc accuracy) (res subResult, halt ha
 		for i := 0; i < m; i++ {
 			lval += w[i] * Gv[i]
 		}
-		muw := mu * (1 + wsum)
 		z := b.z
 		for j := range z {
 			z[j] = y[j] - g[j]/muw
@@ -362,7 +370,7 @@ func (s *solver) smoothSolve(xt []float64, acc accuracy) (res subResult, halt ha
 				return res, running, err
 			}
 		}
-		needed := s.gapTol(acc, bestDist, res.LambdaSum()) / (1 + res.LambdaSum())
+		needed := s.gapTol(acc, bestDist, res.KKTFactor(s.rhoHat)) / (1 + res.LambdaSum())
 		if progressed && viol > 0.5*prevViol && viol > needed && c < alMaxPenalty {
 			c *= 10
 		}
@@ -388,11 +396,30 @@ func (s *solver) smoothSolve(xt []float64, acc accuracy) (res subResult, halt ha
 	return res, running, nil
 }
 
+// conProx returns the proximal weight RhoHat_i that the smooth oracle
+// adds to constraint i (0-based) in (7), and mu_i, the strong convexity of
+// Gi = fi + RhoHat_i/2 ||. - x_t||^2 that its lower bound assumes. The
+// paper's (7) adds RhoHat to every constraint (mu_i = RhoHat - Rho). A
+// constraint with a proven modulus rho_i < RhoHat (Problem.ConstraintRho:
+// 0 for a convex or affine one) gets RhoHat_i = rho_i instead, which
+// keeps Gi convex (mu_i = 0): (7) stays (RhoHat - Rho)-strongly convex
+// through its objective, x_t stays feasible for it, and the KKT factor
+// RhoHat + sum lambda_i RhoHat_i of the certificate no longer grows with
+// the multipliers of such constraints, so that the proximal steps are not
+// cut short by a large multiplier (docs/solver.md).
+func (s *solver) conProx(i int) (w, mu float64) {
+	if r := s.p.ConstraintRho; r != nil && r[i] >= 0 && r[i] < s.rhoHat {
+		return r[i], 0
+	}
+	return s.rhoHat, s.rhoHat - s.rho
+}
+
 // smoothBufs are the smooth oracle's work vectors.
 type smoothBufs struct {
 	y, g, gnew, d, ytr, z []float64
 	lam, G, w, wf, Gf     []float64
 	lamSave               []float64
+	prox, proxMu          []float64 // the constraints' proximal weights and the strong convexity they give (conProx)
 	hist                  []float64
 	innerGap              float64
 	qn                    lbfgs
@@ -405,6 +432,7 @@ func (s *solver) smoothBuffers() *smoothBufs {
 			y: make([]float64, n), g: make([]float64, n), gnew: make([]float64, n),
 			d: make([]float64, n), ytr: make([]float64, n), z: make([]float64, n),
 			lam: make([]float64, m), G: make([]float64, m), w: make([]float64, m), wf: make([]float64, m+1), Gf: make([]float64, m), lamSave: make([]float64, m),
+			prox: make([]float64, m), proxMu: make([]float64, m),
 			hist: make([]float64, 0, spgMemory),
 		}
 	}

@@ -92,6 +92,13 @@ type Problem struct {
 	// oracles' checks. It does not change the iterations.
 	ProvenRho float64
 
+	// ConstraintRho, if not nil (len M), holds a proven weak-convexity
+	// modulus of each constraint fi (ConstraintRho[i-1]; 0 for a convex
+	// one), or NaN where none is proven. The smooth oracle then adds only
+	// that much proximal term to fi in (7) instead of RhoHat (see
+	// conProx); the other oracles do not use it.
+	ConstraintRho []float64
+
 	// Smooth reports that every fi is continuously differentiable on X,
 	// so that Grad gives gradients: the Smooth oracle needs it, and a nil
 	// Settings.Oracle picks it then (Auto).
@@ -496,6 +503,8 @@ func (p *Problem) Validate(x0 []float64) error {
 		return fmt.Errorf("the start has %d values; the problem has N = %d variables", len(x0), p.N)
 	case p.Names != nil && len(p.Names) != p.M:
 		return fmt.Errorf("%d constraint names for M = %d constraints", len(p.Names), p.M)
+	case p.ConstraintRho != nil && len(p.ConstraintRho) != p.M:
+		return fmt.Errorf("%d constraint moduli (ConstraintRho) for M = %d constraints", len(p.ConstraintRho), p.M)
 	}
 	for i, v := range x0 {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
