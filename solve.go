@@ -42,6 +42,11 @@ type solveConfig struct {
 	start       []float64
 	recorders   []Recorder
 	notes       func(Note)
+	// kinkNote, when set, is the note of an automatic choice of the bundle
+	// oracle for a model with a kink: applyAnalysis tells it, or picks the
+	// smooth oracle instead when the analysis finds every function
+	// continuously differentiable on X (the domain keeps the kinks away).
+	kinkNote string
 }
 
 // WithMethod solves with the method m (IQRC by default).
@@ -321,10 +326,10 @@ func (c *solveConfig) chooseOracle(o solve.Oracle, m *check.Model, prog *autodif
 	if o == nil {
 		switch {
 		case rows == 0:
-			note(true, "oracle %s (auto: %s; the model has no means over data rows to sample)", accurate(), why())
+			c.autoNote(smooth, fmt.Sprintf("oracle %s (auto: %s; the model has no means over data rows to sample)", accurate(), why()))
 			return accurate(), nil
 		case rows < AutoStochasticRows:
-			note(true, "oracle %s (auto: %s; the data means run over %d rows, fewer than %d)", accurate(), why(), rows, AutoStochasticRows)
+			c.autoNote(smooth, fmt.Sprintf("oracle %s (auto: %s; the data means run over %d rows, fewer than %d)", accurate(), why(), rows, AutoStochasticRows))
 			return accurate(), nil
 		}
 		// each stage is a sample-average problem, so biased means are
@@ -343,6 +348,51 @@ func (c *solveConfig) chooseOracle(o solve.Oracle, m *check.Model, prog *autodif
 	return solve.Stochastic, nil
 }
 
+// autoNote tells the note of an automatic choice of an accurate oracle,
+// or, for the bundle oracle, keeps it for applyAnalysis (kinkNote).
+func (c *solveConfig) autoNote(smooth bool, text string) {
+	if smooth {
+		c.notes(Note{Kind: NoteOracle, Verbose: true, Text: text})
+		return
+	}
+	c.kinkNote = text
+}
+
+// smoothOnX reports whether the analysis r finds every function provably
+// weakly convex and continuously differentiable on X: then the smooth
+// oracle's gradients are gradients wherever it evaluates (it evaluates
+// only points of X), although an operation has a kink somewhere else.
+func smoothOnX(r *weakconvex.Report) bool {
+	if r == nil || r.Err != nil || len(r.Functions) == 0 {
+		return false
+	}
+	for _, f := range r.Functions {
+		if !f.Weak || !f.Smooth {
+			return false
+		}
+	}
+	return true
+}
+
+// tellKinkNote resolves a pending automatic choice of the bundle oracle
+// (kinkNote) with the analysis r (nil: it did not finish): the smooth
+// oracle when every function is smooth on X, else the bundle oracle, with
+// its note either way.
+func (c *solveConfig) tellKinkNote(r *weakconvex.Report, prob *solve.Problem, s *solve.Settings) {
+	if c.kinkNote == "" {
+		return
+	}
+	text := c.kinkNote
+	c.kinkNote = ""
+	if s.Oracle == solve.Bundle && smoothOnX(r) {
+		s.Oracle = solve.Smooth
+		prob.Smooth = true
+		kink, rest, _ := strings.Cut(strings.TrimPrefix(text, "oracle bundle (auto: "), "; ")
+		text = "oracle smooth (auto: " + kink + ", but the domain keeps every kink's argument away from it: the weak-convexity analysis finds every function continuously differentiable on X; " + rest
+	}
+	c.notes(Note{Kind: NoteOracle, Verbose: true, Text: text})
+}
+
 // applyAnalysis is the solver's use of the weak-convexity analysis
 // (docs/analysis.md). When every function is provably weakly convex and
 // the caller gave neither Rho nor RhoHat, and 2 rho is at most
@@ -353,6 +403,7 @@ func (c *solveConfig) chooseOracle(o solve.Oracle, m *check.Model, prog *autodif
 // convex still solves, with a warning. With WithTheory it sets EpsHat,
 // Inner (K) and Outer (T) from the paper's formulas.
 func (c *solveConfig) applyAnalysis(ctx context.Context, prob *solve.Problem, m *check.Model, x0 []float64, s *solve.Settings) error {
+	defer c.tellKinkNote(nil, prob, s) // on the paths that do not run the analysis
 	if s.Oracle == solve.Dynamic && !c.theory {
 		// large data: the analysis expands every row (about a minute on
 		// 10^6 rows before it gives up), longer than the solve
@@ -373,6 +424,11 @@ func (c *solveConfig) applyAnalysis(ctx context.Context, prob *solve.Problem, m 
 		defer cancel()
 	}
 	r, ok := analyze(actx, m)
+	if ok {
+		c.tellKinkNote(r, prob, s)
+	} else {
+		c.tellKinkNote(nil, prob, s)
+	}
 	if s.TimeLimit > 0 {
 		s.TimeLimit = max(s.TimeLimit-time.Since(began), time.Millisecond)
 	}
