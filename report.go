@@ -37,7 +37,15 @@ type Report struct {
 	// XHatDistance is ||x - x_hat||, with x_hat the certificate oracle's
 	// solution of (7) at x, and XHatBound bounds that x_hat's distance to
 	// the exact one (from the certified gap).
-	XHatDistance *float64 `json:"x_hat_distance"`
+	// KKTResidual, for a smooth model, is the KKT residual measured at x
+	// itself with gradients and the multipliers of (7) at x,
+	// ||x - Proj_X(x - grad L(x, lambda))||, KKTComplementarity max_i
+	// lambda_i |f_i(x)|, and KKTTolerance what both were compared with
+	// (eps times the scale of solve.KKTCheck); null for a nonsmooth model.
+	KKTResidual        *float64 `json:"kkt_residual"`
+	KKTComplementarity *float64 `json:"kkt_complementarity"`
+	KKTTolerance       *float64 `json:"kkt_tolerance"`
+	XHatDistance       *float64 `json:"x_hat_distance"`
 	XHatBound    *float64 `json:"x_hat_bound"`
 	Gap          *float64 `json:"gap"`
 	// CertificateOracle and CertificateEvals: the oracle that certified
@@ -215,6 +223,9 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 		r.Stationarity, r.Stationary = finite(c.Stationarity), c.Stationary
 		r.XHatDistance, r.XHatBound, r.Gap = finite(c.Dist), finite(c.DistBound), finite(c.Gap)
 		r.CertificateOracle, r.CertificateEvals, r.RhoProven = c.Oracle, c.Evals, c.Proven
+		if k := c.KKT; k != nil {
+			r.KKTResidual, r.KKTComplementarity, r.KKTTolerance = finite(k.Stationarity), finite(k.Complementarity), finite(s.Eps*k.Scale)
+		}
 		if r.Stationarity == nil {
 			r.NoCertificate = "the oracle could not bound its distance to x_hat (no feasible point of (7) with a certified gap)"
 		}
@@ -300,7 +311,12 @@ func (r *Report) text(w io.Writer, m *check.Model, x []float64, noTime bool) {
 		if r.RhoProven {
 			proof = "rho proven by the analysis"
 		}
-		fmt.Fprintf(w, "stationarity   %s: KKT residual <= %s at x_hat, ||x - x_hat|| = %s (+ %s); %s\n", verdict, num(*r.Stationarity), num(*r.XHatDistance), num(*r.XHatBound), proof)
+		atX := ""
+		if r.KKTResidual != nil && r.KKTComplementarity != nil && r.KKTTolerance != nil {
+			atX = fmt.Sprintf("KKT residual %s at x (measured with gradients and the multipliers of (7); complementarity %s; tolerance %s); ",
+				num(*r.KKTResidual), num(*r.KKTComplementarity), num(*r.KKTTolerance))
+		}
+		fmt.Fprintf(w, "stationarity   %s: %sKKT residual <= %s at x_hat, ||x - x_hat|| = %s (+ %s); %s\n", verdict, atX, num(*r.Stationarity), num(*r.XHatDistance), num(*r.XHatBound), proof)
 	case r.NoCertificate != "":
 		fmt.Fprintf(w, "stationarity   not certified: %s\n", r.NoCertificate)
 	}

@@ -219,6 +219,13 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 	default:
 		settings.Oracle = c.oracle
 	}
+	if settings.Eps == 0 && settings.Oracle == solve.Smooth && problem.SampledRows(m.prog) > 0 {
+		// a model of means over data rows: its data's statistical error
+		// is far above 1e-3, and the smooth oracle's 1e-6 would cost
+		// minutes of first-order iterations on an ill-conditioned
+		// empirical risk (docs/solver.md, Defaults)
+		settings.Eps = solve.DefaultEps
+	}
 	if !samples(settings.Oracle) {
 		prob.Sampler = nil
 	}

@@ -170,6 +170,11 @@ func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	began := time.Now()
 	acc := s
 	acc.Oracle = Auto(p)
+	if acc.Eps == 0 {
+		// large data: the stages' tolerances scale from the default
+		// of the sampled oracles, not the smooth oracle's 1e-6
+		acc.Eps = DefaultEps
+	}
 	if err := p.Validate(x0); err != nil {
 		return nil, fmt.Errorf("solve: %w", err)
 	}

@@ -120,7 +120,8 @@ const (
 // Defaults and limits. docs/solver.md gives the reasons.
 const (
 	DefaultRhoHat         = 1.0  // Settings.RhoHat
-	DefaultEps            = 1e-3 // Settings.Eps
+	DefaultEps            = 1e-3 // Settings.Eps, but for the Smooth oracle
+	DefaultSmoothEps      = 1e-6 // Settings.Eps for the Smooth oracle (its certificate measures the KKT residual at x with gradients)
 	DefaultInner          = 1000 // Settings.Inner
 	DefaultOuter          = 100  // Settings.Outer
 	MaxRhoDoublings       = 30   // the safeguard doubles RhoHat at most this often in one solve
@@ -145,10 +146,13 @@ type Settings struct {
 	// Problem.WeakConvexity if positive, else RhoHat/2.
 	Rho float64
 	// Eps is the target accuracy epsilon: the stationarity tolerance and
-	// the feasibility tolerance of returned points. Default 1e-3.
+	// the feasibility tolerance of returned points. Default 1e-6 with the
+	// Smooth oracle (DefaultSmoothEps), 1e-3 with the others (DefaultEps).
 	Eps float64
 	// EpsHat is the oracle accuracy: an inner iterate z is feasible for
-	// the subproblem when G(z) <= EpsHat^2. Default Eps.
+	// the subproblem when G(z) <= EpsHat^2, and the accurate oracles
+	// solve (7) to a gap of at most EpsHat^2. Default Eps, and at least
+	// DefaultEps with an accurate oracle.
 	EpsHat float64
 	// Inner is K, the number of inner (switching subgradient) iterations
 	// per outer step, at least 2. Default 1000.
@@ -286,12 +290,41 @@ type Certificate struct {
 	// Problem.ProvenRho > 0, so the strong convexity behind DistBound is
 	// proven; otherwise it was only checked along the oracle's iterates.
 	Proven bool
-	// Stationary reports Stationarity <= Eps, Dist + DistBound <= Eps and
-	// Infeasibility(x) <= Eps: x is within Eps of x_hat (the paper's
-	// Definition 2 of a nearly Eps-stationary point) and x_hat satisfies
-	// the KKT conditions to Eps. (With RhoHat < 1 the first alone would let
-	// x be far from x_hat; with RhoHat > 1 the second alone says little.)
+	// KKT, for a smooth Problem, is the KKT residual of the original
+	// problem measured at x itself with gradients and the multipliers of
+	// (7) at x (Multipliers); nil for a nonsmooth Problem, where a
+	// subgradient at x bounds nothing.
+	KKT *KKTCheck
+	// Stationary reports that x is nearly stationary, in one of two ways:
+	//   - Stationarity <= Eps, Dist + DistBound <= Eps and
+	//     Infeasibility(x) <= Eps: x is within Eps of x_hat (the paper's
+	//     Definition 2 of a nearly Eps-stationary point) and x_hat
+	//     satisfies the KKT conditions to Eps (with RhoHat < 1 the first
+	//     alone would let x be far from x_hat; with RhoHat > 1 the second
+	//     alone says little);
+	//   - Eps <= 1e-4, KKT.Holds(Eps) and Infeasibility(x) <= Eps: x
+	//     itself satisfies the KKT conditions to Eps times KKT.Scale (the
+	//     first way needs gaps near the rounding of F at such an Eps).
 	Stationary bool
+}
+
+// KKTCheck is the KKT residual of a smooth problem at a point x with
+// multipliers lambda >= 0, measured with gradients.
+type KKTCheck struct {
+	// Stationarity is ||x - Proj_X(x - (grad f0(x) + sum_i lambda_i
+	// grad fi(x)))||: 0 exactly when x is a KKT point with lambda.
+	Stationarity float64
+	// Complementarity is max_i lambda_i |fi(x)|.
+	Complementarity float64
+	// Scale is the scale of the tolerance, as IPOPT scales its
+	// stationarity tolerance with the multipliers' size (its s_d):
+	// max(1, ||lambda||_1 / (100 (M + N))).
+	Scale float64
+}
+
+// Holds reports Stationarity <= eps Scale and Complementarity <= eps Scale.
+func (k *KKTCheck) Holds(eps float64) bool {
+	return k != nil && k.Stationarity <= eps*k.Scale && k.Complementarity <= eps*k.Scale
 }
 
 // Stats count the work done.
@@ -472,9 +505,19 @@ func withDefaults(p *Problem, s Settings) (Settings, error) {
 	}
 	if s.Eps == 0 {
 		s.Eps = DefaultEps
+		if s.Oracle == Smooth {
+			s.Eps = DefaultSmoothEps
+		}
 	}
 	if s.EpsHat == 0 {
 		s.EpsHat = s.Eps
+		if s.Oracle.accurate() {
+			// the accurate oracles' gap tolerance min(EpsHat^2, ...) while
+			// the steps are long: the paper's EpsHat = Eps, but never
+			// tighter than with the default Eps, whatever Eps asks of the
+			// end (docs/solver.md)
+			s.EpsHat = math.Max(s.Eps, DefaultEps)
+		}
 	}
 	if s.Inner == 0 {
 		s.Inner = DefaultInner
