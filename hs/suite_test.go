@@ -16,9 +16,9 @@ import (
 // solve that would run on.
 const TimeLimit = 30 * time.Second
 
-// TestHockSchittkowski solves every writable problem without equality
-// constraints with qrc's default settings and scores it by the success
-// rule. It fails when a problem the manifest marks solved is not solved (a
+// TestHockSchittkowski solves every writable problem with qrc's default
+// settings and scores it by the success rule; those with equality
+// constraints are skipped while the checker refuses ==. It fails when a problem the manifest marks solved is not solved (a
 // regression) and logs the problems newly solved, so that the manifest can
 // be updated; it logs the count. Problems run two at a time.
 func TestHockSchittkowski(t *testing.T) {
@@ -36,12 +36,15 @@ func TestHockSchittkowski(t *testing.T) {
 	)
 	t.Run("problems", func(t *testing.T) {
 		for _, p := range readManifest(t) {
-			if p.Expect != Solved && p.Expect != Fails {
+			if !p.Writable() {
 				continue
 			}
 			t.Run(p.Name, func(t *testing.T) {
 				t.Parallel()
 				o, err := Solve(context.Background(), p.Model("."), p.FStar, TimeLimit)
+				if p.Expect == Equality && refusesEquality(err) {
+					t.Skipf("%s has equality constraints, which the checker refuses today: %v", p.Name, err)
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -53,7 +56,7 @@ func TestHockSchittkowski(t *testing.T) {
 				switch {
 				case o.Success:
 					solved = append(solved, p.Name)
-					if p.Expect == Fails {
+					if p.Expect != Solved {
 						newly = append(newly, p.Name)
 					}
 				case p.Expect == Solved:
@@ -68,7 +71,7 @@ func TestHockSchittkowski(t *testing.T) {
 	if len(newly) > 0 {
 		t.Logf("newly solved (mark them solved in hs/problems.tsv): %s", strings.Join(newly, ", "))
 	}
-	t.Logf("qrc solves %d of %d Hock-Schittkowski problems without equality constraints", len(solved), total)
+	t.Logf("qrc solves %d of the %d Hock-Schittkowski problems it ran", len(solved), total)
 }
 
 // TestManifestCoversModels: every model file has a manifest row, and every
