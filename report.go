@@ -46,8 +46,8 @@ type Report struct {
 	KKTComplementarity *float64 `json:"kkt_complementarity"`
 	KKTTolerance       *float64 `json:"kkt_tolerance"`
 	XHatDistance       *float64 `json:"x_hat_distance"`
-	XHatBound    *float64 `json:"x_hat_bound"`
-	Gap          *float64 `json:"gap"`
+	XHatBound          *float64 `json:"x_hat_bound"`
+	Gap                *float64 `json:"gap"`
 	// CertificateOracle and CertificateEvals: the oracle that certified
 	// and its evaluations.
 	CertificateOracle string             `json:"certificate_oracle,omitempty"`
