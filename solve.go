@@ -381,21 +381,61 @@ func smoothOnX(r *weakconvex.Report) bool {
 	return true
 }
 
+// kinkPoints are the points where the one-argument built-ins that are
+// not smooth have their kink (in their first argument): smooth elsewhere.
+var kinkPoints = map[string]float64{"abs": 0, "pos": 0, "sqrt": 0, "hinge": 1, "mcp": 0, "scad": 0}
+
+// kinksAvoided reports whether, by the value ranges the analysis r found,
+// the argument of every kink of m (check.Kinks) stays away from the point
+// where the operation is not differentiable on X: abs, pos, sqrt, mcp and
+// scad away from 0, hinge away from 1, z^p (0 < p < 1, ...) away from 0.
+// The ranges are enclosures (outward rounded), so a range that excludes
+// the point proves it; a max or min over variable terms, a norm, or a
+// kink whose argument's range the analysis did not record is not avoided.
+// It holds also where the analysis cannot prove weak convexity (a product
+// of variable terms), since it needs only the ranges.
+func kinksAvoided(r *weakconvex.Report, m *check.Model) bool {
+	if r == nil || r.Err != nil {
+		return false
+	}
+	for _, k := range check.Kinks(m) {
+		var arg check.Expr
+		at := 0.0
+		switch x := k.Expr.(type) {
+		case *check.Call:
+			p, ok := kinkPoints[x.Func.Name]
+			if !ok || len(x.Args) == 0 {
+				return false
+			}
+			arg, at = x.Args[0], p
+		case *check.Arith:
+			arg = x.X
+		default:
+			return false
+		}
+		st := r.Stat(arg)
+		if st == nil || !(st.Val.Lo <= st.Val.Hi) || (st.Val.Lo <= at && at <= st.Val.Hi) {
+			return false
+		}
+	}
+	return true
+}
+
 // tellKinkNote resolves a pending automatic choice of the bundle oracle
 // (kinkNote) with the analysis r (nil: it did not finish): the smooth
 // oracle when every function is smooth on X, else the bundle oracle, with
 // its note either way.
-func (c *solveConfig) tellKinkNote(r *weakconvex.Report, prob *solve.Problem, s *solve.Settings) {
+func (c *solveConfig) tellKinkNote(r *weakconvex.Report, m *check.Model, prob *solve.Problem, s *solve.Settings) {
 	if c.kinkNote == "" {
 		return
 	}
 	text := c.kinkNote
 	c.kinkNote = ""
-	if s.Oracle == solve.Bundle && smoothOnX(r) {
+	if s.Oracle == solve.Bundle && (smoothOnX(r) || kinksAvoided(r, m)) {
 		s.Oracle = solve.Smooth
 		prob.Smooth = true
 		kink, rest, _ := strings.Cut(strings.TrimPrefix(text, "oracle bundle (auto: "), "; ")
-		text = "oracle smooth (auto: " + kink + ", but the domain keeps every kink's argument away from it: the weak-convexity analysis finds every function continuously differentiable on X; " + rest
+		text = "oracle smooth (auto: " + kink + ", but the domain keeps every kink's argument away from it (by the weak-convexity analysis's ranges), so every function is continuously differentiable on X; " + rest
 	}
 	c.notes(Note{Kind: NoteOracle, Verbose: true, Text: text})
 }
@@ -410,7 +450,7 @@ func (c *solveConfig) tellKinkNote(r *weakconvex.Report, prob *solve.Problem, s 
 // convex still solves, with a warning. With WithTheory it sets EpsHat,
 // Inner (K) and Outer (T) from the paper's formulas.
 func (c *solveConfig) applyAnalysis(ctx context.Context, prob *solve.Problem, m *check.Model, x0 []float64, s *solve.Settings) error {
-	defer c.tellKinkNote(nil, prob, s) // on the paths that do not run the analysis
+	defer c.tellKinkNote(nil, m, prob, s) // on the paths that do not run the analysis
 	if s.Oracle == solve.Dynamic && !c.theory {
 		// large data: the analysis expands every row (about a minute on
 		// 10^6 rows before it gives up), longer than the solve
@@ -432,9 +472,9 @@ func (c *solveConfig) applyAnalysis(ctx context.Context, prob *solve.Problem, m 
 	}
 	r, ok := analyze(actx, m)
 	if ok {
-		c.tellKinkNote(r, prob, s)
+		c.tellKinkNote(r, m, prob, s)
 	} else {
-		c.tellKinkNote(nil, prob, s)
+		c.tellKinkNote(nil, m, prob, s)
 	}
 	if s.TimeLimit > 0 {
 		s.TimeLimit = max(s.TimeLimit-time.Since(began), time.Millisecond)
