@@ -135,14 +135,9 @@ func (s *solver) certOf(x *Point, sub *subResult) *Certificate {
 	}
 	c.Stationarity = sub.KKTFactor(s.rhoHat) * (c.Dist + c.DistBound)
 	c.Proven = s.p.ProvenRho > 0 && s.rho >= s.p.ProvenRho
-	c.KKT = s.kktAt(x.X, sub.Lambda)
-	if s.al.lam != nil {
-		// the augmented Lagrangian's own multipliers are often the more
-		// accurate ones: keep the better check
-		if k := s.kktAt(x.X, s.al.lam); k != nil && (c.KKT == nil || k.worse() < c.KKT.worse()) {
-			c.KKT = k
-		}
-	}
+	// the augmented Lagrangian's own multipliers are often the more
+	// accurate ones: the better check of the two counts
+	c.KKT = s.kktAt(x.X, sub.Lambda, s.al.lam)
 	c.Stationary = x.Infeasibility <= s.set.Eps &&
 		(c.Stationarity <= s.set.Eps && c.Dist+c.DistBound <= s.set.Eps || s.set.Eps <= kktAtXEps && c.KKT.Holds(s.set.Eps))
 	return c
@@ -154,17 +149,34 @@ func (s *solver) certOf(x *Point, sub *subResult) *Certificate {
 // F; at a larger Eps it is the paper's certificate (Definition 2) alone.
 const kktAtXEps = 1e-4
 
-// kktAt measures the KKT residual of a smooth problem at x with the
-// multipliers lam (len M) by one evaluation and one gradient; nil for a
-// nonsmooth problem, or when x cannot be evaluated (the certificate then
-// rests on x_hat alone). It leaves the solver's values at x.
-func (s *solver) kktAt(x, lam []float64) *KKTCheck {
+// kktAt measures the KKT residual of a smooth problem at x with each of
+// the candidate multipliers lams (len M each; nil ones are skipped) by one
+// evaluation and a gradient per candidate, and returns the best check;
+// nil for a nonsmooth problem, or when x cannot be evaluated (the
+// certificate then rests on x_hat alone). It leaves the solver's values
+// at x.
+func (s *solver) kktAt(x []float64, lams ...[]float64) *KKTCheck {
 	if !s.p.Smooth || s.halted() != running {
 		return nil
 	}
 	if err := s.eval(x); err != nil {
 		return nil
 	}
+	var best *KKTCheck
+	for _, lam := range lams {
+		if lam == nil {
+			continue
+		}
+		if k := s.kktWith(x, lam); k != nil && (best == nil || k.worse() < best.worse()) {
+			best = k
+		}
+	}
+	return best
+}
+
+// kktWith is kktAt's check with the multipliers lam, the solver's values
+// being those at x.
+func (s *solver) kktWith(x, lam []float64) *KKTCheck {
 	w := make([]float64, s.m+1)
 	w[0] = 1
 	copy(w[1:], lam)

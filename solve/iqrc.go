@@ -487,6 +487,21 @@ func (s *solver) phase1(cur *Point) (Status, bool, error) {
 			}
 		}
 	}
+	if s.set.Oracle.accurate() {
+		// the paper's phase 1 gave up: the elastic phase 1 (elastic.go)
+		// from the most feasible point
+		start := clonePoint(s.tr.MostFeasible)
+		found, halt, err := s.elasticPhase1(start)
+		switch {
+		case err != nil:
+			return NumericalError, true, err
+		case found:
+			*cur = *start
+			return 0, false, nil
+		case halt != running:
+			return haltStatus(halt), true, nil
+		}
+	}
 	if s.tr.MostFeasible.Infeasibility <= s.set.Eps {
 		*cur = *clonePoint(s.tr.MostFeasible)
 		return IterationLimit, true, nil
