@@ -1,0 +1,58 @@
+package main_test
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSolveHS5 solves Hock-Schittkowski problem 5, which needs sin, as
+// written: min sin(x1 + x2) + (x1 - x2)^2 - 1.5 x1 + 2.5 x2 + 1 on
+// [-1.5, 4] x [-3, 3], whose minimum is -sqrt(3)/2 - pi/3 at
+// x = (1/2 - pi/3, -1/2 - pi/3) (Hock & Schittkowski 1981).
+func TestSolveHS5(t *testing.T) {
+	path := writeModel(t, "hs5.qrc", `var x1 in box(-1.5, 4)
+var x2 in box(-3, 3)
+minimize sin(x1 + x2) + (x1 - x2)^2 - 1.5 * x1 + 2.5 * x2 + 1
+`)
+	out, r := solveOut(t, path)
+	require.Equal(t, 0, r.code, r.stderr)
+	fstar := -math.Sqrt(3)/2 - math.Pi/3
+	// the issue's criterion: within 1e-4 max(1, |f*|) of the published optimum
+	assert.InDelta(t, fstar, out.Objective, 1e-4*math.Abs(fstar))
+	var x1, x2 float64
+	require.NoError(t, json.Unmarshal(out.Variables["x1"], &x1))
+	require.NoError(t, json.Unmarshal(out.Variables["x2"], &x2))
+	assert.InDelta(t, 0.5-math.Pi/3, x1, 1e-3)
+	assert.InDelta(t, -0.5-math.Pi/3, x2, 1e-3)
+
+	c := qrc(t, "", "check", path)
+	require.Equal(t, 0, c.code, c.stderr)
+	// sin'' = -sin reaches -1 on the range of x1 + x2; (x1 - x2)^2 is convex.
+	assert.Contains(t, c.stdout, "objective  weakly convex: rho <= 2.0,")
+}
+
+// TestSolveNewFunctions: tan, atan, erf, log10, prod and x^y with a
+// variable exponent in one model, solved, with the optimum known in closed
+// form: every term is increasing in its variable on the box, so the
+// minimum is at the lower corner.
+func TestSolveNewFunctions(t *testing.T) {
+	path := writeModel(t, "fns.qrc", `var x[3] in box(0.5, 1)
+var y in box(1, 2)
+minimize tan(x[1]) + atan(x[2]) + erf(x[3]) + log10(y) + prod(x) + y^x[1] + prod(j in 1..3) (1 + x[j])
+subject to
+    c: x[1]^y <= 0.9
+`)
+	out, r := solveOut(t, path)
+	require.Equal(t, 0, r.code, r.stderr)
+	want := math.Tan(0.5) + math.Atan(0.5) + math.Erf(0.5) + 0 + 0.125 + 1 + 1.5*1.5*1.5
+	assert.InDelta(t, want, out.Objective, 1e-4*want)
+	assert.LessOrEqual(t, out.Infeasibility, 1e-6)
+
+	g := qrc(t, "", "gradcheck", path)
+	require.Equal(t, 0, g.code, g.stdout+g.stderr)
+	assert.Contains(t, g.stdout, "all 2 functions pass")
+}
