@@ -252,7 +252,7 @@ func init() {
 		}})
 }
 
-// trigLocal is the rule of sin or cos: f, f1 = f' and f2 = f'' each
+// trigLocal is the rule of sin or cos: f, f1 = f' and f2 = f” each
 // have their extremes at c + k pi (c = c0, c1, c2 for the three), so on a
 // range shorter than 2 pi their ranges are found at its ends and those
 // points, and on any other range they are [-1, 1].
