@@ -56,3 +56,59 @@ subject to
 	require.Equal(t, 0, g.code, g.stdout+g.stderr)
 	assert.Contains(t, g.stdout, "all 2 functions pass")
 }
+
+// TestVectorBoundsWithInf: inf inside the vector bounds of a box leaves
+// those sides free, element by element, in the check summary (text and
+// JSON), the start's projection and the solution.
+func TestVectorBoundsWithInf(t *testing.T) {
+	path := writeModel(t, "box.qrc", `var x[2] in box([-inf, -1.5], [inf, inf]) = [-5, -7]
+var W[2, 2] in box([[0, -inf], [-1, 1]], [[inf, 2], [1, inf]])
+minimize (x[1] - 3)^2 + (x[2] + 3)^2 + sum(j in 1..2) (W[1, j] - 5)^2 + (W[2, 1] + 4)^2 + (W[2, 2] + 4)^2
+`)
+	c := qrc(t, "", "check", path)
+	require.Equal(t, 0, c.code, c.stderr)
+	assert.Contains(t, c.stdout, "in box([-inf, -1.5], [inf, inf])")
+	assert.Contains(t, c.stdout, "start [-5, -1.5]") // projected, with a warning
+	assert.Contains(t, c.stderr, "outside its domain")
+
+	type boxJSON struct {
+		Variables []struct {
+			Name   string `json:"name"`
+			Domain struct {
+				Kind string `json:"kind"`
+				Lo   any    `json:"lo"`
+				Hi   any    `json:"hi"`
+			} `json:"domain"`
+		} `json:"variables"`
+	}
+	j, r := jsonOut[boxJSON](t, false, "check", path)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Len(t, j.Variables, 2)
+	assert.Equal(t, []any{"-inf", -1.5}, j.Variables[0].Domain.Lo)
+	assert.Equal(t, "inf", j.Variables[0].Domain.Hi) // a uniform bound is one value
+	assert.Equal(t, []any{[]any{0.0, "-inf"}, []any{-1.0, 1.0}}, j.Variables[1].Domain.Lo)
+
+	out, r := solveOut(t, path)
+	require.Equal(t, 0, r.code, r.stderr)
+	var x []float64
+	var w [][]float64
+	require.NoError(t, json.Unmarshal(out.Variables["x"], &x))
+	require.NoError(t, json.Unmarshal(out.Variables["W"], &w))
+	// each coordinate's minimiser clipped to its own bounds: the active
+	// bounds exactly (projection), the free coordinates to the solver's
+	// accuracy (its default eps 1e-3 on stationarity)
+	assert.Equal(t, -1.5, x[1])
+	assert.Equal(t, 2.0, w[0][1])
+	assert.Equal(t, []float64{-1, 1}, w[1])
+	assert.InDelta(t, 3, x[0], 1e-2)
+	assert.InDelta(t, 5, w[0][0], 1e-2)
+
+	bad := writeModel(t, "bad.qrc", "var x[2] in box([inf, 0], [inf, 1])\nminimize sum(x)\n")
+	b := qrc(t, "", "check", bad)
+	assert.Equal(t, 1, b.code)
+	assert.Contains(t, b.stderr, "empty box: a lower bound of inf")
+	inval := writeModel(t, "inval.qrc", "param p = [inf, 1]\nvar x[2] in box(p, 2)\nminimize sum(x)\n")
+	b = qrc(t, "", "check", inval)
+	assert.Equal(t, 1, b.code)
+	assert.Contains(t, b.stderr, "inf is only meaningful as a bound of a box")
+}
