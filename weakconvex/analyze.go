@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/qrc-lang/qrc/ast"
 	"github.com/qrc-lang/qrc/check"
@@ -36,6 +37,11 @@ type fnv struct {
 	hi     quad // upper bound
 	smooth bool
 	why    *Refusal
+	// hess is the exact Hessian of a function that is quadratic in the
+	// variables (quadform.go), nil otherwise; tight reports that lo and hi
+	// are its eigenvalue bounds.
+	hess  hessian
+	tight bool
 }
 
 // Refusal says why a function is not provably weakly convex: the
@@ -222,6 +228,14 @@ func (a *analyzer) expr(e check.Expr, ix env) (value, error) {
 		}
 	}
 	v.shape = e.Shape()
+	for i, f := range v.el {
+		if f.hess != nil && !f.tight {
+			if i == 0 {
+				v.el = slices.Clone(v.el)
+			}
+			v.el[i] = tighten(f)
+		}
+	}
 	a.work += len(v.el)
 	if a.work > maxWork {
 		return value{}, errTooLarge
@@ -308,6 +322,9 @@ func (a *analyzer) add(f, g *fnv) *fnv {
 		return a.affineFn(combine(f.aff, 1, g.aff, 1))
 	}
 	out := &fnv{val: add(f.val, g.val), g: up(f.g + g.g), lo: f.lo.plus(g.lo, false), hi: f.hi.plus(g.hi, true), smooth: f.smooth && g.smooth}
+	if quadOK(f) && quadOK(g) {
+		out.hess = addHess(hessOf(f), 1, hessOf(g), 1)
+	}
 	if math.IsInf(out.lo.s, -1) {
 		out.why = f.why
 		if out.why == nil {
@@ -330,6 +347,9 @@ func (a *analyzer) scale(f *fnv, w float64, e check.Expr) *fnv {
 		return constFn(0)
 	}
 	out := &fnv{val: scale(f.val, w), g: up(math.Abs(w) * f.g), smooth: f.smooth}
+	if f.hess != nil {
+		out.hess = addHess(f.hess, w, nil, 0)
+	}
 	if w > 0 {
 		out.lo, out.hi, out.why = f.lo.times(w), f.hi.times(w), f.why
 		return out

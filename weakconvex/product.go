@@ -51,6 +51,7 @@ func (a *analyzer) product(f, g *fnv, e check.Expr) *fnv {
 		out.why = wg
 	}
 	if f.aff != nil && g.aff != nil {
+		out.hess = outerHess(f.aff, g.aff)
 		if s := combine(f.aff, 1, g.aff, -1); s.norm2() > 0 {
 			out.lo = out.lo.plus(quad{terms: []term{{0.5, s}}, nnz: len(s.idx)}, false)
 		}

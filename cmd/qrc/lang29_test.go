@@ -112,3 +112,24 @@ minimize (x[1] - 3)^2 + (x[2] + 3)^2 + sum(j in 1..2) (W[1, j] - 5)^2 + (W[2, 1]
 	assert.Equal(t, 1, b.code)
 	assert.Contains(t, b.stderr, "inf is only meaningful as a bound of a box")
 }
+
+// TestNaturalSpellingsVerdicts: qrc check gives dot(x, x) and norm2(x)^2
+// the verdict of sum(j) square(x[j]), and x' Q x with an indefinite Q the
+// rho of its eigenvalue (Q_sym = [[1, 2], [2, -2]]: -3, so rho = 6).
+func TestNaturalSpellingsVerdicts(t *testing.T) {
+	path := writeModel(t, "spell.qrc", `param Q = [[1, 3], [1, -2]]
+var x[2] in box(-1, 1)
+minimize sum(j in 1..2) x[j] * dot(Q[j], x)
+subject to
+    a: dot(x, x) <= 4
+    b: norm2(x)^2 <= 4
+    c: sum(j in 1..2) square(x[j]) <= 4
+`)
+	r := qrc(t, "", "check", path)
+	require.Equal(t, 0, r.code, r.stderr)
+	// squares: convex; |2 x_j| <= 2 on each of 2
+	for _, name := range []string{"a", "b", "c"} {
+		assert.Contains(t, r.stdout, "\n  "+name+"          weakly convex: rho <= 0, M <= 4.0, smooth\n")
+	}
+	assert.Contains(t, r.stdout, "\n  objective  weakly convex: rho <= 6.0,")
+}
