@@ -121,6 +121,9 @@ type global struct {
 }
 
 type checker struct {
+	// evalOnly allows comparisons (0 or 1) in expressions: an expression
+	// that is evaluated, never differentiated (CheckEvalExpr).
+	evalOnly bool
 	m        *Model
 	opts     Options
 	dir      string

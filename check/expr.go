@@ -101,8 +101,19 @@ func (c *checker) expr1(e ast.Expr, sc *scope) Expr {
 	case *ast.Vector:
 		return c.vector(e, sc)
 	case *ast.Unary:
+		if e.Op == "not" && c.evalOnly {
+			x := c.expr(e.X, sc)
+			if x == nil {
+				return nil
+			}
+			if !x.Shape().IsScalar() {
+				c.errorf(e.X, "not applies to a scalar, not a %s", x.Shape())
+				return nil
+			}
+			return &Logic{node: node{dep: x.Deps(), src: e}, Op: "not", X: x}
+		}
 		if e.Op == "not" {
-			c.errorf(e, "not is only allowed in a where filter")
+			c.errorf(e, "not is only allowed in a where filter or an evaluation (:eval, qrc eval --metric)")
 			return nil
 		}
 		x := c.expr(e.X, sc)
@@ -217,10 +228,13 @@ var arithOps = map[string]bool{"+": true, "-": true, "*": true, "/": true, "^": 
 
 func (c *checker) binary(b *ast.Binary, sc *scope) Expr {
 	if !arithOps[b.Op] {
-		if b.Op == "and" || b.Op == "or" {
-			c.errorf(b, "%s is only allowed in a where filter", b.Op)
-		} else {
-			c.errorf(opAt(b), "a comparison is only allowed in a where filter or as a constraint (name: lhs <= rhs)")
+		switch {
+		case c.evalOnly:
+			return c.evalCompare(b, sc)
+		case b.Op == "and" || b.Op == "or":
+			c.errorf(b, "%s is only allowed in a where filter or an evaluation (:eval, qrc eval --metric)", b.Op)
+		default:
+			c.errorf(opAt(b), "a comparison is 0 or 1, a step that is not differentiable, so it is only allowed in a where filter, as a constraint (name: lhs <= rhs), or in an evaluation (:eval, qrc eval --metric); in the objective or a constraint write a smooth surrogate of the step, such as sigmoid(k * (a - b)) for a > b")
 		}
 		return nil
 	}

@@ -209,3 +209,26 @@ func elementsAt(sh Shape, idx []Expr) []int {
 	}
 	return []int{k[0]}
 }
+
+// evalCompare checks a comparison (or and, or) of scalars in an expression
+// that is only evaluated: 1 when it holds, 0 otherwise.
+func (c *checker) evalCompare(b *ast.Binary, sc *scope) Expr {
+	x, y := c.expr(b.X, sc), c.expr(b.Y, sc)
+	if x == nil || y == nil {
+		return nil
+	}
+	for _, side := range []struct {
+		x Expr
+		n ast.Expr
+	}{{x, b.X}, {y, b.Y}} {
+		if !side.x.Shape().IsScalar() {
+			c.errorf(side.n, "%s compares scalars, not a %s", b.Op, side.x.Shape())
+			return nil
+		}
+	}
+	n := node{dep: x.Deps() | y.Deps(), src: b}
+	if b.Op == "and" || b.Op == "or" {
+		return &Logic{node: n, Op: b.Op, X: x, Y: y}
+	}
+	return &Compare{node: n, Op: b.Op, X: x, Y: y}
+}

@@ -142,6 +142,18 @@ func TestEvalAndGrad(t *testing.T) {
 	assert.Contains(t, stderr, "    :eval x[4]\n            ^\n")
 	_, stderr = h.exec(t, ":eval log(x[2])", false) // log of -1
 	assert.Contains(t, stderr, "<input>:10:7: log of a negative number")
+	// comparisons are 0 or 1 in :eval (x = [0.5, -1, 2]: two of three positive)
+	stdout, _ = h.exec(t, ":eval mean(j in 1..3) (x[j] > 0)", true)
+	assert.Equal(t, "scalar: 0.666667\n", stdout)
+	stdout, _ = h.exec(t, ":eval sum(j in 1..3) (x[j] > 0) * (a[j] >= 2)", true)
+	assert.Equal(t, "scalar: 1\n", stdout)
+	stdout, _ = h.exec(t, ":eval (x[2] == -1) + (x[1] < 0)", true)
+	assert.Equal(t, "scalar: 1\n", stdout)
+	// but not in :grad, nor in the model
+	_, stderr = h.exec(t, ":grad sum(j in 1..3) (x[j] > 0)", false)
+	assert.Contains(t, stderr, "not differentiable")
+	_, stderr = h.exec(t, "c: sum(j in 1..3) (x[j] > 0) <= 1", false)
+	assert.Contains(t, stderr, "sigmoid(k * (a - b))")
 }
 
 func TestPointFollowsSolvesAndChanges(t *testing.T) {

@@ -11,7 +11,9 @@ import (
 	"github.com/qrc-lang/qrc"
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/diag"
 	"github.com/qrc-lang/qrc/internal/solvecli"
+	"github.com/qrc-lang/qrc/lang"
 	"github.com/qrc-lang/qrc/point"
 	"gonum.org/v1/gonum/floats"
 )
@@ -44,6 +46,13 @@ Flags:
                      written by the solver is one; see docs/cli.md
   --json             print the values as one JSON object on standard output;
                      see docs/cli.md for its fields
+  --metric NAME=EXPR evaluate the scalar expression EXPR at the point too
+                     (repeatable), written in the model's names (data,
+                     parameters, variables, functions); a comparison there
+                     is 1 when it holds and 0 otherwise, so hard rates can
+                     be computed, e.g. --metric acc="mean(i in people)
+                     (people.y[i] * dot(people.X[i], x) > 0)"; with --data
+                     on a held-out file
 ` + modelFlagsUsage,
 }
 
@@ -57,6 +66,14 @@ type evalResult struct {
 	Constraints      []evalConstraint  `json:"constraints"`
 	Infeasibility    float64           `json:"infeasibility"`
 	DomainViolations []domainViolation `json:"domain_violations"`
+	Metrics          []evalMetric      `json:"metrics,omitempty"`
+}
+
+// evalMetric is the value of one --metric expression.
+type evalMetric struct {
+	Name  string  `json:"name"`
+	Expr  string  `json:"expr"`
+	Value float64 `json:"value"`
 }
 
 type evalObjective struct {
@@ -83,6 +100,8 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("eval", evalCommand.usage, stderr)
 	asJSON := fs.Bool("json", false, "print the values as JSON")
 	at := fs.String("at", "", "evaluate at the point in this JSON file")
+	var metrics assignList
+	fs.Var(&metrics, "metric", "evaluate NAME=EXPR at the point (repeatable)")
 	var mf modelFlags
 	mf.register(fs)
 	file, ok := modelFile(fs, "eval", args, stderr)
@@ -143,6 +162,14 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		res.Constraints = append(res.Constraints, c)
 	}
 
+	for _, mt := range metrics {
+		v, ok := evalMetricAt(m, mt, x, stderr)
+		if !ok {
+			return exitInvalid
+		}
+		res.Metrics = append(res.Metrics, evalMetric{Name: mt.Name, Expr: mt.Value, Value: v})
+	}
+
 	if *asJSON {
 		if err := writeJSON(stdout, res); err != nil {
 			fmt.Fprintf(stderr, "qrc eval: %v\n", err)
@@ -183,6 +210,57 @@ func (r *evalResult) text(w io.Writer) {
 	tw.Flush()
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "infeasibility %s\n", num(r.Infeasibility))
+	if len(r.Metrics) > 0 {
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "metric	value	expression")
+		for _, mt := range r.Metrics {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", mt.Name, strconv.FormatFloat(mt.Value, 'g', 10, 64), mt.Expr)
+		}
+		tw.Flush()
+	}
+}
+
+// evalMetricAt parses, checks (comparisons allowed: it is only evaluated)
+// and evaluates one --metric expression at x. Its errors are positioned in
+// the expression, which is named "--metric NAME".
+func evalMetricAt(m *check.Model, mt check.Assign, x []float64, stderr io.Writer) (float64, bool) {
+	name := "--metric " + mt.Name
+	src := []byte(mt.Value)
+	sources := check.Sources{name: src}
+	e, errs := lang.ParseExpr(name, src)
+	if errs == nil {
+		var xe check.Expr
+		if xe, errs = check.CheckEvalExpr(m, e); errs == nil {
+			if !xe.Shape().IsScalar() {
+				fmt.Fprintf(stderr, "%s: the metric is a %s; a metric is a scalar (wrap it in mean(...) or sum(...))\n", name, xe.Shape())
+				return 0, false
+			}
+			if xe.Deps()&check.DepVar == 0 {
+				t, err := check.Eval(xe, nil)
+				if err != nil {
+					fmt.Fprintf(stderr, "%s: cannot evaluate: %v\n", name, err)
+					return 0, false
+				}
+				return t.Data[0], true
+			}
+			prog, err := autodiff.CompileExprs(m.NumScalars, []check.Expr{xe}, []string{mt.Name})
+			if err != nil {
+				fmt.Fprintf(stderr, "%s: %v\n", name, err)
+				return 0, false
+			}
+			v := make([]float64, 1)
+			if err := prog.Eval(x, v); err != nil {
+				solvecli.PrintEvalError(stderr, "eval", err, sources)
+				return 0, false
+			}
+			return v[0], true
+		}
+	}
+	for _, d := range errs {
+		diag.Render(stderr, d, src)
+	}
+	return 0, false
 }
 
 // domainViolations lists the variables whose part of x lies outside their

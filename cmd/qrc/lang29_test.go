@@ -3,6 +3,10 @@ package main_test
 import (
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -132,4 +136,120 @@ subject to
 		assert.Contains(t, r.stdout, "\n  "+name+"          weakly convex: rho <= 0, M <= 4.0, smooth\n")
 	}
 	assert.Contains(t, r.stdout, "\n  objective  weakly convex: rho <= 6.0,")
+}
+
+// readFairness reads examples/data/fairness.csv (x1..x5, group, y) the
+// plain way, for an independent reference.
+func readFairness(t *testing.T, path string) (X [][]float64, group, y []float64) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		row := make([]float64, 7)
+		for k := range row {
+			row[k], err = strconv.ParseFloat(f[k], 64)
+			require.NoError(t, err)
+		}
+		X = append(X, row[:5])
+		group, y = append(group, row[5]), append(y, row[6])
+	}
+	return X, group, y
+}
+
+// accuracy is the share of rows with y * <X, w> > 0, and the share of
+// group-g rows with <X, w> > 0.
+func accuracy(X [][]float64, group, y, w []float64, g float64) (acc, pos float64) {
+	n, ng := 0, 0
+	for i, row := range X {
+		s := 0.0
+		for j, v := range row {
+			s += v * w[j]
+		}
+		if y[i]*s > 0 {
+			n++
+		}
+		if group[i] == g {
+			ng++
+			if s > 0 {
+				pos++
+			}
+		}
+	}
+	return float64(n) / float64(len(X)), pos / float64(ng)
+}
+
+// TestEvalMetrics: qrc eval --metric computes hard rates with comparisons
+// (0 or 1) on the training data and, through --data, on a held-out file;
+// a comparison in the objective or a constraint stays an error that points
+// to a smooth surrogate.
+func TestEvalMetrics(t *testing.T) {
+	w := []float64{0.5, -0.3, 0.2, 0.1, -0.4}
+	dir := t.TempDir()
+	at := filepath.Join(dir, "point.json")
+	require.NoError(t, os.WriteFile(at, []byte(`{"variables": {"x": [0.5, -0.3, 0.2, 0.1, -0.4]}}`), 0o644))
+	acc := `acc=mean(i in people) (people.y[i] * dot(people.X[i], x) > 0)`
+	pos := `pos1=mean(i in people where people.group[i] == 1) (dot(people.X[i], x) > 0)`
+	type metricsJSON struct {
+		Metrics []struct {
+			Name  string  `json:"name"`
+			Value float64 `json:"value"`
+		} `json:"metrics"`
+	}
+	X, group, y := readFairness(t, filepath.Join(repoRoot, "examples/data/fairness.csv"))
+	wantAcc, wantPos := accuracy(X, group, y, w, 1)
+	out, r := jsonOut[metricsJSON](t, false, "eval", "examples/fairness.qrc", "--at", at, "--metric", acc, "--metric", pos)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Len(t, out.Metrics, 2)
+	assert.Equal(t, "acc", out.Metrics[0].Name)
+	assert.InDelta(t, wantAcc, out.Metrics[0].Value, 1e-12)
+	assert.InDelta(t, wantPos, out.Metrics[1].Value, 1e-12)
+	assert.Greater(t, wantAcc, 0.0) // the point is not degenerate
+	assert.Less(t, wantAcc, 1.0)
+
+	// A held-out file: the last 300 rows, with every other label flipped.
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "examples/data/fairness.csv"))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	held := []string{lines[0]}
+	for k, l := range lines[len(lines)-300:] {
+		if k%2 == 0 {
+			if strings.HasSuffix(l, ",1") {
+				l = strings.TrimSuffix(l, ",1") + ",-1"
+			} else {
+				l = strings.TrimSuffix(l, ",-1") + ",1"
+			}
+		}
+		held = append(held, l)
+	}
+	heldPath := filepath.Join(dir, "held.csv")
+	require.NoError(t, os.WriteFile(heldPath, []byte(strings.Join(held, "\n")+"\n"), 0o644))
+	hX, hg, hy := readFairness(t, heldPath)
+	wantHeld, _ := accuracy(hX, hg, hy, w, 1)
+	require.NotEqual(t, wantAcc, wantHeld)
+	out, r = jsonOut[metricsJSON](t, false, "eval", "examples/fairness.qrc", "--data", "people="+heldPath, "--at", at, "--metric", acc)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.InDelta(t, wantHeld, out.Metrics[0].Value, 1e-12)
+
+	// The text report lists the metrics.
+	txt := qrc(t, "", "eval", "examples/fairness.qrc", "--at", at, "--metric", acc)
+	require.Equal(t, 0, txt.code, txt.stderr)
+	assert.Contains(t, txt.stdout, "\nmetric  value")
+	assert.Contains(t, txt.stdout, "\nacc     "+strconv.FormatFloat(wantAcc, 'g', 10, 64)+"  mean(i in people)")
+
+	// Errors in a metric are positioned in it.
+	bad := qrc(t, "", "eval", "examples/fairness.qrc", "--metric", "m=mean(i in people) (dot(people.X[i], z) > 0)")
+	assert.Equal(t, 1, bad.code)
+	assert.Contains(t, bad.stderr, `--metric m:1:37: unknown name "z"`)
+	vec := qrc(t, "", "eval", "examples/fairness.qrc", "--metric", "v=(x > 0)")
+	assert.Equal(t, 1, vec.code)
+	assert.Contains(t, vec.stderr, "compares scalars, not a vector of length 5")
+
+	// In a constraint the comparison is refused, pointing to sigmoid.
+	path := writeModel(t, "cmp.qrc", "var x[3] in box(-1, 1)\nminimize sum(x)\nsubject to\n    rate: mean(i in 1..3) (x[i] > 0) <= 0.5\n")
+	c := qrc(t, "", "check", path)
+	assert.Equal(t, 1, c.code)
+	assert.Contains(t, c.stderr, path+":4:33: a comparison is 0 or 1, a step that is not differentiable")
+	assert.Contains(t, c.stderr, "sigmoid(k * (a - b))")
 }
