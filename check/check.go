@@ -1041,11 +1041,8 @@ func (c *checker) checkConstraints(cs []*ast.Constraint) {
 			continue
 		}
 		switch sc.Op {
-		case "==":
-			c.errorf(&opNode{sc}, "equality constraints are not supported: the method needs inequality constraints f(x) <= 0 with a strictly feasible (Slater) point, which an equality never has; for a band write two constraints, lhs <= c + tol and lhs >= c - tol")
-			continue
 		case "!=":
-			c.errorf(&opNode{sc}, "!= is not a constraint; constraints are lhs <= rhs or lhs >= rhs")
+			c.errorf(&opNode{sc}, "!= is not a constraint; constraints are lhs <= rhs, lhs >= rhs or lhs == rhs")
 			continue
 		case "<", ">":
 			c.errorf(&opNode{sc}, "strict inequalities are not supported; write %s= (the solver returns points that satisfy constraints up to a tolerance)", sc.Op)
@@ -1158,7 +1155,7 @@ func (c *checker) constraintInstance(sc *ast.Constraint, sco *scope, name string
 		case math.IsNaN(t.Data[0]):
 			c.errorf(sc, "constraint %s does not depend on any variable and is not a number (%s %s %s)", name,
 				fmtNum(evalOr(lhs)), sc.Op, fmtNum(evalOr(rhs)))
-		case t.Data[0] > 0:
+		case t.Data[0] > 0 || sc.Op == "==" && t.Data[0] != 0:
 			c.errorf(sc, "constraint %s does not depend on any variable and is violated (%s %s %s is false)", name,
 				fmtNum(evalOr(lhs)), sc.Op, fmtNum(evalOr(rhs)))
 		default:

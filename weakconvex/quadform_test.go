@@ -94,3 +94,28 @@ func TestOneSidedVectorBox(t *testing.T) {
 	assert.Contains(t, c.Why.Reason, "-Inf")
 	assert.True(t, math.IsInf(c.Rho, 1))
 }
+
+// An equality h = 0 is h <= 0 and -h <= 0: its rho bounds both, and one
+// whose -h has no curvature bound is refused.
+func TestEqualityBothSigns(t *testing.T) {
+	m := loadModel(t, `var w[3] in box(-1, 1)
+minimize sum(w)
+subject to
+    bal: sum(w) == 1
+    circ: w[1]^2 + w[3]^2 == 0.5
+    band: w[1]^2 + w[3]^2 <= 0.5
+    kink: abs(w[2]) == 0.5
+`)
+	r := Analyze(m)
+	require.NoError(t, r.Err)
+	assert.Equal(t, 0.0, r.Function("bal").Rho)
+	assert.True(t, r.Function("bal").Weak)
+	// h = w1^2 + w3^2 - 0.5 is convex, -h has curvature -2: rho 2; as an
+	// inequality h alone counts, rho 0.
+	assert.InEpsilon(t, 2, r.Function("circ").Rho, 1e-9)
+	assert.Equal(t, 0.0, r.Function("band").Rho)
+	k := r.Function("kink")
+	assert.False(t, k.Weak)
+	assert.Contains(t, k.Why.Reason, "-h must be weakly convex too")
+	assert.False(t, r.Weak)
+}

@@ -26,9 +26,10 @@ var evalCommand = &command{
 Eval checks and compiles a model and evaluates, at its starting point or at
 the point in a point file (--at), the objective and every expanded
 constraint: its value, a subgradient's Euclidean norm, and for each
-constraint f = lhs - rhs (rhs - lhs for >=; feasible when f <= 0) the
-right-hand side when it is a constant, and the violation max(0, f). The
-infeasibility is the largest violation. A point outside a variable's domain
+constraint f = lhs - rhs (rhs - lhs for >=; feasible when f <= 0, and
+f = 0 for an equality ==) the right-hand side when it is a constant, and the
+violation max(0, f) (|f| for an equality). The infeasibility is the largest
+violation. A point outside a variable's domain
 is evaluated as given, with a warning.
 
 Errors go to standard error as file:line:col: message: the model's errors,
@@ -155,7 +156,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			Op:              f.Constraint.Op,
 			Value:           values[i],
 			RHS:             f.Constraint.ConstRHS(),
-			Violation:       math.Max(0, values[i]),
+			Violation:       violation(f.Constraint, values[i]),
 			SubgradientNorm: norms[i],
 		}
 		res.Infeasibility = math.Max(res.Infeasibility, c.Violation)
@@ -191,7 +192,15 @@ func (r *evalResult) text(w io.Writer) {
 	} else {
 		fmt.Fprintf(w, "%s at the point in %s\n", r.File, r.Point)
 	}
-	fmt.Fprintln(w, "f = lhs - rhs for <= and rhs - lhs for >= (feasible when f <= 0); ||g|| is a subgradient's norm")
+	eq := false
+	for _, c := range r.Constraints {
+		eq = eq || c.Op == "=="
+	}
+	if eq {
+		fmt.Fprintln(w, "f = lhs - rhs for <= and ==, rhs - lhs for >= (feasible when f <= 0, f = 0 for ==; the violation is max(0, f), |f| for ==); ||g|| is a subgradient's norm")
+	} else {
+		fmt.Fprintln(w, "f = lhs - rhs for <= and rhs - lhs for >= (feasible when f <= 0); ||g|| is a subgradient's norm")
+	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "function\tf(x)\top\trhs\tviolation\t||g||")
@@ -219,6 +228,14 @@ func (r *evalResult) text(w io.Writer) {
 		}
 		tw.Flush()
 	}
+}
+
+// violation is max(0, f) for an inequality and |f| for an equality.
+func violation(c *check.Constraint, f float64) float64 {
+	if c.IsEquality() {
+		return math.Abs(f)
+	}
+	return math.Max(0, f)
 }
 
 // evalMetricAt parses, checks (comparisons allowed: it is only evaluated)

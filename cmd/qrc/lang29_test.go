@@ -253,3 +253,54 @@ func TestEvalMetrics(t *testing.T) {
 	assert.Contains(t, c.stderr, path+":4:33: a comparison is 0 or 1, a step that is not differentiable")
 	assert.Contains(t, c.stderr, "sigmoid(k * (a - b))")
 }
+
+// TestEqualityConstraints: == constraints check (the summary shows them),
+// format, evaluate (value and violation |f|), and the solve refuses them
+// with a positioned error until the solver takes equalities.
+func TestEqualityConstraints(t *testing.T) {
+	src := `var w[3] in box(0, 1) = [0.2, 0.3, 0.1]
+minimize sum(j in 1..3) square(w[j] - 0.5)
+subject to
+    bal: sum(w) == 1
+    circ[k in 1..2]: w[k]^2 + w[3]^2 == 0.5
+    cap: w[1] <= 0.8
+`
+	path := writeModel(t, "eq.qrc", src)
+	c := qrc(t, "", "check", path)
+	require.Equal(t, 0, c.code, c.stderr)
+	assert.Contains(t, c.stdout, "  bal: sum(w) == 1\n")
+	assert.Contains(t, c.stdout, "  circ[k in 1..2]: w[k]^2 + w[3]^2 == 0.5\n")
+	f := qrc(t, "", "fmt", path)
+	require.Equal(t, 0, f.code, f.stderr)
+	assert.Equal(t, src, f.stdout)
+
+	type evalEq struct {
+		Constraints []struct {
+			Name      string  `json:"name"`
+			Op        string  `json:"op"`
+			Value     float64 `json:"value"`
+			Violation float64 `json:"violation"`
+		} `json:"constraints"`
+		Infeasibility float64 `json:"infeasibility"`
+	}
+	e, r := jsonOut[evalEq](t, false, "eval", path)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Len(t, e.Constraints, 4)
+	// at w = (0.2, 0.3, 0.1): sum 0.6, so f = -0.4 and |f| = 0.4;
+	// 0.04 + 0.01 - 0.5 = -0.45; 0.09 + 0.01 - 0.5 = -0.4
+	assert.Equal(t, "==", e.Constraints[0].Op)
+	assert.InDelta(t, -0.4, e.Constraints[0].Value, 1e-15)
+	assert.InDelta(t, 0.4, e.Constraints[0].Violation, 1e-15)
+	assert.InDelta(t, 0.45, e.Constraints[1].Violation, 1e-15)
+	assert.InDelta(t, 0.4, e.Constraints[2].Violation, 1e-15)
+	assert.Equal(t, 0.0, e.Constraints[3].Violation) // 0.2 <= 0.8
+	assert.InDelta(t, 0.45, e.Infeasibility, 1e-15)
+	txt := qrc(t, "", "eval", path)
+	assert.Contains(t, txt.stdout, "\nbal        -0.4   ==  1    0.4")
+
+	s := qrc(t, "", "solve", path)
+	assert.Equal(t, 1, s.code)
+	assert.Contains(t, s.stderr, path+`:4:17: equality constraint "bal" cannot be solved yet`)
+	assert.Contains(t, s.stderr, "    bal: sum(w) == 1\n")
+	assert.Contains(t, s.stderr, path+`:5:38: equality constraint "circ" cannot be solved yet`)
+}
