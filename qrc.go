@@ -297,8 +297,8 @@ type Evaluation struct {
 // ConstraintValue is one expanded constraint at a point.
 type ConstraintValue struct {
 	Name      string  // cap[2]
-	Value     float64 // f = lhs - rhs (rhs - lhs for >=); the constraint holds when f <= 0
-	Violation float64 // max(0, f)
+	Value     float64 // f = lhs - rhs (rhs - lhs for >=); the constraint holds when f <= 0 (f = 0 for ==)
+	Violation float64 // max(0, f); |f| for an equality
 }
 
 // Eval evaluates the objective and every constraint at x (NumVars values,
@@ -320,12 +320,21 @@ func (m *Model) Eval(x []float64) (*Evaluation, error) {
 		case f.Objective:
 			ev.Objective = values[i]
 		case f.Constraint != nil:
-			c := ConstraintValue{Name: f.Name, Value: values[i], Violation: math.Max(0, values[i])}
+			c := ConstraintValue{Name: f.Name, Value: values[i], Violation: violation(f.Constraint, values[i])}
 			ev.Infeasibility = math.Max(ev.Infeasibility, c.Violation)
 			ev.Constraints = append(ev.Constraints, c)
 		}
 	}
 	return ev, nil
+}
+
+// violation is how far a constraint with value f is from holding:
+// max(0, f) for an inequality, |f| for an equality.
+func violation(c *check.Constraint, f float64) float64 {
+	if c.IsEquality() {
+		return math.Abs(f)
+	}
+	return math.Max(0, f)
 }
 
 // GradcheckOptions configure Gradcheck; the zero value checks at the start

@@ -149,6 +149,28 @@ const (
 	NoteMethod                   // a warning about the method's fit to the model
 )
 
+// refuseEqualities refuses a model with an equality constraint (lhs ==
+// rhs), one diagnostic per constraint declaration at its ==: the solver
+// takes inequalities only, until equalities are wired into its oracles
+// (issue 29). qrc check and qrc eval accept such a model.
+func refuseEqualities(m *check.Model) error {
+	e := &RefusalError{}
+	for _, g := range m.Groups {
+		if g.Src == nil || g.Src.Op != "==" || len(g.Instances) == 0 {
+			continue
+		}
+		end := g.Src.OpPos
+		end.Offset += 2
+		end.Column += 2
+		e.Diagnostics = append(e.Diagnostics, &diag.Diagnostic{Pos: g.Src.OpPos, End: end,
+			Msg: fmt.Sprintf("equality constraint %q cannot be solved yet: the solver takes inequality constraints only (qrc check and qrc eval accept it)", g.Name)})
+	}
+	if len(e.Diagnostics) == 0 {
+		return nil
+	}
+	return e
+}
+
 // RefusalError is a solve the chosen oracle refuses: the smooth oracle on a
 // model with a kink, the stochastic oracle on biased data means (each a
 // diagnostic at the mean).
@@ -195,6 +217,9 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 	}
 	if len(x0) != m.checked.NumScalars {
 		return nil, fmt.Errorf("the start has %d values, the model %d variables", len(x0), m.checked.NumScalars)
+	}
+	if err := refuseEqualities(m.checked); err != nil {
+		return nil, err
 	}
 	settings := c.settings
 	settings.Oracle, settings.Recorder, settings.Context, settings.Seed = nil, nil, nil, c.seed

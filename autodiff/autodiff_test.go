@@ -290,6 +290,14 @@ func TestAtoms(t *testing.T) {
 		{any, "sum(j in 1..3) logistic(x[j])"},
 		{any, "sum(j in 1..3) tanh(x[j])"},
 		{any, "sum(j in 1..3) hinge(x[j])"},
+		{any, "sum(j in 1..3) sin(x[j]) + sum(j in 1..3) cos(2 * x[j])"},
+		{any, "sum(j in 1..3) tan(x[j] / 2)"},
+		{any, "sum(j in 1..3) atan(x[j]) + sum(j in 1..3) erf(x[j])"},
+		{pos, "sum(j in 1..3) log10(x[j])"},
+		{any, "prod(x) + prod(j in 1..3) (x[j] + 4)"},
+		{any, "prod(j in 1..3 where j != 2) sin(x[j])"},
+		{pos, "x[1]^x[2] + x[3]^(x[1] - 1) + 2^x[2]"},
+		{pos, "sum(j in 1..3) x[j]^x[j]"},
 		{any, "sum(j in 1..3) huber(x[j], 0.5)"},
 		{any, "sum(j in 1..3) mcp(x[j], 1, 2)"},
 		{any, "sum(j in 1..3) scad(x[j], 0.5, 3.7)"},
@@ -356,6 +364,16 @@ func TestKnownValues(t *testing.T) {
 		{"var x[3] in box(-5, 5)\n", "norm2(x)", []float64{0, 0, 0}, 0, []float64{0, 0, 0}},
 		{"var x[3] in box(-5, 5)\n", "norminf(x)", []float64{-2, 2, 1}, 2, []float64{-1, 0, 0}},
 		{"var x[2] in box(-5, 5)\n", "x[1] * x[1] + x[2] / x[2]", []float64{3, 2}, 10, []float64{6, 0}},
+		// closed forms of the new functions: sin(pi/6) = 1/2, cos' = -sin,
+		// tan(pi/4) = 1 with slope 2, atan(1) = pi/4 with slope 1/2
+		{"var x[2] in box(-5, 5)\n", "sin(x[1]) + cos(x[2])", []float64{math.Pi / 6, math.Pi / 2}, 0.5 + math.Cos(math.Pi/2), []float64{math.Sqrt(3) / 2, -1}},
+		{"var x[2] in box(-5, 5)\n", "tan(x[1]) + atan(x[2])", []float64{math.Pi / 4, 1}, 1 + math.Pi/4, []float64{2, 0.5}},
+		{"var x[2] in box(-5, 5)\n", "erf(x[1]) + log10(x[2])", []float64{0, 100}, 2, []float64{2 / math.Sqrt(math.Pi), 1 / (100 * math.Ln10)}},
+		// prod: 2*3*4 with the products of the others; one zero element
+		{"var x[3] in box(-5, 5)\n", "prod(x)", []float64{2, 3, 4}, 24, []float64{12, 8, 6}},
+		{"var x[3] in box(-5, 5)\n", "prod(i in 1..3) x[i]", []float64{2, 0, 4}, 0, []float64{0, 8, 0}},
+		// x^y = e^(y log x): 2^3 = 8, d/dx = y x^(y-1) = 12, d/dy = x^y log x
+		{"var x[2] in box(0.1, 5)\n", "x[1]^x[2]", []float64{2, 3}, 8, []float64{12, 8 * math.Ln2}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.obj, func(t *testing.T) {

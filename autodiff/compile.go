@@ -350,6 +350,22 @@ func (c *compiler) arith(e *check.Arith, sc *scope) *reg {
 	switch e.Op {
 	case "^":
 		k, ok := e.Y.(*check.Const)
+		if !ok && e.Y.Deps()&check.DepVar != 0 {
+			// x^y with a variable exponent: e^(y log x), for x > 0.
+			x, y := c.expr(e.X, sc), c.expr(e.Y, sc)
+			if x == nil || y == nil {
+				return nil
+			}
+			l := c.unary(stdlib.Lookup("log"), nil, x, src)
+			if l == nil {
+				return nil
+			}
+			m := c.binaryRegs(opMul, "", y, l, src)
+			if m == nil {
+				return nil
+			}
+			return c.unary(stdlib.Lookup("exp"), nil, m, src)
+		}
 		if !ok || !k.Value.Shape.IsScalar() {
 			c.errorf(e.Y.Src(), "the exponent must be a constant scalar")
 			return nil

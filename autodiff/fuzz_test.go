@@ -68,7 +68,7 @@ func (g *gen) scalar(depth int, idx string, n int) string {
 	case 0, 1:
 		return g.scalarLeaf(idx, n)
 	case 2:
-		fns := []string{"abs", "pos", "exp", "log", "log1p", "sqrt", "square", "tanh", "sigmoid", "logistic", "hinge"}
+		fns := []string{"abs", "pos", "exp", "log", "log1p", "sqrt", "square", "tanh", "sigmoid", "logistic", "hinge", "sin", "cos", "tan", "atan", "erf", "log10"}
 		return fmt.Sprintf("%s(%s)", fns[g.pick(len(fns))], g.scalar(d, idx, n))
 	case 3:
 		ops := []string{"+", "-", "*", "/"}

@@ -202,3 +202,45 @@ func TestSmallPhaseOnCaller(t *testing.T) {
 		require.Less(t, w, 2)
 	}
 }
+
+// TestNewFunctionsCoresBitwise: the trigonometric functions, atan, erf,
+// prod and x^y with a variable exponent inside means over rows give
+// bitwise the same values and subgradients on 1, 2 and 4 cores, and
+// agree with finite differences.
+func TestNewFunctionsCoresBitwise(t *testing.T) {
+	allParallel(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(29, 30))
+	csv := []byte("a,b,c,y\n")
+	for range 1500 {
+		csv = append(csv, formatRow([]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}, float64(2*rng.IntN(2)-1))...)
+	}
+	src := `data s = csv("d.csv", label = "y")
+var w[3] in box(0.5, 2)
+minimize mean(i in s) (sin(dot(w, s.X[i])) + atan(s.y[i] * dot(w, s.X[i]))) + prod(w) + w[1]^w[2]
+subject to
+    c: mean(i in s) erf(dot(w, s.X[i]))^2 * cos(w[3]) + mean(i in s) tan(dot(w, s.X[i]) / 20) <= 1
+`
+	m, p, err := compileSource(t, src, map[string]string{"d.csv": string(csv)})
+	require.NoError(t, err)
+	x := randomPoint(m, rng)
+	var want [][]float64
+	for _, procs := range []int{1, 2, 4} {
+		runtime.GOMAXPROCS(procs)
+		for range 3 {
+			got := evalAll(t, p, x)
+			if want == nil {
+				want = got
+				if err := fdCheck(t, p, x); err > 1e-6 {
+					t.Errorf("worst relative error %.3g > 1e-6", err)
+				}
+				continue
+			}
+			for i := range want {
+				for j := range want[i] {
+					require.Equal(t, math.Float64bits(want[i][j]), math.Float64bits(got[i][j]), "GOMAXPROCS=%d, result %d, element %d", procs, i, j)
+				}
+			}
+		}
+	}
+}

@@ -554,6 +554,9 @@ func (in *inst) explainAt(ov, av []float64, j int) string {
 		return fmt.Sprintf("variable value is not finite (%g at element %d)", v, j+1)
 	case opUnary:
 		z := av[j]
+		if b, ok := in.src.(*ast.Binary); ok && b.Op == "^" && in.fn.Name == "log" && !(z > 0) {
+			return fmt.Sprintf("%s with a variable exponent at a base of %g (x^y is e^(y log x), defined for x > 0)", what, z)
+		}
 		switch in.fn.Name {
 		case "log":
 			if z == 0 {

@@ -121,6 +121,9 @@ type global struct {
 }
 
 type checker struct {
+	// evalOnly allows comparisons (0 or 1) in expressions: an expression
+	// that is evaluated, never differentiated (CheckEvalExpr).
+	evalOnly bool
 	m        *Model
 	opts     Options
 	dir      string
@@ -758,7 +761,7 @@ func (c *checker) checkDomain(d *ast.VarDecl, v *Var) (*domain.Domain, bool) {
 				}
 				continue
 			}
-			t, ok := c.constValue(args[k].Value, "a bound")
+			t, ok := c.boundValue(args[k].Value)
 			if !ok {
 				return nil, false
 			}
@@ -842,6 +845,54 @@ func (c *checker) checkDomain(d *ast.VarDecl, v *Var) (*domain.Domain, bool) {
 	}
 	c.errorf(name, "unknown domain %q%s; domains are box(lo, hi), ball(r), ball(r, rows), l1ball(r), nonneg and simplex", name.Name, DidYouMean(name.Name, domains[:len(domains)-1]))
 	return nil, false
+}
+
+// boundValue evaluates a bound of a box: a constant, or a list whose
+// elements (or, for a matrix, the elements of whose rows) may be inf or
+// -inf, a side without a bound for that element: box([-inf, -1.5], [inf, inf]).
+func (c *checker) boundValue(e ast.Expr) (Tensor, bool) {
+	v, ok := unparen(e).(*ast.Vector)
+	if !ok || !hasInf(v) {
+		return c.constValue(e, "a bound")
+	}
+	var out Tensor
+	for k, el := range v.Elems {
+		var t Tensor
+		if inf, ok := infBound(el); ok {
+			t = Scalar(inf)
+		} else if t, ok = c.boundValue(el); !ok {
+			return Tensor{}, false
+		}
+		if t.Shape.Rank() > 1 {
+			c.errorf(el, "a list holds numbers or lists of numbers, not a %s", t.Shape)
+			return Tensor{}, false
+		}
+		if k == 0 {
+			out.Shape = Shape{len(v.Elems)}
+			if t.Shape.Rank() == 1 {
+				out.Shape = Shape{len(v.Elems), t.Shape[0]}
+			}
+		} else if t.Shape.Rank() != out.Shape.Rank()-1 || t.Shape.Rank() == 1 && t.Shape[0] != out.Shape[1] {
+			c.errorf(el, "list elements must all have the same shape")
+			return Tensor{}, false
+		}
+		out.Data = append(out.Data, t.Data...)
+	}
+	return out, true
+}
+
+// hasInf reports whether a list literal holds inf or -inf as an element
+// (or as an element of a row).
+func hasInf(v *ast.Vector) bool {
+	for _, el := range v.Elems {
+		if _, ok := infBound(el); ok {
+			return true
+		}
+		if w, ok := unparen(el).(*ast.Vector); ok && hasInf(w) {
+			return true
+		}
+	}
+	return false
 }
 
 // infBound reports whether a box bound is inf or -inf (a side without a
@@ -990,11 +1041,8 @@ func (c *checker) checkConstraints(cs []*ast.Constraint) {
 			continue
 		}
 		switch sc.Op {
-		case "==":
-			c.errorf(&opNode{sc}, "equality constraints are not supported: the method needs inequality constraints f(x) <= 0 with a strictly feasible (Slater) point, which an equality never has; for a band write two constraints, lhs <= c + tol and lhs >= c - tol")
-			continue
 		case "!=":
-			c.errorf(&opNode{sc}, "!= is not a constraint; constraints are lhs <= rhs or lhs >= rhs")
+			c.errorf(&opNode{sc}, "!= is not a constraint; constraints are lhs <= rhs, lhs >= rhs or lhs == rhs")
 			continue
 		case "<", ">":
 			c.errorf(&opNode{sc}, "strict inequalities are not supported; write %s= (the solver returns points that satisfy constraints up to a tolerance)", sc.Op)
@@ -1107,7 +1155,7 @@ func (c *checker) constraintInstance(sc *ast.Constraint, sco *scope, name string
 		case math.IsNaN(t.Data[0]):
 			c.errorf(sc, "constraint %s does not depend on any variable and is not a number (%s %s %s)", name,
 				fmtNum(evalOr(lhs)), sc.Op, fmtNum(evalOr(rhs)))
-		case t.Data[0] > 0:
+		case t.Data[0] > 0 || sc.Op == "==" && t.Data[0] != 0:
 			c.errorf(sc, "constraint %s does not depend on any variable and is violated (%s %s %s is false)", name,
 				fmtNum(evalOr(lhs)), sc.Op, fmtNum(evalOr(rhs)))
 		default:

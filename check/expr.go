@@ -101,8 +101,19 @@ func (c *checker) expr1(e ast.Expr, sc *scope) Expr {
 	case *ast.Vector:
 		return c.vector(e, sc)
 	case *ast.Unary:
+		if e.Op == "not" && c.evalOnly {
+			x := c.expr(e.X, sc)
+			if x == nil {
+				return nil
+			}
+			if !x.Shape().IsScalar() {
+				c.errorf(e.X, "not applies to a scalar, not a %s", x.Shape())
+				return nil
+			}
+			return &Logic{node: node{dep: x.Deps(), src: e}, Op: "not", X: x}
+		}
 		if e.Op == "not" {
-			c.errorf(e, "not is only allowed in a where filter")
+			c.errorf(e, "not is only allowed in a where filter or an evaluation (:eval, qrc eval --metric)")
 			return nil
 		}
 		x := c.expr(e.X, sc)
@@ -217,10 +228,13 @@ var arithOps = map[string]bool{"+": true, "-": true, "*": true, "/": true, "^": 
 
 func (c *checker) binary(b *ast.Binary, sc *scope) Expr {
 	if !arithOps[b.Op] {
-		if b.Op == "and" || b.Op == "or" {
-			c.errorf(b, "%s is only allowed in a where filter", b.Op)
-		} else {
-			c.errorf(opAt(b), "a comparison is only allowed in a where filter or as a constraint (name: lhs <= rhs)")
+		switch {
+		case c.evalOnly:
+			return c.evalCompare(b, sc)
+		case b.Op == "and" || b.Op == "or":
+			c.errorf(b, "%s is only allowed in a where filter or an evaluation (:eval, qrc eval --metric)", b.Op)
+		default:
+			c.errorf(opAt(b), "a comparison is 0 or 1, a step that is not differentiable, so it is only allowed in a where filter, as a constraint (name: lhs <= rhs), or in an evaluation (:eval, qrc eval --metric); in the objective or a constraint write a smooth surrogate of the step, such as sigmoid(k * (a - b)) for a > b")
 		}
 		return nil
 	}
@@ -230,15 +244,18 @@ func (c *checker) binary(b *ast.Binary, sc *scope) Expr {
 	}
 	if b.Op == "^" {
 		k, ok := y.(*Const)
-		if !ok || !k.Value.Shape.IsScalar() {
-			why := "it depends on a variable"
-			switch {
-			case y.Deps()&DepVar == 0 && y.Deps()&DepIndex != 0:
-				why = "it depends on an index"
-			case y.Deps()&DepVar == 0:
-				why = "it is not a scalar"
+		switch {
+		case y.Deps()&DepVar != 0:
+			// x^y with a variable exponent, e^(y log x): defined for x > 0.
+			if !c.positiveBase(x, b.X) {
+				return nil
 			}
-			c.errorf(b.Y, "the exponent of ^ must be a constant scalar; %s", why)
+		case !ok || !k.Value.Shape.IsScalar():
+			why := "it is not a scalar"
+			if y.Deps()&DepIndex != 0 {
+				why = "it depends on an index (an indexed constraint, name[k in S]: ... x^k ..., substitutes its value)"
+			}
+			c.errorf(b.Y, "the exponent of ^ must be a constant scalar or depend on a variable; %s", why)
 			return nil
 		}
 	}
@@ -803,7 +820,7 @@ func (c *checker) binder(b *ast.Binder, sc *scope) *Binder {
 func (c *checker) compr(ce *ast.Comprehension, sc *scope) Expr {
 	op := ce.Op.Name
 	if !stdlib.IsComprehension(op) {
-		msg := fmt.Sprintf("%s(%s in ...) is not a comprehension; only sum, mean, max and min range over an index set", op, ce.Binders[0].Name.Name)
+		msg := fmt.Sprintf("%s(%s in ...) is not a comprehension; only sum, mean, max, min and prod range over an index set", op, ce.Binders[0].Name.Name)
 		if g, ok := c.globals[op]; ok && g.kind == "function" {
 			msg += fmt.Sprintf("; to apply %s to each term, write sum(%s in ...) %s(...)", op, ce.Binders[0].Name.Name, op)
 		}
@@ -865,6 +882,9 @@ func (c *checker) compr(ce *ast.Comprehension, sc *scope) Expr {
 	if !c.resolveRows(r, ce) {
 		return nil
 	}
+	if op == "prod" {
+		return c.expandProd(r, ce, sc)
+	}
 	return fold(r)
 }
 
@@ -925,13 +945,13 @@ func (c *checker) resolveRows(r *Compr, ce *ast.Comprehension) bool {
 			return false
 		}
 		r.Rows = rows
-		if len(rows) == 0 && r.Op != "sum" {
+		if len(rows) == 0 && r.Op != "sum" && r.Op != "prod" {
 			c.errorf(ce.Where, "no row of %s satisfies %s: the %s is over an empty set", r.Data.Name, ExprString(ce.Where), r.Op)
 			return false
 		}
 		return true
 	}
-	if r.Op == "sum" {
+	if r.Op == "sum" || r.Op == "prod" {
 		return true
 	}
 	for _, b := range r.Binders {

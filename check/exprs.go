@@ -13,7 +13,21 @@ import (
 // the expressions of :eval and :grad. It returns the checked expression, or
 // nil and the errors (with e's own positions). m is not changed.
 func CheckExpr(m *Model, e ast.Expr) (x Expr, diags diag.List) {
+	return checkExpr(m, e, false)
+}
+
+// CheckEvalExpr is CheckExpr for an expression that is only evaluated,
+// never differentiated (the REPL's :eval, qrc eval --metric): a comparison
+// such as people.y[i] * score(i) > 0 is allowed there, anywhere, and is 1
+// when it holds and 0 otherwise; and, or and not combine such values. In
+// the objective or a constraint a comparison stays an error.
+func CheckEvalExpr(m *Model, e ast.Expr) (x Expr, diags diag.List) {
+	return checkExpr(m, e, true)
+}
+
+func checkExpr(m *Model, e ast.Expr, evalOnly bool) (x Expr, diags diag.List) {
 	c := &checker{
+		evalOnly: evalOnly,
 		m:        m,
 		globals:  map[string]*global{},
 		seen:     map[string]bool{},

@@ -188,7 +188,8 @@ type ConstraintGroup struct {
 }
 
 // Constraint is one expanded scalar constraint F(x) <= 0, where
-// F = LHS - RHS for "<=" and RHS - LHS for ">=".
+// F = LHS - RHS for "<=" and RHS - LHS for ">=", or F(x) = 0 with
+// F = LHS - RHS for "==" (IsEquality).
 type Constraint struct {
 	Name  string // "cap[2]", or the group name when not indexed
 	Group *ConstraintGroup
@@ -198,6 +199,9 @@ type Constraint struct {
 	RHS   Expr
 	F     Expr // scalar, F <= 0
 }
+
+// IsEquality reports whether c is an equality, F(x) = 0.
+func (c *Constraint) IsEquality() bool { return c.Op == "==" }
 
 // ConstRHS returns the value of the right-hand side when it is a constant
 // scalar (a number or a parameter), else nil (for reports: the slack is

@@ -71,6 +71,8 @@ func NonNeg(n int) *Domain {
 }
 
 // String describes the domain as in a model: box(-2, 2), box(0, inf),
+// box([-inf, -1.5], [inf, inf]) (a box of at most 8 elements with
+// different bounds, matrices row-major; box(...) for a larger one),
 // nonneg, ball(0.1, rows), l1ball(1).
 func (d *Domain) String() string {
 	switch d.Kind {
@@ -80,6 +82,9 @@ func (d *Domain) String() string {
 				return "nonneg"
 			}
 			return fmt.Sprintf("box(%s, %s)", num(lo), num(hi))
+		}
+		if len(d.Lo) <= 8 {
+			return "box(" + numList(d.Lo) + ", " + numList(d.Hi) + ")"
 		}
 		return "box(...)"
 	case L1Ball:
@@ -108,6 +113,19 @@ func (d *Domain) uniformBox() (lo, hi float64, ok bool) {
 		}
 	}
 	return lo, hi, true
+}
+
+// numList formats v as a list literal, [a, b, c] (the elements of a
+// matrix in row-major order).
+func numList(v []float64) string {
+	s := "["
+	for i, x := range v {
+		if i > 0 {
+			s += ", "
+		}
+		s += num(x)
+	}
+	return s + "]"
 }
 
 // num formats v as a model writes it: infinities as inf and -inf.

@@ -37,7 +37,11 @@ func (s *Session) checkExpr(cmd, text string, st Statement, col int) (check.Expr
 		s.printDiags(errs)
 		return nil, false
 	}
-	x, errs := check.CheckExpr(s.model, e)
+	checkFn := check.CheckExpr
+	if cmd == "eval" { // evaluated only: comparisons are 0 or 1
+		checkFn = check.CheckEvalExpr
+	}
+	x, errs := checkFn(s.model, e)
 	if errs != nil {
 		s.failed = true
 		s.printDiags(errs)

@@ -142,6 +142,18 @@ func TestEvalAndGrad(t *testing.T) {
 	assert.Contains(t, stderr, "    :eval x[4]\n            ^\n")
 	_, stderr = h.exec(t, ":eval log(x[2])", false) // log of -1
 	assert.Contains(t, stderr, "<input>:10:7: log of a negative number")
+	// comparisons are 0 or 1 in :eval (x = [0.5, -1, 2]: two of three positive)
+	stdout, _ = h.exec(t, ":eval mean(j in 1..3) (x[j] > 0)", true)
+	assert.Equal(t, "scalar: 0.666667\n", stdout)
+	stdout, _ = h.exec(t, ":eval sum(j in 1..3) (x[j] > 0) * (a[j] >= 2)", true)
+	assert.Equal(t, "scalar: 1\n", stdout)
+	stdout, _ = h.exec(t, ":eval (x[2] == -1) + (x[1] < 0)", true)
+	assert.Equal(t, "scalar: 1\n", stdout)
+	// but not in :grad, nor in the model
+	_, stderr = h.exec(t, ":grad sum(j in 1..3) (x[j] > 0)", false)
+	assert.Contains(t, stderr, "not differentiable")
+	_, stderr = h.exec(t, "c: sum(j in 1..3) (x[j] > 0) <= 1", false)
+	assert.Contains(t, stderr, "sigmoid(k * (a - b))")
 }
 
 func TestPointFollowsSolvesAndChanges(t *testing.T) {
@@ -244,6 +256,12 @@ func TestComplete(t *testing.T) {
 	assert.Equal(t, []string{"minimize d.X", "minimize d.a1", "minimize d.a2"}, complete("minimize d.")[:3])
 	assert.Subset(t, complete("minimize d."), []string{"minimize d.n", "minimize d.d", "minimize d.b", "minimize d.y"})
 	assert.Contains(t, complete("minimize su"), "minimize sum")
+	assert.Contains(t, complete("minimize si"), "minimize sin")
+	assert.Equal(t, []string{"minimize tan", "minimize tanh"}, complete("minimize ta"))
+	assert.Equal(t, []string{"minimize erf"}, complete("minimize er"))
+	assert.Equal(t, []string{"minimize prod"}, complete("minimize pr"))
+	assert.Contains(t, complete("minimize at"), "minimize atan")
+	assert.Contains(t, complete("minimize log1"), "minimize log10")
 	assert.Contains(t, complete("var z in bo"), "var z in box")
 	assert.Contains(t, complete("su"), "subject")
 	assert.Equal(t, []string{":load ../examples/np.qrc", ":load ../examples/npc.qrc"}, complete(":load ../examples/np"))

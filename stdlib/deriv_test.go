@@ -20,6 +20,7 @@ type atom struct {
 	name  string
 	p     []float64
 	lo    float64 // domain is z > lo (z >= lo when closed)
+	below float64 // when not 0, the domain is also z < below (tan's branch)
 	kinks []float64
 }
 
@@ -34,6 +35,12 @@ var atoms = []atom{
 	{name: "sigmoid", lo: -inf},
 	{name: "logistic", lo: -inf},
 	{name: "tanh", lo: -inf},
+	{name: "sin", lo: -inf},
+	{name: "cos", lo: -inf},
+	{name: "tan", lo: -math.Pi / 2, below: math.Pi / 2},
+	{name: "atan", lo: -inf},
+	{name: "erf", lo: -inf},
+	{name: "log10", lo: 0},
 	{name: "hinge", lo: -inf, kinks: []float64{1}},
 	{name: "huber", p: []float64{1}, lo: -inf, kinks: []float64{-1, 1}},
 	{name: "mcp", p: []float64{1, 2}, lo: -inf, kinks: []float64{-2, 0, 2}},
@@ -45,6 +52,9 @@ var inf = math.Inf(1)
 // sample returns a random point of a's domain: uniform on [-30, 30] for the
 // functions defined everywhere, lo + e^u with u uniform on [-4, 3] otherwise.
 func (a atom) sample(r *rand.Rand) float64 {
+	if a.below != 0 { // within 2% of the width from either end
+		return a.lo + (a.below-a.lo)*(0.02+0.96*r.Float64())
+	}
 	if math.IsInf(a.lo, -1) {
 		return 60*r.Float64() - 30
 	}
@@ -56,7 +66,7 @@ func (a atom) sample(r *rand.Rand) float64 {
 func (a atom) near(r *rand.Rand, x float64) float64 {
 	for {
 		y := x + math.Copysign(math.Pow(10, 4*r.Float64()-3), r.Float64()-0.5)
-		if y > a.lo {
+		if y > a.lo && (a.below == 0 || y < a.below) {
 			return y
 		}
 	}
@@ -109,7 +119,7 @@ func TestDerivFiniteDifferences(t *testing.T) {
 		for n := 0; n < 300; {
 			z := a.sample(r)
 			h := 1e-6 * max(1, math.Abs(z))
-			if a.nearKink(z) || z-h <= a.lo {
+			if a.nearKink(z) || z-h <= a.lo || a.below != 0 && z+h >= a.below {
 				continue
 			}
 			n++
@@ -285,7 +295,7 @@ func TestExtremeInputs(t *testing.T) {
 	for _, a := range atoms {
 		f := lookup(t, a.name)
 		for _, z := range zs {
-			if z < a.lo || z == a.lo && a.name != "sqrt" {
+			if z < a.lo || z == a.lo && a.name != "sqrt" || a.below != 0 && z >= a.below {
 				continue
 			}
 			assert.False(t, math.IsNaN(f.Scalar(z, a.p)), "%s(%v)", a.name, z)
@@ -417,6 +427,9 @@ func TestPropsNumerically(t *testing.T) {
 		if a.name == "exp" {
 			hi = 10
 		}
+		if a.below != 0 {
+			hi = a.below - 0.01
+		}
 		checkProps(t, a.name, func(z float64) float64 { return f.Scalar(z, a.p) }, f.PropsFor(a.p), a.lo, hi, r)
 	}
 	// Other parameters than the typical ones.
@@ -470,7 +483,7 @@ func TestPropsTightOnGrid(t *testing.T) {
 		p     []float64
 		kinks []float64
 	}{
-		{"sigmoid", nil, nil}, {"tanh", nil, nil},
+		{"sigmoid", nil, nil}, {"tanh", nil, nil}, {"sin", nil, nil}, {"cos", nil, nil}, {"atan", nil, nil}, {"erf", nil, nil},
 		{"mcp", []float64{1, 2}, []float64{0}}, {"mcp", []float64{0.5, 4}, []float64{0}},
 		{"scad", []float64{1, 3.7}, []float64{0, -1, 1, -3.7, 3.7}}, {"scad", []float64{2, 2.5}, []float64{0, -2, 2, -5, 5}},
 	}
@@ -497,6 +510,9 @@ func TestPropsTightOnGrid(t *testing.T) {
 	}
 	assert.InEpsilon(t, 1/(6*math.Sqrt(3)), lookup(t, "sigmoid").Props.WeakConvexity, 1e-15)
 	assert.InEpsilon(t, 4/(3*math.Sqrt(3)), lookup(t, "tanh").Props.WeakConvexity, 1e-15)
+	// erf'' peaks at 1/sqrt 2, atan'' at 1/sqrt 3: the closed forms.
+	assert.InEpsilon(t, 2*math.Sqrt(2/math.Pi)*math.Exp(-0.5), -(lookup(t, "erf").Deriv(1/math.Sqrt2+1e-6, nil)-lookup(t, "erf").Deriv(1/math.Sqrt2-1e-6, nil))/2e-6, 1e-8)
+	assert.InEpsilon(t, 3*math.Sqrt(3)/8, -(lookup(t, "atan").Deriv(1/math.Sqrt(3)+1e-6, nil)-lookup(t, "atan").Deriv(1/math.Sqrt(3)-1e-6, nil))/2e-6, 1e-8)
 }
 
 // Smooth atoms have a continuous derivative, also across their breakpoints;
@@ -506,7 +522,7 @@ func TestSmoothMeansContinuousDerivative(t *testing.T) {
 		f := lookup(t, a.name)
 		jump := 0.0
 		for _, z := range append([]float64{0.5, 1, 2}, a.kinks...) {
-			if z <= a.lo {
+			if z <= a.lo || a.below != 0 && z >= a.below {
 				continue
 			}
 			jump = max(jump, math.Abs(f.Deriv(z+1e-9, a.p)-f.Deriv(z-1e-9, a.p)))
@@ -623,7 +639,7 @@ func TestValueDeriv(t *testing.T) {
 			continue
 		}
 		for _, z := range []float64{-1000, -40, -3, -0.5, 0, 0.25, 0.5, 2, 40, 1000} {
-			if (name == "log" || name == "sqrt") && z <= 0 || name == "log1p" && z <= -1 {
+			if (name == "log" || name == "log10" || name == "sqrt") && z <= 0 || name == "log1p" && z <= -1 {
 				continue
 			}
 			p := params[name]
@@ -669,4 +685,52 @@ func TestLogSumExp(t *testing.T) {
 	p := f.Props
 	assert.True(t, p.Convex && p.Smooth)
 	assert.Equal(t, 1.0, p.Lipschitz)
+}
+
+// sin, cos, tan, atan, erf, log10 and prod against closed forms.
+func TestTrigAndFriends(t *testing.T) {
+	v := func(name string, z float64) float64 { return lookup(t, name).Scalar(z, nil) }
+	d := func(name string, z float64) float64 { return lookup(t, name).Deriv(z, nil) }
+	assert.InDelta(t, 1, v("sin", math.Pi/2), 1e-15)
+	assert.InDelta(t, math.Sqrt(3)/2, v("cos", math.Pi/6), 1e-15)
+	assert.InDelta(t, 1, v("tan", math.Pi/4), 1e-15)
+	assert.InDelta(t, 2, d("tan", math.Pi/4), 1e-14) // 1 + tan^2
+	assert.InDelta(t, math.Pi/4, v("atan", 1), 1e-15)
+	assert.InDelta(t, 0.5, d("atan", 1), 1e-15)
+	assert.InDelta(t, 0.8427007929497149, v("erf", 1), 1e-15) // erf(1), Abramowitz & Stegun table 7.1
+	assert.InDelta(t, 2/math.Sqrt(math.Pi), d("erf", 0), 1e-15)
+	assert.Equal(t, 0.0, d("erf", 40)) // underflows, no NaN
+	assert.Equal(t, 3.0, v("log10", 1000))
+	assert.InDelta(t, 1/(100*math.Ln10), d("log10", 100), 1e-18)
+	assert.Equal(t, -1.0, d("cos", math.Pi/2)) // -sin
+	assert.True(t, math.IsNaN(v("log10", -1)))
+
+	prod := lookup(t, "prod")
+	assert.Equal(t, 24.0, prod.Reduce([]float64{1, 2, 3, 4}))
+	assert.Equal(t, 1.0, prod.Reduce([]float64{}))
+	g := make([]float64, 4)
+	prod.Grad([]float64{1, 2, 3, 4}, g)
+	assert.Equal(t, []float64{24, 12, 8, 6}, g)
+	// At a zero only that element's entry is nonzero; with two zeros none is.
+	prod.Grad([]float64{2, 0, 3, 5}, g)
+	assert.Equal(t, []float64{0, 30, 0, 0}, g)
+	prod.Grad([]float64{0, 0, 3, 5}, g)
+	assert.Equal(t, []float64{0, 0, 0, 0}, g)
+	assert.True(t, stdlib.IsComprehension("prod"))
+	// The gradient against central differences at random vectors.
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 200 {
+		v := randVec(r)
+		g := make([]float64, len(v))
+		prod.Grad(v, g)
+		for j := range v {
+			h := 1e-6 * max(1, math.Abs(v[j]))
+			w := slices.Clone(v)
+			w[j] = v[j] + h
+			up := prod.Reduce(w)
+			w[j] = v[j] - h
+			fd := (up - prod.Reduce(w)) / (2 * h)
+			assert.LessOrEqual(t, relerr(fd, g[j]), 1e-6, "prod grad at %v, element %d: %v, finite difference %v", v, j, g[j], fd)
+		}
+	}
 }

@@ -214,6 +214,27 @@ var builtins = []*Func{
 	// tanh'' = -2 t (1 - t^2) has largest magnitude 4/(3 sqrt 3) at
 	// t = ±1/sqrt 3; tanh' is largest, 1, at 0.
 	unaryFunc("tanh", "hyperbolic tangent", Props{Smooth: true, Lipschitz: 1, WeakConvexity: 4 / (3 * math.Sqrt(3)), Monotone: 1}, math.Tanh, tanhDeriv),
+	// sin'' = -sin: |sin''| <= 1, reached at odd multiples of pi/2.
+	unaryFunc("sin", "sine (radians)", Props{Smooth: true, Lipschitz: 1, WeakConvexity: 1}, math.Sin, math.Cos),
+	// cos'' = -cos: |cos''| <= 1, reached at multiples of pi.
+	unaryFunc("cos", "cosine (radians)", Props{Smooth: true, Lipschitz: 1, WeakConvexity: 1}, math.Cos,
+		func(z float64) float64 { return -math.Sin(z) }),
+	// tan is defined off the odd multiples of pi/2 and increasing on each
+	// branch between them; its slope 1 + tan^2 and curvature
+	// 2 tan (1 + tan^2) are unbounded at the poles.
+	unaryFunc("tan", "tangent (radians), z not an odd multiple of pi/2", Props{Smooth: true, Lipschitz: inf, WeakConvexity: inf}, math.Tan,
+		func(z float64) float64 { t := math.Tan(z); return 1 + t*t }),
+	// atan'' = -2z/(1+z^2)^2 has largest magnitude 3 sqrt 3/8 at z = ±1/sqrt 3;
+	// atan' is largest, 1, at 0.
+	unaryFunc("atan", "inverse tangent, in (-pi/2, pi/2)", Props{Smooth: true, Lipschitz: 1, WeakConvexity: 3 * math.Sqrt(3) / 8, Monotone: 1}, math.Atan,
+		func(z float64) float64 { return 1 / (1 + z*z) }),
+	// erf' = 2/sqrt(pi) e^-z^2 is largest, 2/sqrt(pi), at 0; erf'' =
+	// -4z/sqrt(pi) e^-z^2 has largest magnitude 2 sqrt(2/pi) e^-1/2 at
+	// z = ±1/sqrt 2.
+	unaryFunc("erf", "error function 2/sqrt(pi) integral_0^z e^-t^2 dt", Props{Smooth: true, Lipschitz: 2 / math.Sqrt(math.Pi), WeakConvexity: 2 * math.Sqrt(2/math.Pi) * math.Exp(-0.5), Monotone: 1}, math.Erf,
+		erfDeriv),
+	unaryFunc("log10", "base-10 logarithm, z > 0", Props{Concave: true, Smooth: true, Lipschitz: inf, WeakConvexity: inf, Monotone: 1}, math.Log10,
+		func(z float64) float64 { return 1 / (z * math.Ln10) }),
 	// hinge'(1) = 0, an end of [-1, 0].
 	unaryFunc("hinge", "max(0, 1 - z)", Props{Convex: true, Lipschitz: 1, WeakConvexity: 0, Monotone: -1},
 		func(z float64) float64 { return math.Max(0, 1-z) },
@@ -417,6 +438,11 @@ var builtins = []*Func{
 				g[j] = w
 			}
 		}},
+	&Func{Name: "prod", MinArgs: 1, MaxArgs: 1, Kind: Reduction, Doc: "product of the elements",
+		// Neither Lipschitz nor weakly convex on all of R^n for n >= 2
+		// (z1 z2 has curvature -1 along z1 = -z2); the analysis bounds it
+		// on the ranges its arguments take (docs/analysis.md).
+		Props: Props{Smooth: true, Lipschitz: nan, WeakConvexity: nan}, Reduce: Prod, Grad: prodGrad},
 	&Func{Name: "dot", MinArgs: 2, MaxArgs: 2, Kind: Dot,
 		Doc:   "inner product of two vectors, or matrix times vector",
 		Props: Props{Smooth: true, Lipschitz: nan, WeakConvexity: nan}},
@@ -590,7 +616,7 @@ func Names() []string {
 
 // comprehensions are the names that can head a comprehension
 // "op(i in S) body".
-var comprehensions = []string{"sum", "mean", "max", "min"}
+var comprehensions = []string{"sum", "mean", "max", "min", "prod"}
 
 // Comprehensions returns the names that can head a comprehension
 // "op(i in S) body" (a new slice on every call).
@@ -654,4 +680,35 @@ func logisticValueDeriv(z float64) (float64, float64) {
 func tanhDeriv(z float64) float64 {
 	e := math.Exp(-2 * math.Abs(z))
 	return 4 * e / ((1 + e) * (1 + e))
+}
+
+// erfDeriv is erf'(z) = 2/sqrt(pi) e^-z^2 (0 for |z| > 27, where e^-z^2
+// underflows).
+func erfDeriv(z float64) float64 { return 2 / math.Sqrt(math.Pi) * math.Exp(-z*z) }
+
+// Prod is the product of the elements of v (1 for an empty v), multiplied
+// in order.
+func Prod(v []float64) float64 {
+	p := 1.0
+	for _, x := range v {
+		p *= x
+	}
+	return p
+}
+
+// prodGrad writes the gradient of Prod at v into g: g_j is the product of
+// the other elements, computed from prefix and suffix products (no
+// division, so it is exact at zeros: with one zero element only its
+// entry is nonzero; with two, every entry is 0).
+func prodGrad(v, g []float64) {
+	p := 1.0
+	for j, x := range v {
+		g[j] = p
+		p *= x
+	}
+	p = 1
+	for j := len(v) - 1; j >= 0; j-- {
+		g[j] *= p
+		p *= v[j]
+	}
 }

@@ -98,7 +98,8 @@ func TestParamChecks(t *testing.T) {
 func TestTable(t *testing.T) {
 	names := stdlib.Names()
 	for _, want := range []string{"abs", "pos", "max", "min", "exp", "log", "log1p", "sqrt", "square", "sigmoid",
-		"logistic", "tanh", "hinge", "huber", "mcp", "scad", "norm1", "norm2", "norminf", "logsumexp", "sum", "mean", "dot"} {
+		"logistic", "tanh", "hinge", "huber", "mcp", "scad", "norm1", "norm2", "norminf", "logsumexp", "sum", "mean", "dot",
+		"sin", "cos", "tan", "atan", "erf", "log10", "prod"} {
 		assert.Contains(t, names, want)
 	}
 	for _, n := range names {

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/qrc-lang/qrc/ast"
 	"github.com/qrc-lang/qrc/check"
@@ -36,6 +37,11 @@ type fnv struct {
 	hi     quad // upper bound
 	smooth bool
 	why    *Refusal
+	// hess is the exact Hessian of a function that is quadratic in the
+	// variables (quadform.go), nil otherwise; tight reports that lo and hi
+	// are its eigenvalue bounds.
+	hess  hessian
+	tight bool
 }
 
 // Refusal says why a function is not provably weakly convex: the
@@ -222,6 +228,14 @@ func (a *analyzer) expr(e check.Expr, ix env) (value, error) {
 		}
 	}
 	v.shape = e.Shape()
+	for i, f := range v.el {
+		if f.hess != nil && !f.tight {
+			if i == 0 {
+				v.el = slices.Clone(v.el)
+			}
+			v.el[i] = tighten(f)
+		}
+	}
 	a.work += len(v.el)
 	if a.work > maxWork {
 		return value{}, errTooLarge
@@ -308,6 +322,9 @@ func (a *analyzer) add(f, g *fnv) *fnv {
 		return a.affineFn(combine(f.aff, 1, g.aff, 1))
 	}
 	out := &fnv{val: add(f.val, g.val), g: up(f.g + g.g), lo: f.lo.plus(g.lo, false), hi: f.hi.plus(g.hi, true), smooth: f.smooth && g.smooth}
+	if quadOK(f) && quadOK(g) {
+		out.hess = addHess(hessOf(f), 1, hessOf(g), 1)
+	}
 	if math.IsInf(out.lo.s, -1) {
 		out.why = f.why
 		if out.why == nil {
@@ -330,6 +347,9 @@ func (a *analyzer) scale(f *fnv, w float64, e check.Expr) *fnv {
 		return constFn(0)
 	}
 	out := &fnv{val: scale(f.val, w), g: up(math.Abs(w) * f.g), smooth: f.smooth}
+	if f.hess != nil {
+		out.hess = addHess(f.hess, w, nil, 0)
+	}
 	if w > 0 {
 		out.lo, out.hi, out.why = f.lo.times(w), f.hi.times(w), f.why
 		return out
@@ -381,7 +401,7 @@ func (a *analyzer) arith(e *check.Arith, ix env) (value, string, error) {
 		case y.isConst():
 			return broadcast2(x, y, n, func(i int) *fnv { return a.scale(x.at(i), y.cstAt(i), e) }), "scaling", nil
 		}
-		return a.refusedValue(n, a.refuse(e, "a product of two variable terms (no rule bounds its curvature)")), "product", nil
+		return broadcast2(x, y, n, func(i int) *fnv { return a.product(x.at(i), y.at(i), e) }), "product", nil
 	case "/":
 		switch {
 		case y.isConst():
@@ -399,7 +419,23 @@ func (a *analyzer) arith(e *check.Arith, ix env) (value, string, error) {
 		}
 		return a.refusedValue(n, a.refuse(e, "a division by a variable term (no rule bounds its curvature)")), "division", nil
 	case "^":
+		if !y.isConst() {
+			return broadcast2(x, y, n, func(i int) *fnv { return a.power(x.at(i), y.at(i), e) }), "power", nil
+		}
 		p := y.cstAt(0)
+		if c, ok := e.X.(*check.Call); ok && p == 2 && c.Func.Name == "norm2" && len(c.Args) == 1 {
+			// norm2(v)^2 is the sum of the squares of v's elements.
+			v, err := a.expr(c.Args[0], ix)
+			if err != nil {
+				return value{}, "", err
+			}
+			sq := make([]*fnv, size(v))
+			w := make([]float64, len(sq))
+			for i := range sq {
+				sq[i], w[i] = a.atom(atoms["square"], v.at(i), nil, e, "square"), 1
+			}
+			return value{el: []*fnv{a.linear(sq, w, e)}}, "sum of squares", nil
+		}
 		return a.mapEl(x, func(f *fnv) *fnv { return a.atom(atoms["^"], f, []float64{p}, e, "z^"+num(p)) }), "power", nil
 	}
 	return value{}, "", fmt.Errorf("%s: unknown operator %s", e.Src().Pos(), e.Op)
@@ -460,13 +496,22 @@ func (a *analyzer) atom(at *Atom, c *fnv, p []float64, e check.Expr, name string
 		out.why = a.refuse(e, fmt.Sprintf("%s has curvature down to %s on its argument's range %s and the argument's slope bound is %s", name, num(l.Curv.Lo), c.val, num(c.g)))
 		return out
 	}
-	// The second: h' times c's curvature, h' in l.Der. h' is one number:
-	// either h' >= 0, and lo_c h' <= h' H_c <= hi_c h', or h' <= 0, and
-	// the bounds swap. When both signs are possible the bounds are the
-	// extremes of the two (as numbers); with one sign they keep c's
-	// rank-one terms.
-	dpLo, dpHi := math.Max(0, l.Der.Lo), math.Max(0, l.Der.Hi)
-	dnLo, dnHi := math.Max(0, -l.Der.Hi), math.Max(0, -l.Der.Lo)
+	// The second: h' times c's curvature, h' in l.Der.
+	lo, hi, wwhy := a.weighted(l.Der, c, e, name)
+	out.lo, out.hi, out.why = out.lo.plus(lo, false), out.hi.plus(hi, true), wwhy
+	return out
+}
+
+// weighted bounds w times c's curvature residual c(y) - c(x) - <g, y-x>
+// for a number w known only to lie in d (h'(c(x)) in the composition
+// rule, f(x) in a product's rule). w is one number: either w >= 0, and
+// lo_c w <= w H_c <= hi_c w, or w <= 0, and the bounds swap. When both
+// signs are possible the bounds are the extremes of the two (as
+// numbers); with one sign they keep c's rank-one terms. why explains an
+// unbounded lower bound.
+func (a *analyzer) weighted(d Interval, c *fnv, e check.Expr, name string) (lo, hi quad, why *Refusal) {
+	dpLo, dpHi := math.Max(0, d.Lo), math.Max(0, d.Hi)
+	dnLo, dnHi := math.Max(0, -d.Hi), math.Max(0, -d.Lo)
 	var posLo, posHi, negLo, negHi quad
 	if dpHi > 0 {
 		posLo = c.lo.times(dpHi)
@@ -474,7 +519,7 @@ func (a *analyzer) atom(at *Atom, c *fnv, p []float64, e check.Expr, name string
 		posHi = c.hi.times(dpHi)
 		posHi.s = math.Max(mulf(dpLo, c.hi.s), mulf(dpHi, c.hi.s))
 		if math.IsInf(c.lo.s, -1) {
-			out.why = c.why
+			why = c.why
 		}
 	}
 	if dnHi > 0 {
@@ -482,20 +527,19 @@ func (a *analyzer) atom(at *Atom, c *fnv, p []float64, e check.Expr, name string
 		negLo.s = math.Min(-mulf(dnLo, c.hi.s), -mulf(dnHi, c.hi.s))
 		negHi = c.lo.times(dnHi)
 		negHi.s = math.Max(-mulf(dnLo, c.lo.s), -mulf(dnHi, c.lo.s))
-		if math.IsInf(negLo.s, -1) && out.why == nil {
-			out.why = a.refuse(e, fmt.Sprintf("%s decreases on part of its argument's range %s and the argument has a convex kink or unbounded upward curvature, so the composition has a concave kink", name, c.val))
+		if math.IsInf(negLo.s, -1) && why == nil {
+			why = a.refuse(e, fmt.Sprintf("%s decreases on part of its argument's range %s and the argument has a convex kink or unbounded upward curvature, so the composition has a concave kink", name, c.val))
 		}
 	}
 	switch {
 	case dpHi > 0 && dnHi > 0:
-		out.lo = out.lo.plus(eitherLower(posLo, negLo), false)
-		out.hi = out.hi.plus(eitherUpper(posHi, negHi), true)
+		return eitherLower(posLo, negLo), eitherUpper(posHi, negHi), why
 	case dpHi > 0:
-		out.lo, out.hi = out.lo.plus(posLo, false), out.hi.plus(posHi, true)
+		return posLo, posHi, why
 	case dnHi > 0:
-		out.lo, out.hi = out.lo.plus(negLo, false), out.hi.plus(negHi, true)
+		return negLo, negHi, why
 	}
-	return out
+	return quad{}, quad{}, why
 }
 
 // eitherLower is a lower bound that holds when either p or n does. When
@@ -633,11 +677,23 @@ func (a *analyzer) dot(e *check.Call, args []value) (value, string, error) {
 	x, y := args[0], args[1]
 	sx, sy := e.Args[0].Shape(), e.Args[1].Shape()
 	if !x.isConst() && !y.isConst() {
-		n := 1
+		rows, cols := 1, sy[0]
 		if sx.Rank() == 2 {
-			n = sx[0]
+			rows = sx[0]
 		}
-		return a.refusedValue(n, a.refuse(e, "a product of two variable terms (dot of two variable vectors)")), "dot", nil
+		out := make([]*fnv, rows)
+		w := make([]float64, cols)
+		for j := range w {
+			w[j] = 1
+		}
+		for r := range out {
+			ps := make([]*fnv, cols)
+			for j := range ps {
+				ps[j] = a.product(x.el[r*cols+j], y.el[j], e)
+			}
+			out[r] = a.linear(ps, w, e)
+		}
+		return value{el: out}, "sum of products", nil
 	}
 	rows, cols := 1, sy[0]
 	if sx.Rank() == 2 {
@@ -713,6 +769,8 @@ func (a *analyzer) reduce(e *check.Call, name string, x value) (value, string, e
 		return value{el: []*fnv{a.maxOf(x.el)}}, "max", nil
 	case "min":
 		return value{el: []*fnv{a.minOf(x.el, e)}}, "min", nil
+	case "prod":
+		return value{el: []*fnv{a.prodOf(x.el, e)}}, "product", nil
 	case "norm1", "norm2", "norminf":
 		return value{el: []*fnv{a.norm(name, x.el, e)}}, "convex-composite", nil
 	}

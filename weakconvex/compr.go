@@ -183,6 +183,11 @@ type sumAcc struct {
 	hnnz   int
 	affine bool // every term so far is affine
 	rest   bool // f holds at least one term
+	// hess sums the terms' exact Hessians while every term is affine or
+	// exactly quadratic (noHess once one is not)
+	hess     hessian
+	noHess   bool
+	hessWork int // entries added so far: past maxHessEntries the sum gives up hess
 }
 
 func (s *sumAcc) add(f *fnv) {
@@ -200,6 +205,19 @@ func (s *sumAcc) add(f *fnv) {
 		return
 	}
 	s.affine = false
+	switch {
+	case s.noHess:
+	case f.hess == nil || s.hessWork+len(f.hess) > maxHessEntries:
+		s.noHess, s.hess = true, nil
+	default:
+		s.hessWork += len(f.hess)
+		if s.hess == nil {
+			s.hess = hessian{}
+		}
+		for k, v := range f.hess {
+			s.hess[k] += v
+		}
+	}
 	g := &s.f
 	if !s.rest {
 		s.rest = true
@@ -249,6 +267,10 @@ func (s *sumAcc) result(a *analyzer) *fnv {
 		rest.lo.terms, rest.lo.nnz = nil, 0
 	}
 	rest.hi = quad{s: rest.hi.s, terms: s.hterms, nnz: s.hnnz}
+	rest.hess, rest.tight = nil, false
+	if !s.noHess {
+		rest.hess = s.hess
+	}
 	if math.IsInf(rest.hi.s, 1) {
 		rest.hi.terms, rest.hi.nnz = nil, 0
 	}

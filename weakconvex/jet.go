@@ -237,6 +237,20 @@ func (a *analyzer) jet(e, u check.Expr, P Interval, ix env) (jet, bool) {
 		if !ok {
 			return jet{}, false
 		}
+		if e.Op == "^" && e.Y.Deps()&check.DepVar != 0 {
+			// x^y = e^(y log x)
+			y, ok := a.jet(e.Y, u, P, ix)
+			if !ok {
+				return jet{}, false
+			}
+			l, ok := compose(atoms["log"], x, nil)
+			if !ok {
+				return jet{}, false
+			}
+			m := jet{mul(y.v, l.v), add(mul(y.d, l.v), mul(y.v, l.d)),
+				add(add(mul(y.c, l.v), mul(y.v, l.c)), scale(mul(y.d, l.d), 2))}
+			return compose(atoms["exp"], m, nil)
+		}
 		if e.Op == "^" {
 			p, err := check.Eval(e.Y, ix)
 			if err != nil {

@@ -69,6 +69,10 @@ type Function struct {
 	Smooth bool     // continuously differentiable on X
 	Range  Interval // the function's values on X
 	Why    *Refusal
+	// Equality marks a constraint F = 0 (lhs == rhs): it is F <= 0 and
+	// -F <= 0, so Weak needs both F and -F weakly convex, and Rho bounds
+	// both (the upper curvature bound of F is the lower one of -F).
+	Equality bool
 }
 
 // Verdict is the one-line verdict: "weakly convex: rho <= 3.2, M <= 41,
@@ -170,7 +174,7 @@ func AnalyzeContext(ctx context.Context, m *check.Model) *Report {
 		fs = append(fs, &Function{Name: "objective", Expr: m.Objective.Expr})
 	}
 	for _, c := range m.Constraints {
-		fs = append(fs, &Function{Name: c.Name, Expr: c.F})
+		fs = append(fs, &Function{Name: c.Name, Expr: c.F, Equality: c.IsEquality()})
 	}
 	for _, f := range fs {
 		a.rowsTotal += dataRows(f.Expr)
@@ -209,12 +213,20 @@ func (a *analyzer) function(f *Function) error {
 		}
 		return nil
 	}
+	if f.Equality && math.IsInf(el.hi.s, 1) {
+		f.Rho, f.M = math.Inf(1), math.Inf(1)
+		f.Why = a.refuse(f.Expr, "an equality h = 0 is h <= 0 and -h <= 0, so -h must be weakly convex too, but h has a convex kink or unbounded upward curvature (no rule bounds -h's curvature from below)")
+		return nil
+	}
 	f.Weak = true
 	st := a.stats[f.Expr]
 	if c, ok := f.Expr.(*check.Compr); ok && c.Data != nil && st != nil && st.Count == 1 {
 		f.Rho = st.Rho // record computed the exact bound already
 	} else {
 		f.Rho = rhoOf(el.lo.scalar(true))
+	}
+	if f.Equality {
+		f.Rho = math.Max(f.Rho, rhoOf(-el.hi.upperScalar(true)))
 	}
 	if st != nil {
 		st.Rho = f.Rho

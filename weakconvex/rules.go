@@ -163,6 +163,34 @@ func init() {
 		crit1: pts(0), crit2: pts(-t, t)})
 	smooth("logistic", "logistic' = sigmoid is increasing; logistic'' = s(1-s) peaks at 0", smoothAtom{
 		f: un(stdlib.Logistic), f1: un(sig), f2: un(sd), crit2: pts(0)})
+	smooth("atan", "atan' = 1/(1+z^2) peaks at 0; atan'' = -2z/(1+z^2)^2 peaks at ±1/sqrt 3 (magnitude 3 sqrt 3/8)", smoothAtom{
+		f: un(math.Atan), f1: un(func(z float64) float64 { return 1 / (1 + z*z) }),
+		f2: un(func(z float64) float64 {
+			if math.IsInf(z, 0) {
+				return 0
+			}
+			t := 1 / (1 + z*z)
+			return -2 * z * t * t
+		}),
+		crit1: pts(0), crit2: pts(-1/math.Sqrt(3), 1/math.Sqrt(3))})
+	c := 2 / math.Sqrt(math.Pi)
+	smooth("erf", "erf' = 2/sqrt(pi) e^-z^2 peaks at 0; erf'' = -4z/sqrt(pi) e^-z^2 peaks at ±1/sqrt 2 (magnitude 2 sqrt(2/pi) e^-1/2)", smoothAtom{
+		f: un(math.Erf), f1: un(func(z float64) float64 { return c * math.Exp(-z*z) }),
+		f2: un(func(z float64) float64 {
+			if math.IsInf(z, 0) {
+				return 0
+			}
+			return -2 * c * z * math.Exp(-z*z)
+		}),
+		crit1: pts(0), crit2: pts(-1/math.Sqrt2, 1/math.Sqrt2)})
+	smooth("log10", "needs the argument's range above 0; 1/(z ln 10) and -1/(z^2 ln 10) are monotone there", smoothAtom{
+		f: un(math.Log10), f1: un(func(z float64) float64 { return 1 / (z * math.Ln10) }), f2: un(func(z float64) float64 { return -1 / (z * z * math.Ln10) }),
+		dom: above(0, "log10")})
+	AddAtom(&Atom{Name: "sin", Rule: "sin, sin' = cos and sin'' = -sin lie in [-1, 1]; on a range shorter than 2 pi their extremes are at its ends or at the multiples of pi/2 in it (rho <= 1 everywhere)",
+		Local: trigLocal(math.Sin, math.Cos, func(z float64) float64 { return -math.Sin(z) }, math.Pi/2, 0, math.Pi/2)})
+	AddAtom(&Atom{Name: "cos", Rule: "cos, cos' = -sin and cos'' = -cos lie in [-1, 1]; on a range shorter than 2 pi their extremes are at its ends or at the multiples of pi/2 in it (rho <= 1 everywhere)",
+		Local: trigLocal(math.Cos, func(z float64) float64 { return -math.Sin(z) }, func(z float64) float64 { return -math.Cos(z) }, 0, math.Pi/2, 0)})
+	AddAtom(&Atom{Name: "tan", Rule: "needs the argument's range within one branch (k pi - pi/2, k pi + pi/2); there tan and 2 tan (1 + tan^2) increase and 1 + tan^2 is least at k pi", Local: tanLocal})
 	AddAtom(&Atom{Name: "^", Rule: "z^p: p z^(p-1) and p(p-1) z^(p-2) are monotone on each side of 0; a non-integer p needs z >= 0 (z > 0 for p < 1), a negative p a range without 0", Local: powLocal})
 
 	AddAtom(&Atom{Name: "abs", Rule: "convex, slope in [-1, 1]; a kink at 0 (curvature +Inf) when the range reaches 0",
@@ -222,6 +250,49 @@ func init() {
 		Local: func(z Interval, p []float64) (Local, string) {
 			return penaltyLocal("scad", z, p, p[0], p[0]*p[1], 1/(p[1]-1))
 		}})
+}
+
+// trigLocal is the rule of sin or cos: f, f1 = f' and f2 = f” each
+// have their extremes at c + k pi (c = c0, c1, c2 for the three), so on a
+// range shorter than 2 pi their ranges are found at its ends and those
+// points, and on any other range they are [-1, 1].
+func trigLocal(f, f1, f2 func(float64) float64, c0, c1, c2 float64) func(Interval, []float64) (Local, string) {
+	rng := func(g func(float64) float64, c float64, z Interval) Interval {
+		if !z.Finite() || z.Hi-z.Lo >= 2*math.Pi {
+			return Interval{-1, 1}
+		}
+		lo, hi := math.Min(g(z.Lo), g(z.Hi)), math.Max(g(z.Lo), g(z.Hi))
+		for k := math.Ceil((z.Lo - c) / math.Pi); c+k*math.Pi <= z.Hi; k++ {
+			// the extreme at c + k pi, or the rounded point next to it
+			v := g(c + k*math.Pi)
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		w := widen(Interval{lo, hi})
+		return Interval{math.Max(-1, down(w.Lo-1e-15)), math.Min(1, up(w.Hi+1e-15))}
+	}
+	return func(z Interval, _ []float64) (Local, string) {
+		return Local{Val: rng(f, c0, z), Der: rng(f1, c1, z), Curv: rng(f2, c2, z), Smooth: true, Twice: true}, ""
+	}
+}
+
+// tanLocal is the rule of tan on one branch.
+func tanLocal(z Interval, _ []float64) (Local, string) {
+	if !z.Finite() {
+		return Local{}, fmt.Sprintf("tan of an argument whose range %s is not bounded: it crosses the poles at the odd multiples of pi/2", z)
+	}
+	k := math.Round((z.Lo + z.Hi) / 2 / math.Pi)
+	lo, hi := k*math.Pi-math.Pi/2, k*math.Pi+math.Pi/2
+	if !(z.Lo > lo && z.Hi < hi) {
+		pole := lo
+		if z.Hi >= hi {
+			pole = hi
+		}
+		return Local{}, fmt.Sprintf("tan of an argument whose range %s reaches its pole at %s (an odd multiple of pi/2)", z, num(pole))
+	}
+	f := func(z float64, _ []float64) float64 { return math.Tan(z) }
+	f1 := func(z float64, _ []float64) float64 { t := math.Tan(z); return 1 + t*t }
+	f2 := func(z float64, _ []float64) float64 { t := math.Tan(z); return 2 * t * (1 + t*t) }
+	return Local{Val: rangeOn(f, z, nil, nil), Der: rangeOn(f1, z, nil, []float64{k * math.Pi}), Curv: rangeOn(f2, z, nil, nil), Smooth: true, Twice: true}, ""
 }
 
 // penaltyLocal is the rule of the folded concave penalties mcp and scad:

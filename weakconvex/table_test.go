@@ -102,15 +102,30 @@ var table = []tableCase{
 	{expr: "mean(j in 1..3) abs(x[j]^2 - 1)", rho: 2.0 / 3, m: 4}, // rank-one terms (2/3) e_j e_j^T, not their trace 2
 	{expr: "max(-square(x[1]), x[2])", rho: 2, m: 4},              // the smallest lower curvature
 	{expr: "abs(sigmoid(x[1]) - 0.5)", rho: sigCurv, m: 0.25},     // |h'| <= 1 times |sigmoid''|
+	// products (the bilinear rule), natural spellings of squares, trig
+	{expr: "x[1] * x[2]", rho: 1, m: 4, smooth: true},          // Hessian [[0, 1], [1, 0]]; |x[2]| + |x[1]| <= 4
+	{expr: "x[1] * x[1]", rho: 0, m: 4, smooth: true},          // the same affine term twice: a square
+	{expr: "dot(x, x)", rho: 0, m: 12, smooth: true},           // sum of squares; 4 per element
+	{expr: "norm2(x)^2", rho: 0, m: 12, smooth: true},          // read as sum(j) square(x[j])
+	{expr: "prod(j in 1..2) x[j]", rho: 1, m: 4, smooth: true}, // x[1] * x[2]
+	{expr: "-(x[1] * x[2])", rho: 1, m: 4, smooth: true},       // eigenvalues ±1
+	{expr: "sin(x[1])", rho: 1, m: 1, smooth: true},            // -sin reaches -1 at pi/2 in [-1, 2]; cos(0) = 1
+	{expr: "sin(u)", rho: 1, m: 1, smooth: true},
+	{expr: "cos(x[1] / 4)", rho: 1.0 / 16, m: math.Sin(0.5) / 4, smooth: true}, // -cos(0) = -1 times (1/4)^2; sin(0.5)/4
+	{expr: "tan(x[1] / 2)", rho: 2 * math.Tan(0.5) * (1 + math.Tan(0.5)*math.Tan(0.5)) / 4, m: (1 + math.Tan(1)*math.Tan(1)) / 2, smooth: true},
+	{expr: "atan(x[1])", rho: 3 * math.Sqrt(3) / 8, m: 1, smooth: true},                                          // at 1/sqrt 3 and 0
+	{expr: "erf(x[1])", rho: 2 * math.Sqrt(2/math.Pi) * math.Exp(-0.5), m: 2 / math.Sqrt(math.Pi), smooth: true}, // at 1/sqrt 2 and 0
+	{expr: "log10(y)", rho: 4 / math.Ln10, m: 2 / math.Ln10, smooth: true},                                       // at y = 0.5
 	// refused
 	{expr: "-abs(x[1])", why: "concave kink"},
 	{expr: "-norm2(x)", why: "concave kink"},
 	{expr: "min(x[1], x[2])", why: "min of terms"},
 	{expr: "min(j in 1..3) x[j]", why: "min of terms"},
 	{expr: "min(x[1], 1)", why: "min of terms"},
-	{expr: "x[1] * x[2]", why: "product of two variable terms"},
-	{expr: "x[1] * x[1]", why: "product of two variable terms"}, // two places: the rules do not see they are equal
-	{expr: "dot(x, x)", why: "product of two variable terms"},
+	{expr: "dot(x, u * x)", why: "unbounded slopes"},
+	{expr: "u * sin(x[1])", why: "not bounded"},
+	{expr: "tan(x[1])", why: "reaches its pole at 1.571"},
+	{expr: "(x[1] + 1)^y", why: "defined for x > 0, but the base's range on X is [0, 3]"},
 	{expr: "x[1] / x[2]", why: "division by a variable term"},
 	{expr: "1 / x[1]", why: "contains 0"},
 	{expr: "log(x[1])", why: "log of an argument that can reach -1"},

@@ -11,7 +11,9 @@ import (
 	"github.com/qrc-lang/qrc"
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/diag"
 	"github.com/qrc-lang/qrc/internal/solvecli"
+	"github.com/qrc-lang/qrc/lang"
 	"github.com/qrc-lang/qrc/point"
 	"gonum.org/v1/gonum/floats"
 )
@@ -24,9 +26,10 @@ var evalCommand = &command{
 Eval checks and compiles a model and evaluates, at its starting point or at
 the point in a point file (--at), the objective and every expanded
 constraint: its value, a subgradient's Euclidean norm, and for each
-constraint f = lhs - rhs (rhs - lhs for >=; feasible when f <= 0) the
-right-hand side when it is a constant, and the violation max(0, f). The
-infeasibility is the largest violation. A point outside a variable's domain
+constraint f = lhs - rhs (rhs - lhs for >=; feasible when f <= 0, and
+f = 0 for an equality ==) the right-hand side when it is a constant, and the
+violation max(0, f) (|f| for an equality). The infeasibility is the largest
+violation. A point outside a variable's domain
 is evaluated as given, with a warning.
 
 Errors go to standard error as file:line:col: message: the model's errors,
@@ -44,6 +47,13 @@ Flags:
                      written by the solver is one; see docs/cli.md
   --json             print the values as one JSON object on standard output;
                      see docs/cli.md for its fields
+  --metric NAME=EXPR evaluate the scalar expression EXPR at the point too
+                     (repeatable), written in the model's names (data,
+                     parameters, variables, functions); a comparison there
+                     is 1 when it holds and 0 otherwise, so hard rates can
+                     be computed, e.g. --metric acc="mean(i in people)
+                     (people.y[i] * dot(people.X[i], x) > 0)"; with --data
+                     on a held-out file
 ` + modelFlagsUsage,
 }
 
@@ -57,6 +67,14 @@ type evalResult struct {
 	Constraints      []evalConstraint  `json:"constraints"`
 	Infeasibility    float64           `json:"infeasibility"`
 	DomainViolations []domainViolation `json:"domain_violations"`
+	Metrics          []evalMetric      `json:"metrics,omitempty"`
+}
+
+// evalMetric is the value of one --metric expression.
+type evalMetric struct {
+	Name  string  `json:"name"`
+	Expr  string  `json:"expr"`
+	Value float64 `json:"value"`
 }
 
 type evalObjective struct {
@@ -83,6 +101,8 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("eval", evalCommand.usage, stderr)
 	asJSON := fs.Bool("json", false, "print the values as JSON")
 	at := fs.String("at", "", "evaluate at the point in this JSON file")
+	var metrics assignList
+	fs.Var(&metrics, "metric", "evaluate NAME=EXPR at the point (repeatable)")
 	var mf modelFlags
 	mf.register(fs)
 	file, ok := modelFile(fs, "eval", args, stderr)
@@ -136,11 +156,19 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			Op:              f.Constraint.Op,
 			Value:           values[i],
 			RHS:             f.Constraint.ConstRHS(),
-			Violation:       math.Max(0, values[i]),
+			Violation:       violation(f.Constraint, values[i]),
 			SubgradientNorm: norms[i],
 		}
 		res.Infeasibility = math.Max(res.Infeasibility, c.Violation)
 		res.Constraints = append(res.Constraints, c)
+	}
+
+	for _, mt := range metrics {
+		v, ok := evalMetricAt(m, mt, x, stderr)
+		if !ok {
+			return exitInvalid
+		}
+		res.Metrics = append(res.Metrics, evalMetric{Name: mt.Name, Expr: mt.Value, Value: v})
 	}
 
 	if *asJSON {
@@ -164,7 +192,15 @@ func (r *evalResult) text(w io.Writer) {
 	} else {
 		fmt.Fprintf(w, "%s at the point in %s\n", r.File, r.Point)
 	}
-	fmt.Fprintln(w, "f = lhs - rhs for <= and rhs - lhs for >= (feasible when f <= 0); ||g|| is a subgradient's norm")
+	eq := false
+	for _, c := range r.Constraints {
+		eq = eq || c.Op == "=="
+	}
+	if eq {
+		fmt.Fprintln(w, "f = lhs - rhs for <= and ==, rhs - lhs for >= (feasible when f <= 0, f = 0 for ==; the violation is max(0, f), |f| for ==); ||g|| is a subgradient's norm")
+	} else {
+		fmt.Fprintln(w, "f = lhs - rhs for <= and rhs - lhs for >= (feasible when f <= 0); ||g|| is a subgradient's norm")
+	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "function\tf(x)\top\trhs\tviolation\t||g||")
@@ -183,6 +219,65 @@ func (r *evalResult) text(w io.Writer) {
 	tw.Flush()
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "infeasibility %s\n", num(r.Infeasibility))
+	if len(r.Metrics) > 0 {
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "metric	value	expression")
+		for _, mt := range r.Metrics {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", mt.Name, strconv.FormatFloat(mt.Value, 'g', 10, 64), mt.Expr)
+		}
+		tw.Flush()
+	}
+}
+
+// violation is max(0, f) for an inequality and |f| for an equality.
+func violation(c *check.Constraint, f float64) float64 {
+	if c.IsEquality() {
+		return math.Abs(f)
+	}
+	return math.Max(0, f)
+}
+
+// evalMetricAt parses, checks (comparisons allowed: it is only evaluated)
+// and evaluates one --metric expression at x. Its errors are positioned in
+// the expression, which is named "--metric NAME".
+func evalMetricAt(m *check.Model, mt check.Assign, x []float64, stderr io.Writer) (float64, bool) {
+	name := "--metric " + mt.Name
+	src := []byte(mt.Value)
+	sources := check.Sources{name: src}
+	e, errs := lang.ParseExpr(name, src)
+	if errs == nil {
+		var xe check.Expr
+		if xe, errs = check.CheckEvalExpr(m, e); errs == nil {
+			if !xe.Shape().IsScalar() {
+				fmt.Fprintf(stderr, "%s: the metric is a %s; a metric is a scalar (wrap it in mean(...) or sum(...))\n", name, xe.Shape())
+				return 0, false
+			}
+			if xe.Deps()&check.DepVar == 0 {
+				t, err := check.Eval(xe, nil)
+				if err != nil {
+					fmt.Fprintf(stderr, "%s: cannot evaluate: %v\n", name, err)
+					return 0, false
+				}
+				return t.Data[0], true
+			}
+			prog, err := autodiff.CompileExprs(m.NumScalars, []check.Expr{xe}, []string{mt.Name})
+			if err != nil {
+				fmt.Fprintf(stderr, "%s: %v\n", name, err)
+				return 0, false
+			}
+			v := make([]float64, 1)
+			if err := prog.Eval(x, v); err != nil {
+				solvecli.PrintEvalError(stderr, "eval", err, sources)
+				return 0, false
+			}
+			return v[0], true
+		}
+	}
+	for _, d := range errs {
+		diag.Render(stderr, d, src)
+	}
+	return 0, false
 }
 
 // domainViolations lists the variables whose part of x lies outside their
