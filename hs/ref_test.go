@@ -67,9 +67,13 @@ func close12(a, b float64) bool {
 // equality models are skipped then, not failed. It reads the diagnostics'
 // text (one that mentions == or an equality), not a list of problems.
 func refusesEquality(err error) bool {
+	if err == nil {
+		return false
+	}
 	var e *qrc.Error
 	if !errors.As(err, &e) {
-		return false
+		// the solve's refusal of a model it checked
+		return strings.Contains(strings.ToLower(err.Error()), "equality constraint")
 	}
 	for _, d := range e.Diagnostics.Errors() {
 		msg := strings.ToLower(d.Error())

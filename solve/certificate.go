@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"time"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // errHalted is certificate's reason when the time limit or a cancelled
@@ -163,11 +165,17 @@ func (s *solver) kktAt(x []float64, lams ...[]float64) *KKTCheck {
 		return nil
 	}
 	var best *KKTCheck
+	var from []float64
 	for _, lam := range lams {
 		if lam == nil {
 			continue
 		}
 		if k := s.kktWith(x, lam); k != nil && (best == nil || k.worse() < best.worse()) {
+			best, from = k, lam
+		}
+	}
+	if best != nil && !best.Holds(s.set.Eps) && s.m <= kktRefineMax {
+		if k := s.kktRefine(x, from); k != nil && k.worse() < best.worse() {
 			best = k
 		}
 	}
@@ -180,23 +188,114 @@ func (s *solver) kktWith(x, lam []float64) *KKTCheck {
 	w := make([]float64, s.m+1)
 	w[0] = 1
 	copy(w[1:], lam)
-	g := make([]float64, s.n)
-	if err := s.gradW(w, g); err != nil {
+	v := make([]float64, s.n)
+	if err := s.gradW(w, v); err != nil {
 		return nil
 	}
-	k := &KKTCheck{Scale: 1}
+	return s.kktOf(x, lam, v)
+}
+
+// kktOf is the check at x with the multipliers lam and v, the gradient
+// of the Lagrangian f0 + sum lam_i fi at x (the solver's values being
+// those at x).
+func (s *solver) kktOf(x, lam, v []float64) *KKTCheck {
+	k := &KKTCheck{}
 	l1 := 0.0
 	for i, l := range lam {
 		k.Complementarity = math.Max(k.Complementarity, l*math.Abs(s.vals[i+1]))
 		l1 += l
 	}
-	k.Scale = math.Max(1, l1/(100*float64(s.m+s.n)))
-	for j := range g {
-		g[j] = x[j] - g[j]
+	k.Scale = s.gradScale * math.Max(1, l1/(100*float64(s.m+s.n)))
+	z := make([]float64, len(x))
+	for j := range z {
+		z[j] = x[j] - v[j]
 	}
-	s.project(g)
-	k.Stationarity = dist(x, g)
+	s.project(z)
+	k.Stationarity = dist(x, z)
 	return k
+}
+
+// kktRefineMax is the most constraints for which kktRefine fits the
+// multipliers.
+const kktRefineMax = 200
+
+// kktRefine fits multipliers lam >= 0 at x, from lam0, to the KKT
+// conditions: with the components j where Proj_X does not move x - v
+// (v = grad L(x, lam)) taken as free, it minimises sum over the free j of
+// v_j^2 plus sum_i (lam_i fi(x))^2, a nonnegative least-squares problem in
+// lam, by coordinate descent, and repeats with the free set of the new
+// lam. Multipliers carried over from (7) are those of the subproblem at
+// the last step; a fit at x itself often certifies a point they do not.
+// It returns the best check found (nil when the gradients fail). The
+// solver's values must be those at x.
+func (s *solver) kktRefine(x, lam0 []float64) *KKTCheck {
+	rows, err := s.gradients()
+	if err != nil {
+		return nil
+	}
+	m, n := s.m, s.n
+	lam := clone(lam0)
+	v := make([]float64, n)
+	z := make([]float64, n)
+	gradL := func() {
+		copy(v, rows[0])
+		for i, l := range lam {
+			if l != 0 {
+				floats.AddScaled(v, l, rows[i+1])
+			}
+		}
+	}
+	var best *KKTCheck
+	a := make([]float64, m*m)
+	b := make([]float64, m)
+	for range 3 {
+		gradL()
+		if k := s.kktOf(x, lam, v); best == nil || k.worse() < best.worse() {
+			best = k
+		}
+		for j := range z {
+			z[j] = x[j] - v[j]
+		}
+		s.project(z)
+		clear(a)
+		clear(b)
+		for j := range z {
+			if d := z[j] - (x[j] - v[j]); math.Abs(d) > 1e-14*(1+math.Abs(x[j])+math.Abs(v[j])) {
+				continue // clipped by X
+			}
+			for i := 0; i < m; i++ {
+				ri := rows[i+1][j]
+				if ri == 0 {
+					continue
+				}
+				b[i] += ri * rows[0][j]
+				for k := 0; k < m; k++ {
+					a[i*m+k] += ri * rows[k+1][j]
+				}
+			}
+		}
+		for i := 0; i < m; i++ {
+			f := s.vals[i+1]
+			a[i*m+i] += f * f
+		}
+		for range 200 {
+			for i := 0; i < m; i++ {
+				if a[i*m+i] <= 0 {
+					continue
+				}
+				gi := b[i]
+				for k := 0; k < m; k++ {
+					gi += a[i*m+k] * lam[k]
+				}
+				lam[i] = math.Max(0, lam[i]-gi/a[i*m+i])
+			}
+		}
+	}
+	gradL()
+	if k := s.kktOf(x, lam, v); k.worse() < best.worse() {
+		best = k
+	}
+	return best
 }
 
 // worse is the larger of the check's two residuals over its scale.
@@ -240,4 +339,21 @@ func (s *solver) certificate(pt *Point) (*Certificate, string) {
 		return nil, errHalted
 	}
 	return s.certOf(pt, &sub), ""
+}
+
+// startScale sets gradScale, the objective's part of KKTCheck.Scale:
+// max(1, ||grad f0(x0)||_inf / 100) at the start x0, whose values the
+// solver must hold (1 for a nonsmooth problem, or when the gradient
+// fails).
+func (s *solver) startScale() {
+	s.gradScale = 1
+	if !s.p.Smooth {
+		return
+	}
+	if err := s.gradient(0); err != nil {
+		return
+	}
+	for _, v := range s.grad {
+		s.gradScale = math.Max(s.gradScale, math.Abs(v)/100)
+	}
 }

@@ -31,6 +31,8 @@ type solver struct {
 
 	tr Tracker // Best and MostFeasible of the outer iterates
 
+	gradScale float64 // the objective's part of KKTCheck.Scale (startScale)
+
 	rows [][]float64 // every function's subgradient (gradients)
 
 	// the stochastic oracle's state (stochastic.go)
@@ -295,6 +297,7 @@ func (s *solver) run(x0 []float64) *Result {
 	if err != nil {
 		return s.finish(NumericalError, cur, err)
 	}
+	s.startScale()
 	s.track(&cur)
 
 	// phase 1

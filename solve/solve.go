@@ -316,9 +316,10 @@ type KKTCheck struct {
 	Stationarity float64
 	// Complementarity is max_i lambda_i |fi(x)|.
 	Complementarity float64
-	// Scale is the scale of the tolerance, as IPOPT scales its
-	// stationarity tolerance with the multipliers' size (its s_d):
-	// max(1, ||lambda||_1 / (100 (M + N))).
+	// Scale is the scale of the tolerance, as IPOPT scales its own:
+	// max(1, ||grad f0(x0)||_inf / 100) at the start x0 (its
+	// gradient-based scaling of the objective), times max(1,
+	// ||lambda||_1 / (100 (M + N))) (its s_d for large multipliers).
 	Scale float64
 }
 
