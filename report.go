@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -18,6 +19,15 @@ import (
 	"github.com/qrc-lang/qrc/solve"
 	"gonum.org/v1/gonum/floats"
 )
+
+// ReportProbe is the probe around the returned point (solve.ProbeReport).
+type ReportProbe struct {
+	Points     int       `json:"points"`     // points evaluated around the last point probed
+	Directions int       `json:"directions"` // directions, each tried both ways
+	Steps      []float64 `json:"steps"`      // step lengths
+	Escapes    []int     `json:"escapes"`    // outer iterates left because a lower feasible point was found near them
+	Found      bool      `json:"found"`      // the last probe (around the returned point) found a lower feasible point
+}
 
 // Report is the result of a solve: what qrc solve prints, and, as JSON
 // (WriteJSON), its JSON result with the same fields (docs/cli.md). The
@@ -63,6 +73,9 @@ type Report struct {
 	// locally infeasible, feasible only from a restart, or stopped on a
 	// limit while the iterates were still moving.
 	Verdict         string         `json:"verdict,omitempty"`
+	// Probe says what the probe around a point certified nearly
+	// stationary tried (solve.ProbeReport): null when it did not run.
+	Probe *ReportProbe `json:"probe,omitempty"`
 	Restarts        *RestartReport `json:"restarts,omitempty"`
 	Error           string         `json:"error,omitempty"`
 	OuterIterations int            `json:"outer_iterations"`
@@ -232,6 +245,12 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 	} else if res.Status.Success() {
 		r.NoCertificate = res.NoCertificate
 	}
+	if pr := res.Probe; pr != nil {
+		r.Probe = &ReportProbe{Points: pr.Points, Directions: pr.Directions, Steps: slices.Clone(pr.Steps), Escapes: slices.Clone(pr.Escapes), Found: pr.Found}
+		if r.Probe.Escapes == nil {
+			r.Probe.Escapes = []int{}
+		}
+	}
 	if res.Err != nil {
 		r.Error = res.Err.Error()
 	}
@@ -319,6 +338,9 @@ func (r *Report) text(w io.Writer, m *check.Model, x []float64, noTime bool) {
 		fmt.Fprintf(w, "stationarity   %s: %sKKT residual <= %s at x_hat, ||x - x_hat|| = %s (+ %s); %s\n", verdict, atX, num(*r.Stationarity), num(*r.XHatDistance), num(*r.XHatBound), proof)
 	case r.NoCertificate != "":
 		fmt.Fprintf(w, "stationarity   not certified: %s\n", r.NoCertificate)
+	}
+	if p := r.Probe; p != nil {
+		fmt.Fprintf(w, "probe          %s\n", p.text())
 	}
 	if len(r.Violated) > 0 {
 		fmt.Fprintf(w, "violated       %s\n", strings.Join(r.Violated, ", "))
@@ -511,6 +533,8 @@ func (r *Report) diagnose(d *solve.Diagnosis, res *solve.Result, s solve.Setting
 	case res.Status.Success() && d.Restart > 0:
 		r.Verdict = fmt.Sprintf("%s from the given start; restart %d (a perturbed start, scale %s, --seed %d) found this feasible point",
 			reason, d.Restart, num(d.Scale), r.Settings.Seed)
+	case res.Status == solve.Stalled && res.NoProgress:
+		r.Verdict = "stalled: the objective fell by less than 1e-12 of its size over the last 50 outer steps, and the point is not certified nearly stationary within eps; its certificate is below. Try a looser --eps, or another start (--start random)"
 	case res.Status == solve.Stalled:
 		oracle := "accurate"
 		if s.Oracle != nil {
@@ -549,4 +573,27 @@ func oracleName(o solve.Oracle) string {
 		return ""
 	}
 	return o.String()
+}
+
+// text describes the probe in one line of the report.
+func (p *ReportProbe) text() string {
+	var b strings.Builder
+	if len(p.Escapes) > 0 {
+		its := make([]string, len(p.Escapes))
+		for i, t := range p.Escapes {
+			its[i] = strconv.Itoa(t)
+		}
+		fmt.Fprintf(&b, "left %d certified point(s) that were no minimum (outer iterate(s) %s: a saddle, a maximum or a flat region; a feasible lower point was near); ", len(p.Escapes), strings.Join(its, ", "))
+	}
+	if len(p.Steps) == 0 {
+		return strings.TrimSuffix(b.String(), "; ")
+	}
+	if p.Found {
+		fmt.Fprintf(&b, "a feasible point lower than x among %d points around it (along %d directions both ways at steps %s..%s): x is no minimum",
+			p.Points, p.Directions, num(p.Steps[0]), num(p.Steps[len(p.Steps)-1]))
+		return b.String()
+	}
+	fmt.Fprintf(&b, "no feasible point lower than x among %d points around it along %d directions both ways at steps %s..%s (evidence of a local minimum, not a proof)",
+		p.Points, p.Directions, num(p.Steps[0]), num(p.Steps[len(p.Steps)-1]))
+	return b.String()
 }

@@ -529,6 +529,8 @@ func (c *solveConfig) applyAnalysis(ctx context.Context, prob *solve.Problem, m 
 			}
 		}
 	}
+	// a proven convex model's stationary points are minima: no probe
+	prob.Convex = r.Err == nil && r.Weak && r.Rho == 0
 	if s.Oracle == solve.Smooth && r.Err == nil && len(r.Functions) == prob.M+1 {
 		prob.ConstraintRho = constraintRho(r, prob)
 	}

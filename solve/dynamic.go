@@ -170,6 +170,7 @@ func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	began := time.Now()
 	acc := s
 	acc.Oracle = Auto(p)
+	acc.noProbe = true
 	if acc.Eps == 0 {
 		// large data: the stages' tolerances scale from the default
 		// of the sampled oracles, not the smooth oracle's 1e-6

@@ -69,6 +69,29 @@ type solver struct {
 	// certified gap; Converged needs cert.Stationary.
 	cert      *Certificate
 	certified *Point
+
+	probes *ProbeReport // the probe around points about to be returned as converged (probe.go)
+
+	fHist             []float64 // the objective at phase 2's outer iterates, for the progress rule
+	stalledNoProgress bool      // the progress rule stopped the solve
+}
+
+// noProgress notes f0 at the newest outer iterate and reports whether the
+// progress rule (Settings.Outer) stops the solve.
+func (s *solver) noProgress(f0 float64) bool {
+	if !s.set.progressRule {
+		return false
+	}
+	s.fHist = append(s.fHist, f0)
+	n := len(s.fHist)
+	if n <= progressWindow {
+		return false
+	}
+	old := s.fHist[n-1-progressWindow]
+	if n > 4*progressWindow {
+		s.fHist = append(s.fHist[:0], s.fHist[n-progressWindow-1:]...)
+	}
+	return old-f0 < progressRelative*(1+math.Abs(f0))
 }
 
 func newSolver(p *Problem, x0 []float64, set Settings) (*solver, error) {
@@ -346,6 +369,11 @@ func (s *solver) run(x0 []float64) *Result {
 				c := s.certOf(&cur, &sub)
 				s.cert, s.certified = c, clonePoint(&cur)
 				if c.Stationary {
+					if moved, err := s.escape(&cur); err != nil {
+						return s.finish(NumericalError, cur, err)
+					} else if moved {
+						continue // x_t was no minimum: on from the lower point
+					}
 					status = Converged
 					break
 				}
@@ -387,6 +415,10 @@ func (s *solver) run(x0 []float64) *Result {
 		}
 		if s.set.Oracle.accurate() {
 			s.rhoFollow(doubled, stepLen)
+			if s.noProgress(cur.Objective) {
+				status, s.stalledNoProgress = Stalled, true
+				break
+			}
 			continue
 		}
 		s.rhoDown(doubled)
@@ -402,8 +434,13 @@ func (s *solver) run(x0 []float64) *Result {
 			}
 			s.cert, s.certified = c, clonePoint(&cur)
 			if c != nil && c.Stationary {
-				status = Converged
-				break
+				if moved, err := s.escape(&cur); err != nil {
+					return s.finish(NumericalError, cur, err)
+				} else if !moved {
+					status = Converged
+					break
+				}
+				continue
 			}
 			if s.set.Inner < MaxInnerGrowth*s.innerStart {
 				s.set.Inner *= 2
@@ -459,7 +496,7 @@ func (s *solver) recordOuter(cur *Point, info oracleInfo, phase1 bool, stepLen f
 // Interrupted or NumericalError as they come.
 func (s *solver) phase1(cur *Point) (Status, bool, error) {
 	hist := []float64{gOf(cur.F)}
-	for s.stats.Phase1Outer < s.set.Outer {
+	for s.stats.Phase1Outer < min(s.set.Outer, DefaultOuter) {
 		next, info, doubled, err := s.step(cur, true)
 		if err != nil {
 			return NumericalError, true, err
@@ -567,11 +604,24 @@ func (s *solver) finish(status Status, pt Point, err error) *Result {
 	case status == Converged && !stationary:
 		// an iterate was certified, but not the point returned
 		status = Uncertified
-	case (status == IterationLimit || status == Stalled) && stationary:
+	case (status == IterationLimit || status == Stalled) && stationary && !s.lowerNear(&pt):
 		status = Converged // the returned point is certified after all
 	}
 	res.Status = status
+	res.Probe = s.probes
+	res.NoProgress = status == Stalled && s.stalledNoProgress
 	return res
+}
+
+// lowerNear runs the probe around pt, a point certified only after the
+// iterations ended, and reports whether it found a lower feasible point
+// (then pt is no minimum and is not called converged).
+func (s *solver) lowerNear(pt *Point) bool {
+	if s.p.Convex || s.set.noProbe || s.set.Oracle == Stochastic || pt.F == nil {
+		return false
+	}
+	next, err := s.probe(pt)
+	return err == nil && next != nil
 }
 
 // exactPoints re-evaluates pt, Best and MostFeasible on every row when they

@@ -17,17 +17,30 @@ func outsideUnitBall() (*Problem, []float64) {
 	return build(2, []fn{sqDist(c), sqNorm(-1, 1)}, box(-2, 2)), []float64{0.6, 0.8}
 }
 
+// With an accurate oracle the elastic phase 1 leaves x = 0 by itself: its
+// problem min t s.t. 1 - ||y||^2 - t <= 0 is certified stationary at
+// (0, 1), and the probe around it finds lower t.
+func TestElasticPhase1LeavesAStationaryPointOfTheViolation(t *testing.T) {
+	p, want := outsideUnitBall()
+	res, err := Minimize(p, []float64{0, 0}, Settings{})
+	require.NoError(t, err)
+	require.Equal(t, Converged, res.Status)
+	assert.InDelta(t, 0.25, res.Objective, 1e-6, "f* = (1 - ||c||)^2")
+	assert.InDelta(t, 0, dist(res.X, want), 1e-3)
+}
+
 func TestRestartsLeaveAStationaryPointOfTheViolation(t *testing.T) {
 	p, want := outsideUnitBall()
 	x0 := []float64{0, 0}
 
-	plain, err := Minimize(p, x0, Settings{})
+	// the switching oracle's phase 1 is the paper's alone
+	plain, err := Minimize(p, x0, Settings{Oracle: Switching})
 	require.NoError(t, err)
 	require.Equal(t, Infeasible, plain.Status, "without restarts phase 1 is stuck at x = 0")
 	assert.Equal(t, 1, plain.Stats.Phase1Outer)
 
 	var notified []float64
-	res, d, err := MinimizeRestarts(p, x0, Settings{}, Restarts{Seed: 1, Notify: func(k int, scale float64, x []float64) {
+	res, d, err := MinimizeRestarts(p, x0, Settings{Oracle: Switching}, Restarts{Seed: 1, Notify: func(k int, scale float64, x []float64) {
 		notified = append(notified, scale)
 		assert.Equal(t, len(notified), k)
 	}})
@@ -44,10 +57,10 @@ func TestRestartsLeaveAStationaryPointOfTheViolation(t *testing.T) {
 	assert.Greater(t, res.Stats.Phase1Outer, plain.Stats.Phase1Outer)
 
 	// the same seed gives the same result; no restarts when Starts < 0
-	again, _, err := MinimizeRestarts(p, x0, Settings{}, Restarts{Seed: 1})
+	again, _, err := MinimizeRestarts(p, x0, Settings{Oracle: Switching}, Restarts{Seed: 1})
 	require.NoError(t, err)
 	assert.Equal(t, res.X, again.X)
-	none, d, err := MinimizeRestarts(p, x0, Settings{}, Restarts{Starts: -1})
+	none, d, err := MinimizeRestarts(p, x0, Settings{Oracle: Switching}, Restarts{Starts: -1})
 	require.NoError(t, err)
 	assert.Equal(t, Infeasible, none.Status)
 	assert.Equal(t, 0, d.Tried)

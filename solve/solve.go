@@ -99,6 +99,11 @@ type Problem struct {
 	// conProx); the other oracles do not use it.
 	ConstraintRho []float64
 
+	// Convex reports that f0..fM are proven convex on X (qrc's analysis):
+	// every nearly stationary point is then nearly optimal, and the
+	// solver does not probe around it for lower points (probe.go).
+	Convex bool
+
 	// Smooth reports that every fi is continuously differentiable on X,
 	// so that Grad gives gradients: the Smooth oracle needs it, and a nil
 	// Settings.Oracle picks it then (Auto).
@@ -123,7 +128,14 @@ const (
 	DefaultEps            = 1e-3 // Settings.Eps, but for the Smooth oracle
 	DefaultSmoothEps      = 1e-6 // Settings.Eps for the Smooth oracle (its certificate measures the KKT residual at x with gradients)
 	DefaultInner          = 1000 // Settings.Inner
-	DefaultOuter          = 100  // Settings.Outer
+	DefaultOuter          = 100  // Settings.Outer for the switching and stochastic oracles
+	// MaxOuter is Settings.Outer's default for the accurate oracles: no
+	// budget that stops a solve while it converges (it stops on its
+	// certificate, the time limit or the progress rule), only a bound
+	// that no solve reaches in practice.
+	MaxOuter         = 100_000
+	progressWindow   = 50    // the progress rule looks back this many outer steps
+	progressRelative = 1e-12 // ... for a decrease of the objective of at least this relative to 1 + |f0|
 	MaxRhoDoublings       = 30   // the safeguard doubles RhoHat at most this often in one solve
 	DefaultMaxEvals       = 5000 // Settings.MaxEvals
 	CertificateEvalFactor = 4    // the certificate's oracle run may take this many times MaxEvals evaluations
@@ -158,7 +170,13 @@ type Settings struct {
 	// per outer step, at least 2. Default 1000.
 	Inner int
 	// Outer is T, the maximum number of outer iterations of phase 2;
-	// phase 1 has a budget of its own of the same size. Default 100.
+	// phase 1 has a budget of its own of the same size, at most
+	// DefaultOuter. Default: DefaultOuter (100) for the switching and
+	// stochastic oracles; for the accurate oracles MaxOuter and the
+	// progress rule, so that no fixed budget stops a solve that is still
+	// converging: phase 2 stops on the certificate, the time limit, or
+	// with Stalled when the objective fell by less than 1e-12 (1 + |f0|)
+	// over the last 50 outer steps.
 	Outer int
 	// TimeLimit bounds the wall-clock time of the solve, checked at every
 	// inner iteration; 0 means none. The certificate and the stochastic
@@ -203,6 +221,16 @@ type Settings struct {
 	// NoSafeguard disables the doubling of RhoHat when a subproblem is
 	// found not to be convex (for experiments and tests).
 	NoSafeguard bool
+
+	// progressRule stops phase 2 with Stalled when the objective fell by
+	// less than progressRelative (1 + |f0|) over the last progressWindow
+	// outer steps (set with Outer = 0 and an accurate oracle).
+	progressRule bool
+
+	// noProbe turns the probe around converged points off (the dynamic
+	// oracle's stages: an evaluation on every row of large data costs too
+	// much to make hundreds).
+	noProbe bool
 
 	// rhoHatLow is the lowest RhoHat the accurate oracles' rule may bring
 	// it down to (0: MinRhoHatFactor times RhoHat). The dynamic oracle's
@@ -380,6 +408,15 @@ type Result struct {
 	// Stages are the stages of the Dynamic oracle, the last one on every
 	// row (nil for the other oracles).
 	Stages []Stage
+	// NoProgress, for Stalled, reports that the progress rule stopped
+	// the solve (the objective fell by less than 1e-12 (1 + |f0|) over
+	// the last 50 outer steps), not an oracle that could not move x_t.
+	NoProgress bool
+	// Probe says what the probe around points certified nearly
+	// stationary tried and which points it left (nil when it did not
+	// run: a convex problem, the stochastic and dynamic oracles, or no
+	// point was certified).
+	Probe *ProbeReport
 }
 
 // Iteration is what a Recorder is told.
@@ -525,6 +562,9 @@ func withDefaults(p *Problem, s Settings) (Settings, error) {
 	}
 	if s.Outer == 0 {
 		s.Outer = DefaultOuter
+		if s.Oracle.accurate() {
+			s.Outer, s.progressRule = MaxOuter, true
+		}
 	}
 	return s, nil
 }

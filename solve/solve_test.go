@@ -452,15 +452,26 @@ func TestStartNotModifiedAndProjected(t *testing.T) {
 func TestWithDefaults(t *testing.T) {
 	s, err := Settings{}.WithDefaults(ballProblem()) // not marked Smooth: Auto is Bundle
 	require.NoError(t, err)
-	assert.Equal(t, Settings{RhoHat: 1, Rho: 0.5, Eps: 1e-3, EpsHat: 1e-3, Inner: 1000, Outer: 100, Oracle: Bundle, MaxEvals: DefaultMaxEvals}, s)
+	// an accurate oracle: no fixed outer budget, the progress rule
+	assert.Equal(t, Settings{RhoHat: 1, Rho: 0.5, Eps: 1e-3, EpsHat: 1e-3, Inner: 1000, Outer: MaxOuter, Oracle: Bundle, MaxEvals: DefaultMaxEvals, progressRule: true}, s)
 	smooth := ballProblem()
 	smooth.Smooth = true
 	s, err = Settings{}.WithDefaults(smooth)
 	require.NoError(t, err)
 	assert.Equal(t, Smooth, s.Oracle)
+	assert.Equal(t, 1e-6, s.Eps, "the smooth oracle's default")
+	assert.Equal(t, 1e-3, s.EpsHat, "an accurate oracle's EpsHat is at least 1e-3")
 	s, err = Settings{Eps: 1e-2, Inner: 50}.WithDefaults(circleProblem()) // WeakConvexity 2
 	require.NoError(t, err)
-	assert.Equal(t, Settings{RhoHat: 4, Rho: 2, Eps: 1e-2, EpsHat: 1e-2, Inner: 50, Outer: 100, Oracle: Bundle, MaxEvals: DefaultMaxEvals}, s)
+	assert.Equal(t, Settings{RhoHat: 4, Rho: 2, Eps: 1e-2, EpsHat: 1e-2, Inner: 50, Outer: MaxOuter, Oracle: Bundle, MaxEvals: DefaultMaxEvals, progressRule: true}, s)
+	s, err = Settings{Oracle: Switching}.WithDefaults(circleProblem())
+	require.NoError(t, err)
+	assert.Equal(t, DefaultOuter, s.Outer, "the paper's oracles keep a fixed T")
+	assert.False(t, s.progressRule)
+	s, err = Settings{Outer: 7}.WithDefaults(circleProblem())
+	require.NoError(t, err)
+	assert.Equal(t, 7, s.Outer)
+	assert.False(t, s.progressRule, "a given Outer is a plain limit")
 	_, err = Settings{RhoHat: 1, Rho: 1}.WithDefaults(ballProblem())
 	assert.Error(t, err)
 }

@@ -64,7 +64,10 @@ Flags:
   --eps E            target accuracy: feasibility and stationarity (default 1e-3)
   --inner K          switching and stochastic oracles: inner iterations per
                      outer step (default 1000)
-  --outer T          most outer iterations (default 100)
+  --outer T          most outer iterations (default: none for the smooth and
+                     bundle oracles, which stop on the certificate, the time
+                     limit or no progress over 50 steps; 100 for switching
+                     and stochastic)
   --oracle O         the subproblem solver: smooth (augmented Lagrangian,
                      certified gap; differentiable models), bundle (cutting
                      planes, certified gap; any model), switching (Algorithm

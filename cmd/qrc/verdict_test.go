@@ -55,12 +55,21 @@ subject to
 func TestSolveLocallyInfeasible(t *testing.T) {
 	model := writeModel(t, "outside.qrc", outsideBall)
 
-	// without restarts: exit 3 and the verdict says why, and what to do
-	r := qrc(t, "", "solve", "--quiet", "--restarts", "0", model)
+	// the default (accurate) oracle: the elastic phase 1 and the probe
+	// around its stationary point leave x = 0 without a restart
+	s, r := jsonOut[verdictJSON](t, false, "solve", "--quiet", "--restarts", "0", model)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "converged", s.Status)
+	assert.InDelta(t, 0.25, s.Objective, 1e-6)
+	assert.LessOrEqual(t, s.Infeasibility, 1e-6)
+
+	// the paper's phase 1 alone (the switching oracle), without restarts:
+	// exit 3 and the verdict says why, and what to do
+	r = qrc(t, "", "solve", "--quiet", "--oracle", "switching", "--restarts", "0", model)
 	require.Equal(t, 3, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "status         infeasible\n")
 	assert.Contains(t, r.stdout, "verdict        locally infeasible: phase 1 stopped at a stationary point of the violation; the model may be feasible from another start (--start); no other start was tried (--restarts 0)\n")
-	s, _ := jsonOut[verdictJSON](t, false, "solve", "--quiet", "--restarts", "0", model)
+	s, _ = jsonOut[verdictJSON](t, false, "solve", "--quiet", "--oracle", "switching", "--restarts", "0", model)
 	assert.Equal(t, "infeasible", s.Status)
 	require.NotNil(t, s.Restarts)
 	assert.Equal(t, "stationary", s.Restarts.Phase1)
@@ -68,7 +77,7 @@ func TestSolveLocallyInfeasible(t *testing.T) {
 
 	// by default, phase 1 retries from perturbed starts: the first one
 	// reaches the solution
-	r = qrc(t, "", "solve", model)
+	r = qrc(t, "", "solve", "--oracle", "switching", model)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "qrc solve: phase 1 found no feasible point from this start; restart 1 of 4 from a perturbed start (scale 0.1, --seed 1)")
 	assert.Contains(t, r.stdout, "verdict        phase 1 stopped at a stationary point of the violation from the given start; restart 1 (a perturbed start, scale 0.1, --seed 1) found this feasible point\n")

@@ -1,0 +1,149 @@
+package solve
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// The probe: a certificate of near stationarity holds at a saddle point or
+// a local maximum as well as at a minimum (the subproblem (7) at such a
+// point, with RhoHat above the curvature, is solved by the point itself).
+// Before a nonconvex problem's point is returned as Converged, the solver
+// looks around it for a feasible point with a lower objective: along each
+// coordinate axis and probeRandom random directions (seeded by
+// Settings.Seed), both ways, at the steps probeSteps times max(1,
+// ||x||_inf), each point projected onto X, the shortest steps first. A
+// point found with
+//
+//	f0 < f0(x) - probeDrop (1 + |f0(x)|)   and   max_i fi <= 0
+//
+// shows x is no minimum: the solve goes on from it (at most maxEscapes
+// times in one solve). A probe that finds none is evidence, not proof, of
+// a local minimum; Result.Probe says what was tried. The probe is not part
+// of the paper's method, which certifies near stationarity only
+// (docs/solver.md).
+
+const (
+	probeRandom = 8       // random directions (each both ways)
+	probeAxes   = 64      // at most this many coordinate axes (a random choice of them beyond)
+	probeDrop   = 1e-6    // the relative decrease that counts
+	maxEscapes  = 10      // escapes from non-minima in one solve at most
+	probeSeed   = 0x5ad1e // mixed with Settings.Seed
+)
+
+// probeSteps are the probe's step lengths relative to max(1, ||x||_inf).
+var probeSteps = [...]float64{1e-4, 1e-2, 1}
+
+// ProbeReport says what the probe around the returned point tried.
+type ProbeReport struct {
+	// Points is the number of points evaluated around the returned
+	// point, Directions the directions (each tried both ways) and Steps
+	// the step lengths (absolute).
+	Points, Directions int
+	Steps              []float64
+	// Escapes lists the outer iterates (Point.T) the solve left because a
+	// probe found a feasible point lower than them: saddle points, maxima
+	// or flat regions that the certificate alone would have called
+	// converged.
+	Escapes []int
+	// Found reports that the last probe found a lower feasible point (a
+	// point certified only after the iterations ended is then not called
+	// converged).
+	Found bool
+}
+
+// probe looks around cur for a feasible point with a lower objective; it
+// returns that point (numbered cur.T + 1) or nil. The solver's values are
+// left at the last point evaluated.
+func (s *solver) probe(cur *Point) (*Point, error) {
+	if s.probes == nil {
+		s.probes = &ProbeReport{}
+	}
+	pr := s.probes
+	n := s.n
+	rng := rand.New(rand.NewPCG(s.set.Seed^probeSeed, uint64(cur.T)))
+	var dirs [][]float64
+	axes := rng.Perm(n)
+	for _, j := range axes[:min(n, probeAxes)] {
+		d := make([]float64, n)
+		d[j] = 1
+		dirs = append(dirs, d)
+	}
+	for range probeRandom {
+		d := make([]float64, n)
+		for j := range d {
+			d[j] = rng.NormFloat64()
+		}
+		nd := norm(d)
+		for j := range d {
+			d[j] /= nd
+		}
+		dirs = append(dirs, d)
+	}
+	scale := 1.0
+	for _, v := range cur.X {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	pr.Directions, pr.Steps, pr.Points = len(dirs), pr.Steps[:0], 0
+	f0 := cur.F[0]
+	need := f0 - probeDrop*(1+math.Abs(f0))
+	y := make([]float64, n)
+	var best *Point
+	for _, h := range probeSteps {
+		pr.Steps = append(pr.Steps, h*scale)
+		for _, d := range dirs {
+			for _, sign := range []float64{1, -1} {
+				if s.halted() != running {
+					return nil, nil
+				}
+				for j := range y {
+					y[j] = cur.X[j] + sign*h*scale*d[j]
+				}
+				s.project(y)
+				pr.Points++
+				if err := s.eval(y); err != nil {
+					// a probe outside the functions' domain (a log of a
+					// negative number): not a point to go to
+					continue
+				}
+				if gOf(s.vals) > 0 || s.vals[0] >= need {
+					continue
+				}
+				if best == nil || s.vals[0] < best.F[0] {
+					p := pointAt(y, s.vals, cur.T+1)
+					best = &p
+				}
+			}
+		}
+		if best != nil {
+			pr.Found = true
+			return best, nil
+		}
+	}
+	pr.Found = false
+	return nil, nil
+}
+
+// escape runs the probe around cur, a point about to be returned as
+// Converged, when the problem is not known to be convex and escapes are
+// left. When the probe finds a lower feasible point, cur becomes it (an
+// outer iterate of phase 2, recorded) and escape reports true: the solve
+// goes on.
+func (s *solver) escape(cur *Point) (bool, error) {
+	if s.p.Convex || s.set.noProbe || s.set.Oracle == Stochastic || cur.F == nil || (s.probes != nil && len(s.probes.Escapes) >= maxEscapes) {
+		return false, nil
+	}
+	next, err := s.probe(cur)
+	if err != nil || next == nil {
+		return false, err
+	}
+	s.probes.Escapes = append(s.probes.Escapes, cur.T)
+	stepLen := dist(next.X, cur.X)
+	*cur = *next
+	s.stats.Outer++
+	s.track(cur)
+	s.cert, s.certified = nil, nil
+	s.lastStep = 0
+	s.recordOuter(cur, oracleInfo{}, false, stepLen, false)
+	return true, nil
+}
