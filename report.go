@@ -72,10 +72,10 @@ type Report struct {
 	// Verdict is a sentence to act on, when the status alone misleads:
 	// locally infeasible, feasible only from a restart, or stopped on a
 	// limit while the iterates were still moving.
-	Verdict         string         `json:"verdict,omitempty"`
+	Verdict string `json:"verdict,omitempty"`
 	// Probe says what the probe around a point certified nearly
 	// stationary tried (solve.ProbeReport): null when it did not run.
-	Probe *ReportProbe `json:"probe,omitempty"`
+	Probe           *ReportProbe   `json:"probe,omitempty"`
 	Restarts        *RestartReport `json:"restarts,omitempty"`
 	Error           string         `json:"error,omitempty"`
 	OuterIterations int            `json:"outer_iterations"`

@@ -38,16 +38,16 @@ var errFeasible = errors.New("solve: a feasible point was found")
 // elasticRecorder passes the elastic solve's records on as phase-1
 // records of the original problem and stops it at the first feasible one.
 type elasticRecorder struct {
-	s      *solver
-	n      int
-	t0     int       // the outer iterate phase 1 started from
-	prev   []float64 // the last infeasible outer iterate's y
-	found  []float64 // the first feasible outer iterate's y
+	s     *solver
+	n     int
+	t0    int       // the outer iterate phase 1 started from
+	prev  []float64 // the last infeasible outer iterate's y
+	found []float64 // the first feasible outer iterate's y
 	// the points of the last two evaluations and their values (the
 	// certificate of the last iterate may be evaluated between an
 	// iterate's evaluation and its record)
 	lastX, lastF [2][]float64
-	target float64
+	target       float64
 }
 
 func (r *elasticRecorder) Record(it Iteration) error {

@@ -124,21 +124,21 @@ const (
 
 // Defaults and limits. docs/solver.md gives the reasons.
 const (
-	DefaultRhoHat         = 1.0  // Settings.RhoHat
-	DefaultEps            = 1e-3 // Settings.Eps, but for the Smooth oracle
-	DefaultSmoothEps      = 1e-6 // Settings.Eps for the Smooth oracle (its certificate measures the KKT residual at x with gradients)
-	DefaultInner          = 1000 // Settings.Inner
-	DefaultOuter          = 100  // Settings.Outer for the switching and stochastic oracles
+	DefaultRhoHat    = 1.0  // Settings.RhoHat
+	DefaultEps       = 1e-3 // Settings.Eps, but for the Smooth oracle
+	DefaultSmoothEps = 1e-6 // Settings.Eps for the Smooth oracle (its certificate measures the KKT residual at x with gradients)
+	DefaultInner     = 1000 // Settings.Inner
+	DefaultOuter     = 100  // Settings.Outer for the switching and stochastic oracles
 	// MaxOuter is Settings.Outer's default for the accurate oracles: no
 	// budget that stops a solve while it converges (it stops on its
 	// certificate, the time limit or the progress rule), only a bound
 	// that no solve reaches in practice.
-	MaxOuter         = 100_000
-	progressWindow   = 50    // the progress rule looks back this many outer steps
-	progressRelative = 1e-12 // ... for a decrease of the objective of at least this relative to 1 + |f0|
-	MaxRhoDoublings       = 30   // the safeguard doubles RhoHat at most this often in one solve
-	DefaultMaxEvals       = 5000 // Settings.MaxEvals
-	CertificateEvalFactor = 4    // the certificate's oracle run may take this many times MaxEvals evaluations
+	MaxOuter              = 100_000
+	progressWindow        = 50    // the progress rule looks back this many outer steps
+	progressRelative      = 1e-12 // ... for a decrease of the objective of at least this relative to 1 + |f0|
+	MaxRhoDoublings       = 30    // the safeguard doubles RhoHat at most this often in one solve
+	DefaultMaxEvals       = 5000  // Settings.MaxEvals
+	CertificateEvalFactor = 4     // the certificate's oracle run may take this many times MaxEvals evaluations
 	GraceTime             = 500 * time.Millisecond
 	MinRhoHatFactor       = 1.0 / 1024 // with an accurate oracle RhoHat comes down to this times its start at least
 	slowContraction       = 0.5        // an accurate step longer than this times the last one lets RhoHat come down
