@@ -534,7 +534,7 @@ func (r *Report) diagnose(d *solve.Diagnosis, res *solve.Result, s solve.Setting
 		r.Verdict = fmt.Sprintf("%s from the given start; restart %d (a perturbed start, scale %s, --seed %d) found this feasible point",
 			reason, d.Restart, num(d.Scale), r.Settings.Seed)
 	case res.Status == solve.Stalled && res.NoProgress:
-		r.Verdict = "stalled: the objective fell by less than 1e-12 of its size over the last 50 outer steps, and the point is not certified nearly stationary within eps; its certificate is below. Try a looser --eps, or another start (--start random)"
+		r.Verdict = "stalled: the objective fell by less than eps/100 of its size over the last 100 outer steps, and the point is not certified nearly stationary within eps; its certificate is below. Try a looser --eps, another start (--start random), or --outer to go on regardless"
 	case res.Status == solve.Stalled:
 		oracle := "accurate"
 		if s.Oracle != nil {

@@ -91,7 +91,7 @@ func (s *solver) noProgress(f0 float64) bool {
 	if n > 4*progressWindow {
 		s.fHist = append(s.fHist[:0], s.fHist[n-progressWindow-1:]...)
 	}
-	return old-f0 < progressRelative*(1+math.Abs(f0))
+	return old-f0 < math.Max(1e-12, progressShare*s.set.Eps)*(1+math.Abs(f0))
 }
 
 func newSolver(p *Problem, x0 []float64, set Settings) (*solver, error) {

@@ -134,11 +134,11 @@ const (
 	// certificate, the time limit or the progress rule), only a bound
 	// that no solve reaches in practice.
 	MaxOuter              = 100_000
-	progressWindow        = 50    // the progress rule looks back this many outer steps
-	progressRelative      = 1e-12 // ... for a decrease of the objective of at least this relative to 1 + |f0|
-	MaxRhoDoublings       = 30    // the safeguard doubles RhoHat at most this often in one solve
-	DefaultMaxEvals       = 5000  // Settings.MaxEvals
-	CertificateEvalFactor = 4     // the certificate's oracle run may take this many times MaxEvals evaluations
+	progressWindow        = 100  // the progress rule looks back this many outer steps
+	progressShare         = 1e-2 // ... for a decrease of the objective of at least this times Eps (and at least 1e-12), relative to 1 + |f0|
+	MaxRhoDoublings       = 30   // the safeguard doubles RhoHat at most this often in one solve
+	DefaultMaxEvals       = 5000 // Settings.MaxEvals
+	CertificateEvalFactor = 4    // the certificate's oracle run may take this many times MaxEvals evaluations
 	GraceTime             = 500 * time.Millisecond
 	MinRhoHatFactor       = 1.0 / 1024 // with an accurate oracle RhoHat comes down to this times its start at least
 	slowContraction       = 0.5        // an accurate step longer than this times the last one lets RhoHat come down
@@ -175,8 +175,8 @@ type Settings struct {
 	// stochastic oracles; for the accurate oracles MaxOuter and the
 	// progress rule, so that no fixed budget stops a solve that is still
 	// converging: phase 2 stops on the certificate, the time limit, or
-	// with Stalled when the objective fell by less than 1e-12 (1 + |f0|)
-	// over the last 50 outer steps.
+	// with Stalled when the objective fell by less than max(1e-12, Eps /
+	// 100) (1 + |f0|) over the last 100 outer steps.
 	Outer int
 	// TimeLimit bounds the wall-clock time of the solve, checked at every
 	// inner iteration; 0 means none. The certificate and the stochastic
@@ -223,8 +223,9 @@ type Settings struct {
 	NoSafeguard bool
 
 	// progressRule stops phase 2 with Stalled when the objective fell by
-	// less than progressRelative (1 + |f0|) over the last progressWindow
-	// outer steps (set with Outer = 0 and an accurate oracle).
+	// less than max(1e-12, progressShare Eps) (1 + |f0|) over the last
+	// progressWindow outer steps (set with Outer = 0 and an accurate
+	// oracle).
 	progressRule bool
 
 	// noProbe turns the probe around converged points off (the dynamic
@@ -409,8 +410,7 @@ type Result struct {
 	// row (nil for the other oracles).
 	Stages []Stage
 	// NoProgress, for Stalled, reports that the progress rule stopped
-	// the solve (the objective fell by less than 1e-12 (1 + |f0|) over
-	// the last 50 outer steps), not an oracle that could not move x_t.
+	// the solve (Settings.Outer), not an oracle that could not move x_t.
 	NoProgress bool
 	// Probe says what the probe around points certified nearly
 	// stationary tried and which points it left (nil when it did not

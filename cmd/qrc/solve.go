@@ -66,7 +66,7 @@ Flags:
                      outer step (default 1000)
   --outer T          most outer iterations (default: none for the smooth and
                      bundle oracles, which stop on the certificate, the time
-                     limit or no progress over 50 steps; 100 for switching
+                     limit or no progress over 100 steps; 100 for switching
                      and stochastic)
   --oracle O         the subproblem solver: smooth (augmented Lagrangian,
                      certified gap; differentiable models), bundle (cutting
@@ -110,7 +110,10 @@ Flags:
                      xi standard normal (seeded), s = 0.1, 1, 10, 100 ...
                      times max(1, |x0|_inf) (default 4; 0: none)
   --start FILE       start from the point in FILE (a result written by
-                     --out or --json, or any point file; see docs/cli.md)
+                     --out or --json, or any point file; see docs/cli.md);
+                     --start random: a random start seeded by --seed (each
+                     element uniform in its box, or its start plus a scaled
+                     normal draw where unbounded; ./random for a file)
   --json             print the result as one JSON object on standard output
   --out FILE         also write the full result as JSON to FILE
   --trace FILE       write one CSV row per outer iteration to FILE

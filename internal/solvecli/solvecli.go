@@ -262,12 +262,19 @@ func (r *Run) note(quiet bool) func(qrc.Note) {
 	}
 }
 
+// RandomStart is the --start value that asks for a random start
+// (point.Random, seeded by --seed); a point file of that name is written
+// ./random.
+const RandomStart = "random"
+
 // Solve solves and reports. It returns the report (nil when the solve could
 // not start) and qrc solve's exit code.
 func (r *Run) Solve() (*qrc.Report, int) {
 	m, flags := r.Model.Checked(), r.Flags
 	x0 := r.X0
-	if *flags.Start != "" {
+	if *flags.Start == RandomStart {
+		x0 = point.Random(m, *flags.Seed)
+	} else if *flags.Start != "" {
 		var err error
 		if x0, err = point.ReadStart(*flags.Start, m); err != nil {
 			fmt.Fprintln(r.Stderr, err)
@@ -438,7 +445,7 @@ func (r *Run) checkOutputs() error {
 	for _, d := range r.Model.Checked().Data {
 		inputs = append(inputs, struct{ what, path string }{"data set " + d.Name + "'s file", d.Path})
 	}
-	if *r.Flags.Start != "" {
+	if *r.Flags.Start != "" && *r.Flags.Start != RandomStart {
 		// --out may replace the start it resumes from (read already);
 		// a trace never should
 		inputs = append(inputs, struct{ what, path string }{"the --start file", *r.Flags.Start})
