@@ -142,11 +142,33 @@ func elasticProblem(p *Problem, tLow float64, rec *elasticRecorder) *Problem {
 	return q
 }
 
-// elasticPhase1 runs the elastic phase 1 from cur. It returns found with
+// elasticPhase1 runs the elastic phase 1 from cur, and, each time it ends
+// at a stationary point of g without a feasible point, the probe for a
+// lower g around that point (probe.go; at a point where the
+// constraints' gradients cancel, as at w = c 1 for sum(w) <= 1 and
+// ||w||^2 >= 1, only a second-order move lowers g), and again from the
+// point the probe found, at most maxEscapes times. It returns found with
 // cur set to the feasible point; otherwise halt or err say why it stopped,
-// or neither when it ended without a feasible point (a certified
-// stationary point of g, or its limits).
+// or neither when it ended without a feasible point.
 func (s *solver) elasticPhase1(cur *Point) (found bool, halt haltReason, err error) {
+	for range maxEscapes {
+		found, halt, err = s.elasticRun(cur)
+		if found || halt != running || err != nil || s.set.noProbe {
+			return
+		}
+		next, err := s.probe(cur, true)
+		if err != nil || next == nil {
+			return false, running, err
+		}
+		*cur = *next
+		s.track(cur)
+	}
+	return false, running, nil
+}
+
+// elasticRun is one solve of the elastic problem from cur; cur is left at
+// the most feasible point it reached when it finds none.
+func (s *solver) elasticRun(cur *Point) (found bool, halt haltReason, err error) {
 	g0 := gOf(cur.F)
 	rec := &elasticRecorder{s: s, n: s.n, t0: cur.T, target: s.target, prev: clone(cur.X)}
 	q := elasticProblem(s.p, g0-math.Max(1, math.Abs(g0)), rec)
@@ -181,6 +203,12 @@ func (s *solver) elasticPhase1(cur *Point) (found bool, halt haltReason, err err
 	case res.Status == Interrupted:
 		return false, haltStop, nil
 	default:
+		if m := res.MostFeasible; m != nil {
+			// where the elastic solve ended: the probe starts there
+			if p, err := s.evaluate(m.X[:s.n], cur.T+res.Stats.Outer); err == nil {
+				*cur = p
+			}
+		}
 		return false, running, nil
 	}
 	// the nearest point with g <= target on the segment from the last

@@ -620,7 +620,7 @@ func (s *solver) lowerNear(pt *Point) bool {
 	if s.p.Convex || s.set.noProbe || s.set.Oracle == Stochastic || pt.F == nil {
 		return false
 	}
-	next, err := s.probe(pt)
+	next, err := s.probe(pt, false)
 	return err == nil && next != nil
 }
 

@@ -52,10 +52,11 @@ type ProbeReport struct {
 	Found bool
 }
 
-// probe looks around cur for a feasible point with a lower objective; it
-// returns that point (numbered cur.T + 1) or nil. The solver's values are
-// left at the last point evaluated.
-func (s *solver) probe(cur *Point) (*Point, error) {
+// probe looks around cur for a feasible point with a lower objective, or,
+// with violation set, for a point with a lower violation g = max_i fi
+// (phase 1's objective); it returns that point (numbered cur.T + 1) or
+// nil. The solver's values are left at the last point evaluated.
+func (s *solver) probe(cur *Point, violation bool) (*Point, error) {
 	if s.probes == nil {
 		s.probes = &ProbeReport{}
 	}
@@ -85,7 +86,13 @@ func (s *solver) probe(cur *Point) (*Point, error) {
 		scale = math.Max(scale, math.Abs(v))
 	}
 	pr.Directions, pr.Steps, pr.Points = len(dirs), pr.Steps[:0], 0
-	f0 := cur.F[0]
+	value := func(f []float64) float64 {
+		if violation {
+			return gOf(f)
+		}
+		return f[0]
+	}
+	f0 := value(cur.F)
 	need := f0 - probeDrop*(1+math.Abs(f0))
 	y := make([]float64, n)
 	var best *Point
@@ -106,10 +113,10 @@ func (s *solver) probe(cur *Point) (*Point, error) {
 					// negative number): not a point to go to
 					continue
 				}
-				if gOf(s.vals) > 0 || s.vals[0] >= need {
+				if !violation && gOf(s.vals) > 0 || value(s.vals) >= need {
 					continue
 				}
-				if best == nil || s.vals[0] < best.F[0] {
+				if best == nil || value(s.vals) < value(best.F) {
 					p := pointAt(y, s.vals, cur.T+1)
 					best = &p
 				}
@@ -133,7 +140,7 @@ func (s *solver) escape(cur *Point) (bool, error) {
 	if s.p.Convex || s.set.noProbe || s.set.Oracle == Stochastic || cur.F == nil || (s.probes != nil && len(s.probes.Escapes) >= maxEscapes) {
 		return false, nil
 	}
-	next, err := s.probe(cur)
+	next, err := s.probe(cur, false)
 	if err != nil || next == nil {
 		return false, err
 	}
