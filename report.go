@@ -10,6 +10,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/internal/jsonenc"
@@ -17,7 +19,6 @@ import (
 	"github.com/qrc-lang/qrc/point"
 	"github.com/qrc-lang/qrc/problem"
 	"github.com/qrc-lang/qrc/solve"
-	"gonum.org/v1/gonum/floats"
 )
 
 // ReportProbe is the probe around the returned point (solve.ProbeReport).
@@ -533,6 +534,9 @@ func (r *Report) diagnose(d *solve.Diagnosis, res *solve.Result, s solve.Setting
 	case res.Status.Success() && d.Restart > 0:
 		r.Verdict = fmt.Sprintf("%s from the given start; restart %d (a perturbed start, scale %s, --seed %d) found this feasible point",
 			reason, d.Restart, num(d.Scale), r.Settings.Seed)
+	case res.Status == solve.Unbounded:
+		r.Verdict = fmt.Sprintf("unbounded: the objective fell to %s at a feasible point with ||x||_inf = %s; it has no minimum on the feasible set (or its scale is beyond double precision): bound the variables (a box) or check the model's signs",
+			num(res.Objective), num(floats.Norm(res.X, math.Inf(1))))
 	case res.Status == solve.Stalled && res.NoProgress:
 		r.Verdict = "stalled: the objective fell by less than eps/100 of its size over the last 100 outer steps, and the point is not certified nearly stationary within eps; its certificate is below. Try a looser --eps, another start (--start random), or --outer to go on regardless"
 	case res.Status == solve.Stalled:

@@ -116,11 +116,32 @@ func (s *solver) rhoFollow(doubled bool, step float64) {
 	if low == 0 {
 		low = MinRhoHatFactor * s.set.RhoHat
 	}
+	if step >= prev {
+		s.growing++
+	} else {
+		s.growing = 0
+	}
+	if s.growing >= runawaySteps {
+		// the steps have not shrunk for runawaySteps outer steps: the
+		// iterates run off (an objective unbounded below on an unbounded
+		// domain, or a minimum far out): the floor would make the steps
+		// grow only linearly, and the run never end
+		low = runawayRhoHatFactor * s.set.RhoHat
+	}
 	if s.rhoHat/2 >= max(low, s.rhoFloor) {
 		s.rhoHat /= 2
 		s.rho /= 2
 	}
 }
+
+// After runawaySteps outer steps in a row none shorter than the last,
+// RhoHat may come down to runawayRhoHatFactor times its start instead of
+// MinRhoHatFactor: the steps then grow geometrically, so that an
+// objective unbounded below shows as Unbounded in a few dozen steps.
+const (
+	runawaySteps        = 10
+	runawayRhoHatFactor = 1e-30
+)
 
 // certOf is the certificate of x from the accurate oracle's solution of
 // (7) at x, left in s.out.
@@ -211,7 +232,17 @@ func (s *solver) kktOf(x, lam, v []float64) *KKTCheck {
 		z[j] = x[j] - v[j]
 	}
 	s.project(z)
-	k.Stationarity = dist(x, z)
+	ss := 0.0
+	for j := range z {
+		r := x[j] - z[j]
+		if v[j] != 0 && x[j]-v[j] == x[j] {
+			// v_j is below the resolution of x_j (x far out): the
+			// projection cannot show it, so count it whole
+			r = math.Max(math.Abs(r), math.Abs(v[j]))
+		}
+		ss += r * r
+	}
+	k.Stationarity = math.Sqrt(ss)
 	return k
 }
 

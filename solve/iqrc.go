@@ -52,6 +52,7 @@ type solver struct {
 	bundle        *bundleState
 	sinceDoubling int     // outer steps since the last doubling of RhoHat
 	lastStep      float64 // the length of the last accurate outer step
+	growing       int     // accurate outer steps in a row none shorter than the one before
 	rhoFloor      float64 // RhoHat after the last doubling on evidence of nonconvexity
 	// effort multiplies the accurate oracles' evaluation budget and the
 	// bundle's patience (0 means 1); it grows when a subproblem neither
@@ -72,9 +73,48 @@ type solver struct {
 
 	probes *ProbeReport // the probe around points about to be returned as converged (probe.go)
 
+	start0            *float64  // f0 at phase 2's first iterate
+	startNorm         float64   // ||x||_inf at phase 2's first iterate
 	fHist             []float64 // the objective at phase 2's outer iterates, for the progress rule
 	stalledNoProgress bool      // the progress rule stopped the solve
 }
+
+// unbounded reports whether the outer iterate cur shows the objective
+// unbounded below (Status Unbounded).
+func (s *solver) unbounded(cur *Point) bool {
+	if cur.F == nil || cur.Infeasibility > s.set.Eps {
+		return false
+	}
+	if cur.Objective <= -UnboundedObjective {
+		return true
+	}
+	big := 0.0
+	for _, v := range cur.X {
+		big = math.Max(big, math.Abs(v))
+	}
+	return big >= DivergingIterates && s.start0 != nil && cur.Objective < *s.start0
+}
+
+// runaway reports whether a solve that stopped short of convergence at
+// cur (Stalled or IterationLimit) was running off: its last runawaySteps
+// outer steps none shorter than the one before, cur beyond runawayFar
+// times max(1, ||x||_inf at phase 2's start), and f0 below its start
+// there. Far out the constraints' rounding can stop the oracle before
+// DivergingIterates (a linear objective along a linear constraint at
+// 1e10); the objective is then reported Unbounded, not Stalled.
+func (s *solver) runaway(cur *Point) bool {
+	if s.growing < runawaySteps || cur.F == nil || cur.Infeasibility > s.set.Eps || s.start0 == nil || cur.Objective >= *s.start0 {
+		return false
+	}
+	big := 0.0
+	for _, v := range cur.X {
+		big = math.Max(big, math.Abs(v))
+	}
+	return big >= runawayFar*max(1, s.startNorm)
+}
+
+// runawayFar is how far beyond the start runaway looks for iterates.
+const runawayFar = 1e8
 
 // noProgress notes f0 at the newest outer iterate and reports whether the
 // progress rule (Settings.Outer) stops the solve.
@@ -334,6 +374,11 @@ func (s *solver) run(x0 []float64) *Result {
 	}
 
 	// phase 2: Algorithm 1
+	f0 := cur.Objective
+	s.start0 = &f0
+	for _, v := range cur.X {
+		s.startNorm = math.Max(s.startNorm, math.Abs(v))
+	}
 	rng := rand.New(rand.NewPCG(s.set.Seed, 0x9e3779b97f4a7c15))
 	var pick *Point
 	seen := 0
@@ -413,6 +458,9 @@ func (s *solver) run(x0 []float64) *Result {
 			status = Interrupted
 			break
 		}
+		if s.unbounded(&cur) {
+			return s.finish(Unbounded, cur, nil)
+		}
 		if s.set.Oracle.accurate() {
 			s.rhoFollow(doubled, stepLen)
 			if s.noProgress(cur.Objective) {
@@ -447,6 +495,9 @@ func (s *solver) run(x0 []float64) *Result {
 				s.stats.InnerDoublings++
 			}
 		}
+	}
+	if (status == Stalled || status == IterationLimit) && s.runaway(&cur) {
+		return s.finish(Unbounded, cur, nil)
 	}
 	var rerr error
 	if status == Interrupted {
@@ -566,6 +617,11 @@ func (s *solver) finish(status Status, pt Point, err error) *Result {
 	}
 	if status == NumericalError {
 		res.Point = pt
+		return res
+	}
+	if status == Unbounded {
+		res.Point = pt
+		res.NoCertificate = "the objective is unbounded below on the feasible set"
 		return res
 	}
 	if !(pt.Infeasibility <= s.set.Eps) {

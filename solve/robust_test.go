@@ -178,3 +178,22 @@ func TestProgressRuleStops(t *testing.T) {
 	assert.Less(t, res.Stats.Outer, MaxOuter)
 	assert.Less(t, res.Objective, 1e-8)
 }
+
+// TestUnbounded: exp(-x) - x on [0, inf) has no minimum; the solve says
+// Unbounded (its steps grow geometrically once they stop shrinking) with
+// a feasible point beyond DivergingIterates, not an overflow or the
+// iteration limit.
+func TestUnbounded(t *testing.T) {
+	p := build(1, []fn{{
+		f: func(x []float64) float64 { return math.Exp(-x[0]) - x[0] },
+		g: func(x, out []float64) { out[0] = -math.Exp(-x[0]) - 1 },
+	}}, func(x []float64) { x[0] = math.Max(x[0], 0) })
+	p.Smooth = true
+	res, err := Minimize(p, []float64{1}, Settings{})
+	require.NoError(t, err)
+	assert.Equal(t, Unbounded, res.Status)
+	assert.False(t, res.Status.Success())
+	assert.GreaterOrEqual(t, res.X[0], DivergingIterates)
+	assert.Less(t, res.Stats.Outer, 1000)
+	assert.Nil(t, res.Certificate)
+}

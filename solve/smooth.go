@@ -288,7 +288,15 @@ func (s *solver) smoothSolve(xt []float64, acc accuracy) (res subResult, halt ha
 						ytr[j] = y[j] + step*d[j]
 					}
 					if phiT, err = evalPhi(ytr); err != nil {
-						return res, running, err
+						// a trial point where a function cannot be
+						// evaluated (an overflow far out on an unbounded
+						// domain, a log of a negative number outside the
+						// functions' domain): a failed trial, shorter next
+						// (IPOPT cuts its step back the same way); x_t and
+						// every accepted point evaluated, so the solve
+						// goes on
+						step /= 10
+						continue
 					}
 					if phiT <= phiMax+1e-4*step*gd {
 						accepted = true

@@ -257,11 +257,30 @@ const (
 	Uncertified
 	// Stalled: an accurate oracle could neither move x_t nor certify it,
 	// even with maxEffort times its evaluation budget (and the bundle's
-	// patience); x_t is returned with the best certificate found.
+	// patience), or the progress rule stopped the solve
+	// (Result.NoProgress); x_t is returned with the best certificate
+	// found.
 	Stalled
+	// Unbounded: a feasible iterate had f0 <= -UnboundedObjective, or
+	// ||x||_inf >= DivergingIterates while f0 was below its start, or the
+	// solve stalled or hit its iteration limit while running off (its
+	// last 10 steps none shorter than the one before, 1e8 times farther
+	// out than it started, f0 below its start): the objective is
+	// unbounded below on the feasible set (or its scale is beyond double
+	// precision); that iterate is returned, uncertified.
+	Unbounded
 )
 
-var statusNames = [...]string{"converged", "iteration_limit", "time_limit", "interrupted", "infeasible", "numerical_error", "uncertified", "stalled"}
+// The thresholds of Unbounded: an objective below -1e20 (IPOPT's
+// nlp_lower_bound_inf), or iterates beyond 1e15, where doubles resolve no
+// step shorter than 0.1 (IPOPT's diverging_iterates_tol is 1e20; the
+// smooth oracle's steps stop growing before that).
+const (
+	UnboundedObjective = 1e20
+	DivergingIterates  = 1e15
+)
+
+var statusNames = [...]string{"converged", "iteration_limit", "time_limit", "interrupted", "infeasible", "numerical_error", "uncertified", "stalled", "unbounded"}
 
 // String returns the status's name as used in JSON output.
 func (s Status) String() string {

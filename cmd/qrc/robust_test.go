@@ -165,3 +165,17 @@ subject to
 	assert.Contains(t, r.stdout, "status         converged\n")
 	assert.Contains(t, r.stdout, "objective      1.5\n", "sqrt(1) + |1 - 0.5| at x = (1, 1)")
 }
+
+// An objective unbounded below ends with status unbounded, exit 5 and a
+// verdict that says what to do.
+func TestSolveUnbounded(t *testing.T) {
+	model := writeModel(t, "unb.qrc", `var x[2]
+minimize x[1] - 2 * x[2]
+subject to
+    c: x[2] - x[1] <= 5
+`)
+	r := qrc(t, "", "solve", "--quiet", model)
+	require.Equal(t, 5, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "status         unbounded\n")
+	assert.Contains(t, r.stdout, "verdict        unbounded: the objective fell to ")
+}

@@ -35,6 +35,7 @@ const (
 	ExitUsage       = 2   // bad command line, or an output file cannot be written
 	ExitInfeasible  = 3   // phase 1 found no feasible point
 	ExitNumerical   = 4   // evaluation failed (NaN, log of a negative number ...)
+	ExitUnbounded   = 5   // the objective is unbounded below on the feasible set
 	ExitInterrupted = 130 // stopped by Ctrl-C, after printing the result
 )
 
@@ -348,6 +349,8 @@ func (r *Run) Solve() (*qrc.Report, int) {
 		return report, ExitInfeasible
 	case solve.NumericalError:
 		return report, ExitNumerical
+	case solve.Unbounded:
+		return report, ExitUnbounded
 	case solve.Interrupted:
 		return report, ExitInterrupted
 	}
