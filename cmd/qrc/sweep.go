@@ -150,7 +150,7 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "qrc sweep: %v\n", err)
 			return exitUsage
 		}
-		if res.Status.Success() {
+		if rep.Success {
 			x0 = res.X
 		}
 		if ctx.Err() != nil {

@@ -348,6 +348,10 @@ func (r *Run) Solve() (*qrc.Report, int) {
 		return report, ExitNumerical
 	case solve.Interrupted:
 		return report, ExitInterrupted
+	case solve.TimeLimit:
+		if !report.Success { // the limit ended phase 1: no feasible point
+			return report, ExitInfeasible
+		}
 	}
 	return report, ExitOK
 }
