@@ -305,7 +305,7 @@ func (c *checker) applyOverrides() {
 		g, ok := c.globals[a.Name]
 		pos := ast.Pos{Filename: SetSourceName(a.Name)}
 		if !ok || g.kind != "parameter" {
-			c.report(diag.Error, pos, ast.Pos{}, fmt.Sprintf("--set %s: the model has no parameter %q%s", a.Name, a.Name, DidYouMean(a.Name, c.namesOfKind("parameter"))))
+			c.report(diag.Error, pos, ast.Pos{}, fmt.Sprintf("the model has no parameter %q%s", a.Name, DidYouMean(a.Name, c.namesOfKind("parameter"))))
 			continue
 		}
 		x, errs := lang.ParseExpr(SetSourceName(a.Name), []byte(a.Value))
@@ -318,15 +318,15 @@ func (c *checker) applyOverrides() {
 	for _, a := range c.opts.Data {
 		if g, ok := c.globals[a.Name]; !ok || g.kind != "data set" {
 			c.report(diag.Error, ast.Pos{Filename: "--data " + a.Name}, ast.Pos{},
-				fmt.Sprintf("--data %s: the model has no data set %q%s", a.Name, a.Name, DidYouMean(a.Name, c.namesOfKind("data set"))))
+				fmt.Sprintf("the model has no data set %q%s", a.Name, DidYouMean(a.Name, c.namesOfKind("data set"))))
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.opts.Sets)) {
 		if g, ok := c.globals[name]; !ok || g.kind != "data set" {
 			c.report(diag.Error, ast.Pos{Filename: "data " + name}, ast.Pos{},
-				fmt.Sprintf("data %s given in memory: the model has no data set %q%s", name, name, DidYouMean(name, c.namesOfKind("data set"))))
+				fmt.Sprintf("given in memory: the model has no data set %q%s", name, DidYouMean(name, c.namesOfKind("data set"))))
 		} else if c.opts.Sets[name] == nil {
-			c.report(diag.Error, ast.Pos{Filename: "data " + name}, ast.Pos{}, fmt.Sprintf("data %s given in memory is nil", name))
+			c.report(diag.Error, ast.Pos{Filename: "data " + name}, ast.Pos{}, "given in memory: the set is nil")
 		}
 	}
 }
@@ -604,7 +604,7 @@ func (c *checker) constInt(e ast.Expr, what string) (int, bool) {
 	}
 	n, err := toInt(t.Data[0])
 	if err != nil {
-		c.errorf(e, "%s must be an integer, not %s", what, fmtNum(t.Data[0]))
+		c.errorf(e, "%s", err.(*intError).phrase(what))
 		return 0, false
 	}
 	return n, true
