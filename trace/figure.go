@@ -5,8 +5,8 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/qrc-lang/qrc/fileio"
