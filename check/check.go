@@ -121,15 +121,16 @@ type global struct {
 }
 
 type checker struct {
-	m        *Model
-	opts     Options
-	dir      string
-	globals  map[string]*global
-	order    []*global
-	errs     diag.List
-	seen     map[string]bool
-	rejected map[string]bool // reserved names a declaration tried to take
-	members  []string        // memberNames of the file, once a data set needs them
+	m          *Model
+	varScalars int // the decision variables' scalars checked so far (limits.MaxVarScalars)
+	opts       Options
+	dir        string
+	globals    map[string]*global
+	order      []*global
+	errs       diag.List
+	seen       map[string]bool
+	rejected   map[string]bool // reserved names a declaration tried to take
+	members    []string        // memberNames of the file, once a data set needs them
 	// bodyEnds are the names after a comprehension's body that the writer
 	// probably meant to be bound by it (bodyend.go); bodyEndErrs those
 	// reported as unknown.
@@ -673,6 +674,11 @@ func (c *checker) checkVar(d *ast.VarDecl) *Var {
 		return nil
 	}
 	v.Size = size
+	if c.varScalars += size; c.varScalars > limits.MaxVarScalars {
+		// before the domain's and the start's arrays are allocated
+		c.errorf(d.Name, "variable %q brings the model's decision variables to %d scalars, more than the %d qrc takes (limits.MaxVarScalars)", v.Name, c.varScalars, limits.MaxVarScalars)
+		return nil
+	}
 	dom, ok := c.checkDomain(d, v)
 	if !ok {
 		return nil
@@ -692,7 +698,10 @@ func (c *checker) checkVar(d *ast.VarDecl) *Var {
 			v.Start[i] = t.Data[min(i, len(t.Data)-1)]
 		}
 	}
-	before := append([]float64(nil), v.Start...)
+	var before []float64 // a copy only to compare with a start the model gives
+	if d.Start != nil {
+		before = append(before, v.Start...)
+	}
 	dom.Project(v.Start)
 	if d.Start != nil {
 		for i := range before {
