@@ -64,6 +64,12 @@ type loadConfig struct {
 // model uses name.y; named columns (name.col) come from Columns.
 func WithData(name string, set *data.Set) Option {
 	return func(c *loadConfig) {
+		if err := set.Validate(); err != nil {
+			if c.err == nil {
+				c.err = fmt.Errorf("WithData(%q): %v", name, err)
+			}
+			return
+		}
 		if c.opts.Sets == nil {
 			c.opts.Sets = map[string]*data.Set{}
 		}
@@ -205,7 +211,13 @@ func Parse(name, src string, opts ...Option) (*Model, error) {
 // configure applies the options.
 func configure(opts []Option) *loadConfig {
 	c := &loadConfig{opts: check.Options{RequireVariables: true, UsedColumns: true}}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			if c.err == nil {
+				c.err = fmt.Errorf("option %d of %d is nil", i+1, len(opts))
+			}
+			continue
+		}
 		o(c)
 	}
 	return c

@@ -111,7 +111,7 @@ func NewPrinter(w io.Writer) *Printer {
 
 // isTerminal reports whether w is a terminal (a character device).
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := w.(interface{ Stat() (os.FileInfo, error) }) // an *os.File, or a wrapper of one
 	if !ok {
 		return false
 	}

@@ -206,7 +206,7 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 	r := &Report{
 		File:            file,
 		Status:          res.Status.String(),
-		Success:         res.Status.Success(),
+		Success:         res.Status.Success() && !(res.Infeasibility > s.Eps), // an interrupted phase 1 is not a success
 		Objective:       res.Objective,
 		Infeasibility:   res.Infeasibility,
 		Constraints:     []ReportConstraint{},

@@ -42,6 +42,7 @@ type solveConfig struct {
 	start       []float64
 	recorders   []Recorder
 	notes       func(Note)
+	err         error // the first invalid option
 	// kinkNote, when set, is the note of an automatic choice of the bundle
 	// oracle for a model with a kink: applyAnalysis tells it, or picks the
 	// smooth oracle instead when the analysis finds every function
@@ -119,7 +120,15 @@ func WithStart(x []float64) SolveOption {
 
 // WithRecorder adds a Recorder told about the solve's iterations.
 func WithRecorder(r Recorder) SolveOption {
-	return func(c *solveConfig) { c.recorders = append(c.recorders, r) }
+	return func(c *solveConfig) {
+		if r == nil {
+			if c.err == nil {
+				c.err = errors.New("WithRecorder: nil Recorder")
+			}
+			return
+		}
+		c.recorders = append(c.recorders, r)
+	}
 }
 
 // WithNotes calls f with every note the solve makes: the oracle picked and
@@ -201,9 +210,18 @@ func NewModel(file string, m *check.Model, prog *autodiff.Program, sources check
 // refuses the model); what goes wrong while solving, such as a value that
 // is not finite, is in the report's status.
 func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	c := &solveConfig{method: IQRC, sigma: 1, batch: problem.DefaultBatch, restarts: solve.DefaultRestarts, seed: 1}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("Solve: option %d of %d is nil", i+1, len(opts))
+		}
 		o(c)
+	}
+	if c.err != nil {
+		return nil, c.err
 	}
 	if c.method == nil {
 		return nil, errors.New("WithMethod: nil method")
@@ -296,6 +314,13 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 	}
 	if err == nil && res == nil {
 		err = fmt.Errorf("method %s returned no result", c.method.Name())
+	}
+	if err == nil && !isIQRC && c.method != Penalty {
+		eps := solve.DefaultEps
+		if d, derr := settings.WithDefaults(prob); derr == nil {
+			eps = d.Eps
+		}
+		res, err = checkMethodResult(c.method.Name(), prob, res, eps)
 	}
 	if err != nil {
 		return nil, err
@@ -694,4 +719,48 @@ func (m *Model) SmoothnessWarning(method Method) string {
 	}
 	return fmt.Sprintf("warning: the model uses %s, which %s not smooth: the penalty method runs on subgradients, but its theory (Cartis, Gould & Toint 2011) assumes smooth functions",
 		strings.Join(atoms, ", "), map[bool]string{true: "is", false: "are"}[len(atoms) == 1])
+}
+
+// checkMethodResult checks what a caller's Method returned before it
+// becomes a report: a point of the model's length (else an error), and,
+// for a status that claims a point, finite values there; a point that is
+// not finite, or whose values were left out, is evaluated here, and one
+// that cannot be makes the status NumericalError.
+func checkMethodResult(name string, prob *solve.Problem, res *solve.Result, eps float64) (*solve.Result, error) {
+	if len(res.X) != prob.N {
+		return nil, fmt.Errorf("method %s returned a point of %d values; the model has %d variables", name, len(res.X), prob.N)
+	}
+	if res.Status < solve.Converged || res.Status > solve.Stalled {
+		return nil, fmt.Errorf("method %s returned an unknown status %d", name, int(res.Status))
+	}
+	if res.Status == solve.NumericalError {
+		return res, nil
+	}
+	for i, v := range res.X {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			r := *res
+			r.Status, r.Err = solve.NumericalError, fmt.Errorf("method %s returned a point whose value %d is %v", name, i+1, v)
+			return &r, nil
+		}
+	}
+	// the values at the point, the objective and the infeasibility are
+	// computed here rather than trusted
+	f := make([]float64, prob.M+1)
+	if err := prob.Eval(res.X, f); err != nil {
+		r := *res
+		r.Status, r.Err = solve.NumericalError, fmt.Errorf("method %s returned a point where the model cannot be evaluated: %w", name, err)
+		return &r, nil
+	}
+	r := *res
+	r.F = f
+	r.Objective = f[0]
+	r.Infeasibility = 0
+	for _, v := range f[1:] {
+		r.Infeasibility = math.Max(r.Infeasibility, v)
+	}
+	if r.Status.Success() && r.Status != solve.Interrupted && r.Status != solve.TimeLimit && r.Infeasibility > eps {
+		// a method cannot call an infeasible point converged
+		r.Status = solve.Infeasible
+	}
+	return &r, nil
 }

@@ -627,6 +627,9 @@ func (c *compiler) newAxis(vals []float64, sc *scope, set *check.DataSet, op str
 
 func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
 	src := e.Src()
+	if r, done := c.foldRange(e, sc); done {
+		return r
+	}
 	cand := c.newScope(sc)
 	var own []*axis
 	var mask *reg
@@ -668,8 +671,8 @@ func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
 			for _, v := range hi.val {
 				h = math.Max(h, v)
 			}
-			if h-l > maxKonst {
-				c.errorf(b.Src, "the range of %s has too many values (%g)", b.Name, h-l+1)
+			if n := math.Floor(h) - math.Ceil(l) + 1; n > limits.MaxRangeValues {
+				c.errorf(b.Src, "the range of %s has %s values, more than the %d qrc expands (limits.MaxRangeValues); an index the body does not use is folded, and a filter comparing it with constants narrows it", b.Name, strconv.FormatFloat(n, 'g', -1, 64), limits.MaxRangeValues)
 				return nil
 			}
 			for v := math.Ceil(l); v <= h; v++ {
@@ -893,4 +896,115 @@ func (c *compiler) dataField(e *check.DataField) *reg {
 		return nil
 	}
 	return c.konst(nil, check.Shape{len(col)}, col, src)
+}
+
+// foldRange computes a comprehension over one range index without
+// expanding the range when it can (limits.MaxRangeValues): a filter that
+// compares the index with constants (==, <, <=, >, >=, joined by and) is
+// turned into narrower bounds, and a body that does not use the index is
+// folded: sum(j in l..h) body is n * body, and mean, max and min are the
+// body itself. done is false when it does not apply (the caller expands);
+// r is nil after an error.
+func (c *compiler) foldRange(e *check.Compr, sc *scope) (r *reg, done bool) {
+	if len(e.Binders) != 1 || e.Binders[0].Data != nil || e.Binders[0].Lo == nil {
+		return nil, false
+	}
+	b := e.Binders[0]
+	uses := func(x check.Expr) bool {
+		found := false
+		check.Walk(x, func(n check.Expr) bool {
+			if iv, ok := n.(*check.IndexVal); ok && iv.Binder == b {
+				found = true
+			}
+			return !found
+		})
+		return found
+	}
+	if uses(e.Body) {
+		return nil, false
+	}
+	bound := func(x check.Expr) (float64, bool) {
+		if uses(x) {
+			return 0, false
+		}
+		k := c.expr(x, sc)
+		if k == nil || !k.konst || len(k.axes) > 0 || len(k.val) != 1 {
+			return 0, false
+		}
+		return k.val[0], true
+	}
+	lo, ok1 := bound(b.Lo)
+	hi, ok2 := bound(b.Hi)
+	if !ok1 || !ok2 || c.failed {
+		return nil, false
+	}
+	lo, hi = math.Ceil(lo), math.Floor(hi)
+	// the filter's comparisons of the index with constants
+	var conds []check.Expr
+	var split func(x check.Expr) bool
+	split = func(x check.Expr) bool {
+		if l, ok := x.(*check.Logic); ok && l.Op == "and" {
+			return split(l.X) && split(l.Y)
+		}
+		conds = append(conds, x)
+		return true
+	}
+	if e.Where != nil {
+		split(e.Where)
+	}
+	for _, x := range conds {
+		cmp, ok := x.(*check.Compare)
+		if !ok {
+			return nil, false
+		}
+		op, other := cmp.Op, cmp.Y
+		if iv, ok := cmp.X.(*check.IndexVal); !ok || iv.Binder != b {
+			iv, ok := cmp.Y.(*check.IndexVal)
+			if !ok || iv.Binder != b {
+				return nil, false
+			}
+			op = map[string]string{"==": "==", "<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}[op]
+			other = cmp.X
+		}
+		v, ok := bound(other)
+		if !ok || math.IsNaN(v) {
+			return nil, false
+		}
+		switch op {
+		case "==":
+			if v != math.Trunc(v) {
+				lo, hi = 1, 0 // no integer index equals it
+			} else {
+				lo, hi = math.Max(lo, v), math.Min(hi, v)
+			}
+		case "<":
+			hi = math.Min(hi, math.Ceil(v)-1)
+		case "<=":
+			hi = math.Min(hi, math.Floor(v))
+		case ">":
+			lo = math.Max(lo, math.Floor(v)+1)
+		case ">=":
+			lo = math.Max(lo, math.Ceil(v))
+		default:
+			return nil, false // != and the rest are expanded
+		}
+	}
+	n := math.Max(0, hi-lo+1)
+	src := e.Src()
+	if n == 0 {
+		if e.Op == "sum" {
+			body := e.Body.Shape()
+			return c.konst(nil, body, make([]float64, body.Size()), src), true
+		}
+		c.errorf(src, "%s over an empty set: no value of %s satisfies the filter", e.Op, b.Name)
+		return nil, true
+	}
+	body := c.expr(e.Body, sc)
+	if body == nil {
+		return nil, true
+	}
+	if e.Op != "sum" || n == 1 {
+		return body, true // the same value n times: its mean, max and min
+	}
+	return c.binaryRegs(opMul, "", c.konst(nil, nil, []float64{n}, src), body, src), true
 }

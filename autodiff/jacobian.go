@@ -53,6 +53,10 @@ type jacState struct {
 	apart int8
 	// tails runs the functions' later phases early in jacApart (tails.go)
 	tails jacTails
+	// order is each instruction's place in the reverse pass when every
+	// reverse phase is serial (jacSerial), -1 for one not in it; nil
+	// until needed, empty when a phase has blocks
+	order []int
 }
 
 // deferred reports whether in's reverse pass stores its output adjoint
@@ -121,6 +125,10 @@ func (p *Program) Jacobian(rows [][]float64) error {
 	if len(j.dots) == 0 || per < 2 { // nothing to share: one Gradient per function
 		if p.jacApart(rows) {
 			return nil
+		}
+		if done, err := p.jacSerial(rows); done {
+			jacSerialRuns.Add(1)
+			return err
 		}
 		for f := range nf {
 			j.w[f] = 1
@@ -352,5 +360,78 @@ func (p *Program) jacApart(rows [][]float64) bool {
 	return finite
 }
 
+// jacSerialRuns counts the Jacobians computed by jacSerial (for tests).
+var jacSerialRuns atomic.Int64
+
 // jacApartRuns counts the Jacobians computed by jacApart (for tests).
 var jacApartRuns atomic.Int64
+
+// jacSerial computes the Jacobian one function at a time, as Gradient
+// does, but runs each function's reverse pass over the instructions it
+// depends on only, when every reverse phase is serial (no rows in blocks):
+// the same reverse steps in the same order as Gradient with that
+// function's unit weight (which skips the instructions it does not mark),
+// so the rows are Gradient's bit for bit, in time proportional to the
+// functions' sizes instead of their number times the program's (qrc eval
+// of 100000 indexed constraints). It reports whether it did, and Gradient's
+// error for the first row that is not finite, which Gradient diagnoses.
+func (p *Program) jacSerial(rows [][]float64) (done bool, err error) {
+	j := &p.jac
+	if j.order == nil {
+		j.order = []int{}
+		for i := range p.bwd {
+			if len(p.bwd[i].segs) > 0 {
+				return false, nil
+			}
+		}
+		order := make([]int, len(p.insts))
+		for k := range order {
+			order[k] = -1
+		}
+		n := 0
+		for i := range p.bwd {
+			for _, in := range p.bwd[i].serial {
+				order[in.k] = n
+				n++
+			}
+		}
+		j.order = order
+	}
+	if len(j.order) == 0 {
+		return false, nil
+	}
+	clear(p.mark)
+	var list []*inst
+	for f, row := range rows {
+		list = list[:0]
+		for _, k := range p.deps[f] {
+			p.mark[k] = p.insts[k].op != opExpAbs // as markFor
+			if p.mark[k] && j.order[k] >= 0 {
+				list = append(list, p.insts[k])
+			}
+		}
+		slices.SortFunc(list, func(a, b *inst) int { return j.order[a.k] - j.order[b.k] })
+		clear(row)
+		p.g = row
+		if r := p.outs[f]; !r.konst {
+			r.adj[0]++
+		}
+		for _, in := range list {
+			p.back(in, nil, -1)
+		}
+		p.g = nil
+		for _, k := range p.deps[f] {
+			p.mark[k] = false
+		}
+		for _, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				// Gradient finds the expression to blame
+				j.w[f] = 1
+				err := p.Gradient(j.w, row)
+				j.w[f] = 0
+				return true, err
+			}
+		}
+	}
+	return true, nil
+}

@@ -123,16 +123,17 @@ type global struct {
 type checker struct {
 	// evalOnly allows comparisons (0 or 1) in expressions: an expression
 	// that is evaluated, never differentiated (CheckEvalExpr).
-	evalOnly bool
-	m        *Model
-	opts     Options
-	dir      string
-	globals  map[string]*global
-	order    []*global
-	errs     diag.List
-	seen     map[string]bool
-	rejected map[string]bool // reserved names a declaration tried to take
-	members  []string        // memberNames of the file, once a data set needs them
+	evalOnly   bool
+	m          *Model
+	varScalars int // the decision variables' scalars checked so far (limits.MaxVarScalars)
+	opts       Options
+	dir        string
+	globals    map[string]*global
+	order      []*global
+	errs       diag.List
+	seen       map[string]bool
+	rejected   map[string]bool // reserved names a declaration tried to take
+	members    []string        // memberNames of the file, once a data set needs them
 	// bodyEnds are the names after a comprehension's body that the writer
 	// probably meant to be bound by it (bodyend.go); bodyEndErrs those
 	// reported as unknown.
@@ -308,7 +309,7 @@ func (c *checker) applyOverrides() {
 		g, ok := c.globals[a.Name]
 		pos := ast.Pos{Filename: SetSourceName(a.Name)}
 		if !ok || g.kind != "parameter" {
-			c.report(diag.Error, pos, ast.Pos{}, fmt.Sprintf("--set %s: the model has no parameter %q%s", a.Name, a.Name, DidYouMean(a.Name, c.namesOfKind("parameter"))))
+			c.report(diag.Error, pos, ast.Pos{}, fmt.Sprintf("the model has no parameter %q%s", a.Name, DidYouMean(a.Name, c.namesOfKind("parameter"))))
 			continue
 		}
 		x, errs := lang.ParseExpr(SetSourceName(a.Name), []byte(a.Value))
@@ -321,15 +322,15 @@ func (c *checker) applyOverrides() {
 	for _, a := range c.opts.Data {
 		if g, ok := c.globals[a.Name]; !ok || g.kind != "data set" {
 			c.report(diag.Error, ast.Pos{Filename: "--data " + a.Name}, ast.Pos{},
-				fmt.Sprintf("--data %s: the model has no data set %q%s", a.Name, a.Name, DidYouMean(a.Name, c.namesOfKind("data set"))))
+				fmt.Sprintf("the model has no data set %q%s", a.Name, DidYouMean(a.Name, c.namesOfKind("data set"))))
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.opts.Sets)) {
 		if g, ok := c.globals[name]; !ok || g.kind != "data set" {
 			c.report(diag.Error, ast.Pos{Filename: "data " + name}, ast.Pos{},
-				fmt.Sprintf("data %s given in memory: the model has no data set %q%s", name, name, DidYouMean(name, c.namesOfKind("data set"))))
+				fmt.Sprintf("given in memory: the model has no data set %q%s", name, DidYouMean(name, c.namesOfKind("data set"))))
 		} else if c.opts.Sets[name] == nil {
-			c.report(diag.Error, ast.Pos{Filename: "data " + name}, ast.Pos{}, fmt.Sprintf("data %s given in memory is nil", name))
+			c.report(diag.Error, ast.Pos{Filename: "data " + name}, ast.Pos{}, "given in memory: the set is nil")
 		}
 	}
 }
@@ -607,7 +608,7 @@ func (c *checker) constInt(e ast.Expr, what string) (int, bool) {
 	}
 	n, err := toInt(t.Data[0])
 	if err != nil {
-		c.errorf(e, "%s must be an integer, not %s", what, fmtNum(t.Data[0]))
+		c.errorf(e, "%s", err.(*intError).phrase(what))
 		return 0, false
 	}
 	return n, true
@@ -676,6 +677,11 @@ func (c *checker) checkVar(d *ast.VarDecl) *Var {
 		return nil
 	}
 	v.Size = size
+	if c.varScalars += size; c.varScalars > limits.MaxVarScalars {
+		// before the domain's and the start's arrays are allocated
+		c.errorf(d.Name, "variable %q brings the model's decision variables to %d scalars, more than the %d qrc takes (limits.MaxVarScalars)", v.Name, c.varScalars, limits.MaxVarScalars)
+		return nil
+	}
 	dom, ok := c.checkDomain(d, v)
 	if !ok {
 		return nil
@@ -695,7 +701,10 @@ func (c *checker) checkVar(d *ast.VarDecl) *Var {
 			v.Start[i] = t.Data[min(i, len(t.Data)-1)]
 		}
 	}
-	before := append([]float64(nil), v.Start...)
+	var before []float64 // a copy only to compare with a start the model gives
+	if d.Start != nil {
+		before = append(before, v.Start...)
+	}
 	dom.Project(v.Start)
 	if d.Start != nil {
 		for i := range before {

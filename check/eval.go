@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/qrc-lang/qrc/stdlib"
 	"math"
+	"strconv"
 )
 
 // env binds indices to values during static evaluation.
@@ -150,12 +151,39 @@ func evalInt(e Expr, ix env) (int, error) {
 	return toInt(t.Data[0])
 }
 
+// toInt returns v as an int, or an *intError when it is not an integer or
+// beyond 2^40 (2^53 is an integer, only too large).
 func toInt(v float64) (int, error) {
 	r := math.Round(v)
-	if math.Abs(v-r) > 1e-9 || math.IsNaN(v) || math.Abs(r) > 1<<40 {
-		return 0, fmt.Errorf("%s is not an integer", fmtNum(v))
+	if math.Abs(v-r) > 1e-9 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, &intError{v: v}
+	}
+	if math.Abs(r) > 1<<40 {
+		return 0, &intError{v: r, large: true}
 	}
 	return int(r), nil
+}
+
+// intError is a value that cannot serve as a dimension, an index or a
+// range bound.
+type intError struct {
+	v     float64
+	large bool // an integer, beyond 2^40
+}
+
+func (e *intError) Error() string {
+	if e.large {
+		return fmt.Sprintf("%s is too large (the largest integer qrc takes here is 2^40 = 1099511627776)", strconv.FormatFloat(e.v, 'f', -1, 64))
+	}
+	return fmt.Sprintf("%s is not an integer", fmtNum(e.v))
+}
+
+// phrase is the message about what ("a dimension") having this value.
+func (e *intError) phrase(what string) string {
+	if e.large {
+		return fmt.Sprintf("%s of %s is too large (the largest integer qrc takes here is 2^40 = 1099511627776)", what, strconv.FormatFloat(e.v, 'f', -1, 64))
+	}
+	return fmt.Sprintf("%s must be an integer, not %s", what, fmtNum(e.v))
 }
 
 func selectIndex(x Tensor, idx []int) Tensor {

@@ -483,6 +483,11 @@ func (c *checker) member(m *ast.Member) Expr {
 	}
 	ds := g.data
 	s := ds.Set
+	if f := m.Name.Name; (f == "n" || f == "d" || f == "X" || f == "y" && s.LabelName != "y") && (s.Columns[f] != nil || s.Text[f] != nil) {
+		// a column with a field's name cannot be reached as D.name
+		what := map[string]string{"n": "number of rows", "d": "number of features", "X": "feature matrix", "y": "label column"}[f]
+		c.warnf(m.Name, "data set %q has a column named %q, but %s.%s is the set's %s, not that column (rename the column in the file to use it)", ds.Name, f, ds.Name, f, what)
+	}
 	switch field := m.Name.Name; field {
 	case "n":
 		return &Const{node: node{src: m}, Value: Scalar(float64(s.N()))}
@@ -588,7 +593,7 @@ func (c *checker) checkBounds(n ast.Expr, i Expr, dim int, x Expr, axis, nidx in
 	if k, ok := i.(*Const); ok {
 		v, err := toInt(k.Value.Data[0])
 		if err != nil {
-			c.errorf(n, "an index must be an integer, not %s", fmtNum(k.Value.Data[0]))
+			c.errorf(n, "%s", err.(*intError).phrase("an index"))
 			return false
 		}
 		if v < 1 || v > dim {
@@ -773,7 +778,7 @@ func (c *checker) binder(b *ast.Binder, sc *scope) *Binder {
 			}
 			if k0, ok := x.(*Const); ok {
 				if _, err := toInt(k0.Value.Data[0]); err != nil {
-					c.errorf(e, "a range bound must be an integer, not %s", fmtNum(k0.Value.Data[0]))
+					c.errorf(e, "%s", err.(*intError).phrase("a range bound"))
 					return nil
 				}
 			}

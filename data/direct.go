@@ -2,7 +2,6 @@ package data
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"runtime"
 	"runtime/debug"
@@ -533,7 +532,7 @@ records:
 			v, ok := parseFloat(cell)
 			if !ok {
 				return csvPart{err: &Error{Path: path, Line: f.line, Col: f.col, Column: lay.names[j],
-					Msg: fmt.Sprintf("non-numeric cell %s in column %s", quote(cell), quoteString(lay.names[j]))}}
+					Msg: badCell(cell, lay.names[j])}}
 			}
 			row[j] = v
 		}

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 )
@@ -117,4 +118,26 @@ func scanFloat(b []byte, i int) (v float64, end int, ok bool) {
 		return 0, i, false
 	}
 	return f, i, true
+}
+
+// badCell is the message for a cell parseFloat refuses in column name: a
+// well-formed number beyond float64's range (1e999) is out of range, not
+// non-numeric.
+func badCell(cell []byte, name string) string {
+	if outOfRange(cell) {
+		return fmt.Sprintf("number %s in column %s is out of range (float64 holds magnitudes up to about 1.8e308)", quote(cell), quoteString(name))
+	}
+	return fmt.Sprintf("non-numeric cell %s in column %s", quote(cell), quoteString(name))
+}
+
+// outOfRange reports whether b has parseFloat's form but overflows float64.
+func outOfRange(b []byte) bool {
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
+			return false
+		}
+	}
+	_, err := strconv.ParseFloat(string(b), 64)
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
 }

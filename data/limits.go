@@ -48,11 +48,29 @@ func MemoryLimit() (int64, string) {
 		ignored = fmt.Sprintf("; %s=%s is not a byte count such as 800MB, 2GiB or off, and was ignored", MemoryEnv, quoteString(v))
 	}
 	memOnce.Do(func() { machineMem = readMachineMemory() })
-	if machineMem <= 0 {
-		return fallbackMemory, "the default when the machine's memory is unknown; set " + MemoryEnv + " to change it" + ignored
+	limit, desc := int64(fallbackMemory), "the default when the machine's memory is unknown; set "+MemoryEnv+" to change it"+ignored
+	if machineMem > 0 {
+		limit, desc = int64(float64(machineMem)*MemoryFraction), fmt.Sprintf("half of the machine's %s; set %s to change it%s", FormatBytes(machineMem), MemoryEnv, ignored)
 	}
-	return int64(float64(machineMem) * MemoryFraction), fmt.Sprintf("half of the machine's %s; set %s to change it%s", FormatBytes(machineMem), MemoryEnv, ignored)
+	// an address-space limit (ulimit -v) bounds what can be allocated
+	// whatever the machine has: half of what it leaves beyond
+	// addressReserve, so that a set too large is refused rather than
+	// ending in the Go runtime's fatal "out of memory"
+	if as := addressSpaceLimit(); as > 0 {
+		usable := max(as-addressReserve, 64<<20)
+		if half := int64(float64(usable) * MemoryFraction); half < limit {
+			limit, desc = half, fmt.Sprintf("half of what the address-space limit of %s (ulimit -v) leaves beyond %s for the program itself; set %s to change it%s",
+				FormatBytes(as), FormatBytes(addressReserve), MemoryEnv, ignored)
+		}
+	}
+	return limit, desc
 }
+
+// addressReserve is the address space MemoryLimit leaves to the program
+// itself (the Go runtime's arenas, thread stacks, the C library's malloc
+// arenas when cgo is linked: about 0.6 GB, docs/reliability.md) under an
+// address-space limit.
+const addressReserve = 1 << 30
 
 var (
 	memOnce    sync.Once

@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/qrc-lang/qrc/fileio"
 )
 
 // openRegular opens path for reading after making sure it is a regular file:
@@ -33,6 +35,7 @@ func openRegular(path string) (*os.File, int64, error) {
 		f.Close()
 		return nil, 0, &Error{Path: path, Msg: msg}
 	}
+	fileio.NoteInput(path)
 	return f, st.Size(), nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/qrc-lang/qrc/ast"
@@ -43,9 +44,9 @@ type Diagnostic struct {
 // the message of a warning).
 func (d *Diagnostic) Error() string {
 	if d.Severity == Warning {
-		return fmt.Sprintf("%s: warning: %s", d.Pos, d.Msg)
+		return fmt.Sprintf("%s: warning: %s", Clean(d.Pos.String()), Clean(d.Msg))
 	}
-	return fmt.Sprintf("%s: %s", d.Pos, d.Msg)
+	return fmt.Sprintf("%s: %s", Clean(d.Pos.String()), Clean(d.Msg))
 }
 
 // List is a list of diagnostics; it implements error.
@@ -144,12 +145,13 @@ func Render(w io.Writer, d *Diagnostic, src []byte) {
 		return
 	}
 	line = strings.TrimRight(line, "\r")
-	col := d.Pos.Column
-	if col < 1 {
-		col = 1
-	}
-	if col > len(line)+1 {
-		col = len(line) + 1
+	// columns count characters (the parser's) and offsets bytes: work in
+	// bytes of the line from here on
+	lineStart := lineOffset(src, d.Pos.Line)
+	col := byteColumn(line, lineStart, d.Pos)
+	endCol := 0 // the end's byte column on this line, if it is on it
+	if d.End.IsValid() && d.End.Line == d.Pos.Line {
+		endCol = byteColumn(line, lineStart, d.End)
 	}
 	// a very long line is shown as a window around the column
 	trimmed := 0
@@ -172,10 +174,13 @@ func Render(w io.Writer, d *Diagnostic, src []byte) {
 		trimmed = len(line) - (end - start)
 		line = pre + line[start:end] + post
 		col = col - start + len(pre)
+		if endCol > 0 {
+			endCol = endCol - start + len(pre)
+		}
 	}
 	width := 1
-	if d.End.IsValid() && d.End.Line == d.Pos.Line && d.End.Column > d.Pos.Column {
-		width = d.End.Column - d.Pos.Column
+	if endCol > col {
+		width = endCol - col
 	} else if d.End.IsValid() && d.End.Line > d.Pos.Line {
 		width = len(line) + 1 - col
 	}
@@ -188,15 +193,136 @@ func Render(w io.Writer, d *Diagnostic, src []byte) {
 	if trimmed > 0 {
 		width = min(width, max(1, len(line)-col+1))
 	}
-	var pad strings.Builder
-	for _, c := range []byte(line[:col-1]) {
-		if c == '\t' {
+	// the line as shown (control characters escaped, so that a model
+	// cannot drive the terminal), the caret under the span's display
+	// columns (wide characters take two, combining marks none)
+	var shown, pad strings.Builder
+	carets := 0
+	for i, r := range line {
+		text := display(r)
+		shown.WriteString(text)
+		switch {
+		case i < col-1 && r == '\t':
 			pad.WriteByte('\t')
-		} else {
-			pad.WriteByte(' ')
+		case i < col-1:
+			pad.WriteString(strings.Repeat(" ", textWidth(text)))
+		case i < col-1+width:
+			carets += textWidth(text)
 		}
 	}
-	fmt.Fprintf(w, "    %s\n    %s%s\n", line, pad.String(), strings.Repeat("^", width))
+	fmt.Fprintf(w, "    %s\n    %s%s\n", shown.String(), pad.String(), strings.Repeat("^", max(1, carets)))
+}
+
+// display is how rune r of a source line is shown: itself, or escaped
+// (\x1b, \u009b) when it is a control character other than a tab.
+func display(r rune) string {
+	if r == '\t' || !unicode.IsControl(r) && r != utf8.RuneError && !unicode.Is(unicode.Bidi_Control, r) {
+		return string(r)
+	}
+	if r < 0x80 {
+		return fmt.Sprintf("\\x%02x", r)
+	}
+	return fmt.Sprintf("\\u%04x", r)
+}
+
+// textWidth is the number of terminal columns text takes.
+func textWidth(text string) int {
+	n := 0
+	for _, r := range text {
+		n += runeWidth(r)
+	}
+	return n
+}
+
+// runeWidth is the number of terminal columns r takes: 0 for combining
+// marks and format characters, 2 for East Asian wide and fullwidth
+// characters and emoji, else 1 (Markus Kuhn's wcwidth, in short).
+func runeWidth(r rune) int {
+	switch {
+	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
+		return 0
+	case r >= 0x1100 && (r <= 0x115f || r == 0x2329 || r == 0x232a ||
+		r >= 0x2e80 && r <= 0xa4cf && r != 0x303f || r >= 0xac00 && r <= 0xd7a3 ||
+		r >= 0xf900 && r <= 0xfaff || r >= 0xfe30 && r <= 0xfe6f || r >= 0xff00 && r <= 0xff60 ||
+		r >= 0xffe0 && r <= 0xffe6 || r >= 0x1f300 && r <= 0x1f64f || r >= 0x1f900 && r <= 0x1f9ff ||
+		r >= 0x20000 && r <= 0x3fffd):
+		return 2
+	}
+	return 1
+}
+
+// Clean makes a message safe and short to print: control characters other
+// than newlines and tabs escaped, and every run of more than 80 bytes
+// without a space (a 1 MB name in quotes) cut to its first 60 bytes and
+// its last few, with its length.
+func Clean(msg string) string {
+	var b strings.Builder
+	for _, r := range msg {
+		if r == '\n' {
+			b.WriteRune(r)
+		} else {
+			b.WriteString(display(r))
+		}
+	}
+	msg = b.String()
+	if len(msg) <= 80 {
+		return msg
+	}
+	b.Reset()
+	for i := 0; i < len(msg); {
+		j := i
+		for j < len(msg) && msg[j] != ' ' && msg[j] != '\n' {
+			j++
+		}
+		tok := msg[i:j]
+		if len(tok) > 80 {
+			head, tail := 60, len(tok)-3
+			for head > 0 && !utf8.RuneStart(tok[head]) {
+				head--
+			}
+			for tail < len(tok) && !utf8.RuneStart(tok[tail]) {
+				tail++
+			}
+			tok = fmt.Sprintf("%s...(%d bytes)...%s", tok[:head], len(tok), tok[tail:])
+		}
+		b.WriteString(tok)
+		if j < len(msg) {
+			b.WriteByte(msg[j])
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// lineOffset is the byte offset in src where line n (1-based) starts.
+func lineOffset(src []byte, n int) int {
+	off := 0
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(src[off:], '\n')
+		if j < 0 {
+			return off
+		}
+		off += j + 1
+	}
+	return off
+}
+
+// byteColumn is p's 1-based byte column in line, which starts at byte
+// lineStart of the source: from p's byte offset when it lies on the line,
+// else from its column counted in characters; within 1..len(line)+1.
+func byteColumn(line string, lineStart int, p ast.Pos) int {
+	col := 0
+	switch {
+	case (p.Offset > 0 || lineStart == 0 && p.Column == 1) && p.Offset >= lineStart && p.Offset <= lineStart+len(line):
+		col = p.Offset - lineStart + 1
+	default:
+		col = 1
+		for n := 1; n < p.Column && col <= len(line); n++ {
+			_, size := utf8.DecodeRuneInString(line[col-1:])
+			col += size
+		}
+	}
+	return max(1, min(col, len(line)+1))
 }
 
 // maxShown is the most bytes of a source line Render shows.

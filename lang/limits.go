@@ -3,6 +3,7 @@ package lang
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
@@ -76,6 +77,7 @@ func prescan(name string, src []byte) scan {
 	top := level{}
 	depth, tokens := 0, 0
 	prev := ""
+	numEnd, numPos, numVal := -1, ast.Pos{}, "" // the number just before, if the last token was one
 	for {
 		tok, err := lx.Next()
 		if err != nil {
@@ -105,6 +107,17 @@ func prescan(name string, src []byte) scan {
 					Msg: "unknown escape in string " + v + " (strings take Go's escapes: \\\\ \\\" \\n \\t \\uXXXX)"}
 				return s
 			}
+		}
+		if symbols[tok.Type] == "Ident" && numEnd >= 0 && p.Offset == numEnd && strings.HasPrefix(v, "_") && strings.Trim(v, "_0123456789") == "" {
+			// 1_000 lexes as 1 and a name _000, which the parser reports
+			// at the token after it (on the next line at a line's end)
+			s.limit = &diag.Diagnostic{Pos: numPos, End: at(p.Line, p.Column+len(v), p.Offset+len(v)),
+				Msg: fmt.Sprintf("numbers take no digit separators: write %s, not %s%s", numVal+strings.ReplaceAll(v, "_", ""), numVal, v)}
+			return s
+		}
+		numEnd = -1
+		if symbols[tok.Type] == "Number" {
+			numEnd, numPos, numVal = p.Offset+len(v), here, v
 		}
 		if symbols[tok.Type] == "String" || symbols[tok.Type] == "Number" {
 			v = "x"

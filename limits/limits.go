@@ -29,6 +29,24 @@ const (
 	// product of the sizes of its index sets and the enclosing ones, times
 	// the elements of its body.
 	MaxTerms = 1 << 28
+
+	// MaxRangeValues bounds the values of a range index (j in lo..hi) the
+	// compiler expands into an array (8 bytes each, and as much again for
+	// a filter): a comprehension whose body does not depend on its index
+	// is folded instead (sum: n times the body), and a filter comparing
+	// the index with constants narrows the range first, so only an index
+	// the body uses counts.
+	MaxRangeValues = 1 << 25
+
+	// MaxVarScalars bounds the decision variables' scalars of a model,
+	// all variables together: checking and analysing a model hold about
+	// 250 bytes per scalar at their peak (10 million: 2.5 GB resident), so
+	// that a model within it checks and solves in a 3 GiB address space.
+	MaxVarScalars = 1 << 22
+
+	// MaxBenchEvals bounds qrc bench --evals (one timing of 8 bytes is
+	// kept per evaluation).
+	MaxBenchEvals = 10_000_000
 	// MaxExprNodes is the most expression nodes a model may have after
 	// its functions are inlined and its indexed constraints expanded, and
 	// the largest an expression may be as a tree (the uses of a function's

@@ -421,14 +421,17 @@ func (m *method) finish(status solve.Status, cur *state, err error) *solve.Resul
 	if status == solve.Interrupted && m.recErr != nil {
 		res.Err = m.recErr
 	}
+	stopped := status == solve.Interrupted || status == solve.TimeLimit
 	if status.Success() && res.Infeasibility > m.set.Eps {
 		if m.tr.Best != nil {
 			res.Point = *m.tr.Best
-		} else {
+		} else if !stopped {
+			// (stopped by the context or the clock before a feasible
+			// point, the status says so, with the most feasible point)
 			res.Status = solve.Infeasible
 		}
 	}
-	if res.Status == solve.Infeasible {
+	if res.Status == solve.Infeasible || res.Infeasibility > m.set.Eps {
 		if m.tr.MostFeasible != nil && m.tr.MostFeasible.Infeasibility < res.Infeasibility {
 			res.Point = *m.tr.MostFeasible
 		}

@@ -15,8 +15,9 @@
 //
 // Other top-level fields are ignored, so a solver's result file, which holds
 // "variables" next to its report, is a point file. Every variable of the model
-// must be present with its exact shape; names the model does not declare are
-// errors.
+// must be present with its exact shape, once; names the model does not
+// declare, a name given twice and a number beyond float64's range (1e400)
+// are errors. A UTF-8 byte order mark at the start is skipped.
 //
 // In memory a point is the flat vector x of all decision variables: variable
 // v occupies x[v.Offset : v.Offset+v.Size], row-major (check.Var).
@@ -98,6 +99,7 @@ func Parse(name string, src []byte, m *check.Model) ([]float64, error) {
 	fail := func(format string, args ...any) error {
 		return &Error{File: name, Problems: []string{fmt.Sprintf(format, args...)}}
 	}
+	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark, as editors on Windows write
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(src, &top); err != nil {
 		var se *json.SyntaxError
@@ -121,6 +123,14 @@ func Parse(name string, src []byte, m *check.Model) ([]float64, error) {
 	var vars map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &vars); err != nil || vars == nil {
 		return nil, fail("\"variables\" is %s, want an object mapping each variable's name to its value", jsonKind(raw))
+	}
+	if dup := duplicateKeys(raw); len(dup) > 0 {
+		// encoding/json keeps the last value silently
+		var problems []string
+		for _, k := range dup {
+			problems = append(problems, fmt.Sprintf("variable %q is given more than once", cutName(k)))
+		}
+		return nil, &Error{File: name, Problems: problems}
 	}
 
 	var problems []string
@@ -148,7 +158,13 @@ func Parse(name string, src []byte, m *check.Model) ([]float64, error) {
 		}
 		var val any
 		if err := json.Unmarshal(r, &val); err != nil {
-			problems = append(problems, fmt.Sprintf("variable %q: %v", v.Name, err))
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && strings.HasPrefix(te.Value, "number") {
+				// a number beyond float64, such as 1e400
+				problems = append(problems, fmt.Sprintf("variable %q: %s is out of range (the largest magnitude is about 1.8e308)", v.Name, cutName(strings.TrimPrefix(te.Value, "number "))))
+			} else {
+				problems = append(problems, fmt.Sprintf("variable %q: %v", v.Name, err))
+			}
 			continue
 		}
 		if err := fill(v.Of(x), v.Shape, val); err != "" {
@@ -477,4 +493,39 @@ func Coordinate(m *check.Model, j int) string {
 		}
 	}
 	return ""
+}
+
+// duplicateKeys lists the keys that occur more than once in the JSON
+// object raw, in order of their second occurrence.
+func duplicateKeys(raw []byte) []string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	seen := map[string]bool{}
+	var dup []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return dup
+		}
+		k, _ := t.(string)
+		if seen[k] && !slices.Contains(dup, k) {
+			dup = append(dup, k)
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return dup
+		}
+	}
+	return dup
+}
+
+// cutName quotes at most 64 bytes of a name or token from a file.
+func cutName(s string) string {
+	if len(s) > 64 {
+		return s[:61] + "..."
+	}
+	return s
 }

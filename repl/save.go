@@ -2,6 +2,7 @@ package repl
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,7 +60,9 @@ func (s *Session) saveCmd(arg string, _ Statement, _ int) {
 	}
 	text, err := s.ModelText(path)
 	if err == nil {
-		err = fileio.WriteFile(path, text, 0o644)
+		// the session's model files may be replaced by the model they
+		// became; its data files, and any other file it read, may not
+		err = fileio.WriteFile(path, text, 0o644, slices.Collect(maps.Keys(s.sources))...)
 	}
 	if err != nil {
 		if pe, ok := err.(*os.PathError); ok {

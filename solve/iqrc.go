@@ -628,7 +628,12 @@ func (s *solver) finish(status Status, pt Point, err error) *Result {
 		if s.tr.Best != nil && status != Infeasible {
 			pt = *clonePoint(s.tr.Best)
 		} else {
-			status = Infeasible
+			if status != Interrupted && status != TimeLimit {
+				// stopped by the context or the clock before a feasible
+				// point (in phase 1): the status says why it stopped, the
+				// point is the most feasible so far
+				status = Infeasible
+			}
 			if s.tr.MostFeasible != nil {
 				pt = *clonePoint(s.tr.MostFeasible)
 			}
@@ -636,7 +641,7 @@ func (s *solver) finish(status Status, pt Point, err error) *Result {
 	}
 	res.Status = status
 	res.Point = pt
-	if status == Infeasible {
+	if !(pt.Infeasibility <= s.set.Eps) {
 		for i := 1; i < len(pt.F); i++ {
 			if pt.F[i] > s.set.Eps {
 				res.Violated = append(res.Violated, i)

@@ -104,9 +104,14 @@ func MinimizeRestarts(p *Problem, x0 []float64, s Settings, r Restarts) (*Result
 		if s.TimeLimit > 0 {
 			left := s.TimeLimit - time.Since(began)
 			if left <= 0 {
+				best = stoppedAs(best, TimeLimit) // the restarts ran out of time, not of starts
 				break
 			}
 			set.TimeLimit = left
+		}
+		if s.Context != nil && s.Context.Err() != nil {
+			best = stoppedAs(best, Interrupted)
+			break
 		}
 		if r.Notify != nil {
 			r.Notify(k, scale, xk)
@@ -117,15 +122,21 @@ func MinimizeRestarts(p *Problem, x0 []float64, s Settings, r Restarts) (*Result
 		}
 		d.Tried = k
 		addStats(&total, rk.Stats)
+		if (rk.Status == Interrupted || rk.Status == TimeLimit) && !(rk.Infeasibility <= full.Eps) {
+			// stopped in this restart's phase 1: that status, with the
+			// most feasible point of all the attempts
+			if rk.Infeasibility < best.Infeasibility {
+				best, bestLast, d.Restart, d.Scale = rk, lk, k, scale
+			}
+			best = stoppedAs(best, rk.Status)
+			break
+		}
 		if rk.Status != Infeasible {
 			best, bestLast, d.Restart, d.Scale = rk, lk, k, scale
 			break
 		}
 		if rk.Infeasibility < best.Infeasibility {
 			best, bestLast, d.Restart, d.Scale = rk, lk, k, scale
-		}
-		if rk.Status == Interrupted || (s.Context != nil && s.Context.Err() != nil) {
-			break
 		}
 	}
 	total.Time = time.Since(began)
@@ -135,6 +146,18 @@ func MinimizeRestarts(p *Problem, x0 []float64, s Settings, r Restarts) (*Result
 }
 
 // stopped reports whether the channel is closed.
+
+// stoppedAs returns an Infeasible result of a solve whose restarts were
+// cut short by the clock or the context with that status instead: its
+// point is still the most feasible found, with its violated constraints.
+func stoppedAs(res *Result, status Status) *Result {
+	if res.Status != Infeasible {
+		return res
+	}
+	r := *res
+	r.Status = status
+	return &r
+}
 
 // addStats adds the work counts of b to a.
 func addStats(a *Stats, b Stats) {

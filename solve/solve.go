@@ -293,7 +293,10 @@ func (s Status) String() string {
 // Success reports whether the status comes with a returned point that is
 // feasible within Eps: Converged, IterationLimit, TimeLimit, Interrupted,
 // Uncertified and Stalled. Minimize never returns one of these with a point whose
-// infeasibility exceeds Eps.
+// infeasibility exceeds Eps, except TimeLimit and Interrupted when the
+// solve stopped before any feasible point (in phase 1 or its restarts):
+// the point is then the most feasible one so far, and Result.Violated
+// lists its violated constraints (its Infeasibility exceeds Eps).
 func (s Status) Success() bool {
 	return s >= Converged && s <= Interrupted || s == Uncertified || s == Stalled
 }
@@ -418,8 +421,9 @@ type Result struct {
 	// the doublings of Stats.InnerDoublings.
 	RhoHat, Rho float64
 	Inner       int
-	// Violated lists, for Infeasible, the constraints (1-based indices into
-	// F) whose value exceeds Eps at the returned point.
+	// Violated lists, for Infeasible (and TimeLimit or Interrupted at an
+	// infeasible point), the constraints (1-based indices into F) whose
+	// value exceeds Eps at the returned point.
 	Violated []int
 	// Err is the error of Eval or Grad for NumericalError, or the error of
 	// the Recorder for Interrupted.

@@ -254,7 +254,17 @@ func (r *Report) Explain(w io.Writer, name string) error {
 		for i, f := range r.Functions {
 			names[i] = f.Name
 		}
-		return fmt.Errorf("no function %q; the model's functions are %s", name, strings.Join(names, ", "))
+		// a bounded list: a model may have thousands of constraints
+		const shown = 20
+		list := strings.Join(names[:min(len(names), shown)], ", ")
+		if len(names) > shown {
+			list += fmt.Sprintf(", ... (%d in all)", len(names))
+		}
+		q := fmt.Sprintf("%q", name)
+		if len(q) > 66 {
+			q = q[:62] + `..."`
+		}
+		return fmt.Errorf("no function %s; the model's functions are %s", q, list)
 	}
 	fmt.Fprintf(w, "%s: %s\n", f.Name, f.Verdict())
 	r.explain(w, f.Expr, 1)

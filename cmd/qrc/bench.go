@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/qrc-lang/qrc/limits"
 	"io"
 	"runtime"
 	"slices"
@@ -57,8 +58,8 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
-	if *evals < 1 {
-		fmt.Fprintf(stderr, "qrc bench: --evals must be at least 1, got %d\n", *evals)
+	if *evals < 1 || *evals > limits.MaxBenchEvals {
+		fmt.Fprintf(stderr, "qrc bench: --evals must be between 1 and %d (limits.MaxBenchEvals), got %d\n", limits.MaxBenchEvals, *evals)
 		return exitUsage
 	}
 	model, sources, m, ok := loadProgram("bench", file, &mf, !*asJSON, stderr)

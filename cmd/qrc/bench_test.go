@@ -77,7 +77,7 @@ func TestBenchTextAndErrors(t *testing.T) {
 	assert.Contains(t, r.stdout, "threads                 2")
 	r = benchRun(t, "2", "--evals", "0", "examples/npc.qrc")
 	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "--evals must be at least 1")
+	assert.Contains(t, r.stderr, "--evals must be between 1 and 10000000 (limits.MaxBenchEvals), got 0")
 	r = benchRun(t, "2")
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "want one model file")

@@ -110,7 +110,7 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("compare", compareCommand.usage, stderr)
 	var (
 		methods   = fs.String("methods", methodIQRC+","+methodPenalty, "")
-		timeLimit = fs.Duration("time-limit", 60*time.Second, "")
+		timeLimit = solvecli.DurationFlag(fs, "time-limit")
 		out       = fs.String("out", "", "")
 		inner     = fs.Int("inner", 0, "")
 		rhoHat    = fs.Float64("rho-hat", 0, "")
@@ -120,6 +120,7 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		title     = fs.String("title", "", "")
 		mf        modelFlags
 	)
+	*timeLimit = 60 * time.Second
 	mf.register(fs)
 	file, ok := modelFile(fs, "compare", args, stderr)
 	if !ok {

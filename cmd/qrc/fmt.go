@@ -113,7 +113,7 @@ func fmtOne(path string, src []byte, mode int, stdout, stderr io.Writer) int {
 		}
 	case fmtWrite:
 		if changed {
-			if err := fileio.WriteFile(path, out, 0o644); err != nil {
+			if err := fileio.WriteFile(path, out, 0o644, path); err != nil {
 				fmt.Fprintf(stderr, "qrc fmt: %v\n", err)
 				return exitUsage
 			}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/qrc-lang/qrc/fileio"
 	"github.com/qrc-lang/qrc/trace"
 )
 
@@ -50,6 +51,7 @@ func runPlot(args []string, _ io.Reader, _, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "qrc plot: %v\n", err)
 			return exitUsage
 		}
+		fileio.NoteInput(name) // -o may not replace it
 		r, err := trace.Read(f, name)
 		f.Close()
 		if err != nil {

@@ -135,7 +135,7 @@ func runRepl(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	err = sess.Run(&linerReader{line})
 	if history != "" {
 		if err := os.MkdirAll(filepath.Dir(history), 0o755); err == nil {
-			if f, err := fileio.Create(history, 0o600); err == nil {
+			if f, err := fileio.Create(history, 0o600, history); err == nil {
 				if _, err := line.WriteHistory(f); err == nil {
 					f.Commit()
 				} else {
@@ -162,7 +162,7 @@ func historyFile() string {
 
 // isTerminal reports whether f is a terminal (a character device).
 func isTerminal(f any) bool {
-	file, ok := f.(*os.File)
+	file, ok := f.(interface{ Stat() (os.FileInfo, error) }) // an *os.File or checkedWriter
 	if !ok {
 		return false
 	}

@@ -131,7 +131,7 @@ Flags:
 
 func init() { solveCommand.run = runSolve }
 
-func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) (code int) {
 	fs := newFlagSet("solve", solveCommand.usage, stderr)
 	flags := solvecli.RegisterFlags(fs)
 	var mf modelFlags
@@ -141,27 +141,44 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
-	if *cpuprofile != "" {
-		stop, err := startCPUProfile(*cpuprofile)
-		if err != nil {
-			fmt.Fprintf(stderr, "qrc solve: --cpuprofile: %v\n", err)
-			return exitUsage
-		}
-		defer func() {
-			if err := stop(); err != nil {
-				fmt.Fprintf(stderr, "qrc solve: --cpuprofile: %v\n", err)
-			}
-		}()
-	}
 	settings, err := flags.Settings()
 	if err != nil {
 		fmt.Fprintf(stderr, "qrc solve: %v\n", err)
 		return exitUsage
 	}
+	var prof *cpuProfile
+	if *cpuprofile != "" {
+		// the profile is kept in memory; its file is written at the end
+		if prof, err = startCPUProfile(*cpuprofile); err != nil {
+			fmt.Fprintf(stderr, "qrc solve: --cpuprofile: %v\n", err)
+			return exitUsage
+		}
+		defer func() {
+			if prof == nil {
+				return
+			}
+			if err := prof.stop(); err != nil {
+				fmt.Fprintf(stderr, "qrc solve: --cpuprofile: %v\n", err)
+				code = max(code, exitUsage)
+			}
+		}()
+	}
 	loading := startClock()
 	model, ok := loadModel("solve", file, &mf, !*flags.JSON, stderr)
 	if !ok {
+		if prof != nil {
+			prof.discard()
+			prof = nil
+		}
 		return exitInvalid
+	}
+	if prof != nil {
+		if err := prof.check(); err != nil {
+			prof.discard()
+			prof = nil
+			fmt.Fprintf(stderr, "qrc solve: --cpuprofile: %v\n", err)
+			return exitUsage
+		}
 	}
 	if !*flags.Quiet && len(model.Checked().Data) > 0 {
 		fmt.Fprintf(stderr, "qrc solve: %s\n", loading.note("loading the data and compiling"))
@@ -171,6 +188,6 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	defer release()
 	run := &solvecli.Run{Name: "solve", Model: model, X0: model.Start(),
 		Flags: flags, Settings: settings, Ctx: ctx, Stdout: stdout, Stderr: stderr, Progress: true}
-	_, code := run.Solve()
+	_, code = run.Solve()
 	return code
 }

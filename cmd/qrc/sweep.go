@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/fileio"
 	"github.com/qrc-lang/qrc/internal/solvecli"
 	"github.com/qrc-lang/qrc/point"
 	"github.com/qrc-lang/qrc/solve"
@@ -103,6 +104,9 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var m *check.Model
 	var x0 []float64
 	code := exitOK
+	table := filepath.Join(*dir, "sweep.csv")
+	ctx, release := notifyStop()
+	defer release()
 	for _, v := range values {
 		v = strings.TrimSpace(v)
 		one := mf
@@ -118,15 +122,15 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		out := filepath.Join(*dir, name+"="+v+".json")
 		*flags.Out = out
 		run := &solvecli.Run{Name: "sweep", Model: model, X0: x0,
-			Flags: flags, Settings: settings, Stdout: io.Discard, Stderr: stderr, Progress: false}
+			Flags: flags, Settings: settings, Ctx: ctx, Stdout: io.Discard, Stderr: stderr, Progress: false}
 		fmt.Fprintf(stderr, "qrc sweep: %s = %s ...\n", name, v)
 		rep, c := run.Solve()
 		if rep == nil {
 			return c
 		}
 		res := rep.Result()
-		if c == exitInfeasible {
-			code = exitInfeasible
+		if c == exitInfeasible || c == exitUsage || c == exitInterrupted {
+			code = max(code, c)
 		}
 		row := sweepRow{value: v, res: res, seconds: res.Stats.Time.Seconds()}
 		for i, k := range m.Constraints {
@@ -140,41 +144,62 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			row.lhs = append(row.lhs, lhs)
 		}
 		rows = append(rows, row)
-		if res.Status.Success() {
+		// the table so far, so that a sweep stopped later keeps every
+		// finished value
+		if err := fileio.WriteFile(table, sweepCSV(name, m, rows), 0o644); err != nil {
+			fmt.Fprintf(stderr, "qrc sweep: %v\n", err)
+			return exitUsage
+		}
+		if rep.Success {
 			x0 = res.X
 		}
+		if ctx.Err() != nil {
+			fmt.Fprintf(stderr, "qrc sweep: interrupted at %s = %s; the table has the values solved so far\n", name, v)
+			break
+		}
 	}
-	var table bytes.Buffer
-	cw := csv.NewWriter(&table)
+	head := sweepHead(name, m)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, r := range rows {
+		txt := []string{r.value, r.res.Status.String(), num(r.res.Objective), num(r.res.Infeasibility)}
+		for _, l := range r.lhs {
+			txt = append(txt, num(l))
+		}
+		fmt.Fprintln(tw, strings.Join(append(txt, fmt.Sprintf("%.3g", r.seconds)), "\t"))
+	}
+	tw.Flush()
+	if err := sweepFigure(filepath.Join(*dir, "sweep.png"), name, m, rows); err != nil {
+		fmt.Fprintf(stderr, "qrc sweep: %v\n", err)
+		return max(code, exitUsage)
+	}
+	fmt.Fprintf(stderr, "qrc sweep: wrote %s, %s and the results\n", table, filepath.Join(*dir, "sweep.png"))
+	return code
+}
+
+// sweepHead is the sweep table's header.
+func sweepHead(name string, m *check.Model) []string {
 	head := []string{name, "status", "objective", "infeasibility"}
 	for _, k := range m.Constraints {
 		head = append(head, k.Name)
 	}
-	cw.Write(append(head, "seconds"))
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(append(head, "seconds"), "\t"))
+	return append(head, "seconds")
+}
+
+// sweepCSV is the sweep table of rows as CSV.
+func sweepCSV(name string, m *check.Model, rows []sweepRow) []byte {
+	var table bytes.Buffer
+	cw := csv.NewWriter(&table)
+	cw.Write(sweepHead(name, m))
 	for _, r := range rows {
 		rec := []string{r.value, r.res.Status.String(), strconv.FormatFloat(r.res.Objective, 'g', -1, 64), strconv.FormatFloat(r.res.Infeasibility, 'g', -1, 64)}
-		txt := []string{r.value, r.res.Status.String(), num(r.res.Objective), num(r.res.Infeasibility)}
 		for _, l := range r.lhs {
 			rec = append(rec, strconv.FormatFloat(l, 'g', -1, 64))
-			txt = append(txt, num(l))
 		}
 		cw.Write(append(rec, strconv.FormatFloat(r.seconds, 'f', 3, 64)))
-		fmt.Fprintln(tw, strings.Join(append(txt, fmt.Sprintf("%.3g", r.seconds)), "\t"))
 	}
 	cw.Flush()
-	tw.Flush()
-	if err := os.WriteFile(filepath.Join(*dir, "sweep.csv"), table.Bytes(), 0o644); err != nil {
-		fmt.Fprintf(stderr, "qrc sweep: %v\n", err)
-		return exitUsage
-	}
-	if err := sweepFigure(filepath.Join(*dir, "sweep.png"), name, m, rows); err != nil {
-		fmt.Fprintf(stderr, "qrc sweep: %v\n", err)
-		return exitUsage
-	}
-	fmt.Fprintf(stderr, "qrc sweep: wrote %s, %s and the results\n", filepath.Join(*dir, "sweep.csv"), filepath.Join(*dir, "sweep.png"))
-	return code
+	return table.Bytes()
 }
 
 var nan = math.NaN()
@@ -225,15 +250,15 @@ func sweepFigure(path, name string, m *check.Model, rows []sweepRow) error {
 	pad := vg.Millimeter * 3
 	obj.Draw(draw.Crop(dc, pad, -w/2-pad, pad, -pad))
 	cons.Draw(draw.Crop(dc, w/2+pad, -pad, pad, -pad))
-	f, err := os.Create(path)
+	f, err := fileio.Create(path, 0o644)
 	if err != nil {
 		return err
 	}
 	if _, err := img.WriteTo(f); err != nil {
-		f.Close()
+		f.Abort()
 		return err
 	}
-	return f.Close()
+	return f.Commit()
 }
 
 // legendRoom raises the top of p's y axis so that a legend of n entries

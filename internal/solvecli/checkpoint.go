@@ -29,6 +29,7 @@ type checkpointer struct {
 	stderr  io.Writer
 	warned  bool
 	name    string // the command, for messages
+	start   string // the --start file, which the checkpoint may replace (a resumed run)
 }
 
 // Record writes an outer iterate when the interval has passed.
@@ -44,18 +45,20 @@ func (c *checkpointer) Record(it solve.Iteration) error {
 	return nil
 }
 
-// write writes x to the checkpoint file.
-func (c *checkpointer) write(x []float64) {
+// write writes x to the checkpoint file and returns the error of a failed
+// write, which it reports once (the solve goes on).
+func (c *checkpointer) write(x []float64) error {
 	b, err := point.Marshal(c.m, x)
 	if err == nil {
-		err = fileio.WriteFile(c.path, b, 0o644)
+		err = fileio.WriteFile(c.path, b, 0o644, c.start)
 	}
 	if err != nil {
 		if !c.warned {
 			fmt.Fprintf(c.stderr, "qrc %s: --checkpoint: %v (the solve goes on; the file keeps its last point)\n", c.name, err)
 			c.warned = true
 		}
-		return
+		return err
 	}
 	c.written++
+	return nil
 }

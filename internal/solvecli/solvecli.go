@@ -16,6 +16,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/qrc-lang/qrc"
@@ -304,13 +305,17 @@ func (r *Run) Solve() (*qrc.Report, int) {
 	if !quiet {
 		printStages(r.Stderr, res.Stages)
 	}
-	if outs.ckpt != nil {
-		outs.ckpt.write(res.X) // the point the result reports
-	}
 	// Output files that fail to be written are reported after the result,
 	// which is printed anyway: a long solve is never lost.
 	var outErrs []error
-	if outs.trace != nil {
+	if outs.ckpt != nil {
+		if err := outs.ckpt.write(res.X); err != nil { // the point the result reports
+			outErrs = append(outErrs, fmt.Errorf("--checkpoint: %v", err))
+		}
+	}
+	if outs.traceErr != nil {
+		outErrs = append(outErrs, outs.traceErr)
+	} else if outs.trace != nil {
 		if err := outs.trace.Commit(); err != nil {
 			outErrs = append(outErrs, err)
 		}
@@ -319,7 +324,7 @@ func (r *Run) Solve() (*qrc.Report, int) {
 		var buf bytes.Buffer
 		err := report.WriteJSON(&buf)
 		if err == nil {
-			err = fileio.WriteFile(*flags.Out, buf.Bytes(), 0o644)
+			err = fileio.WriteFile(*flags.Out, buf.Bytes(), 0o644, *flags.Start)
 		}
 		if err != nil {
 			outErrs = append(outErrs, err)
@@ -353,6 +358,10 @@ func (r *Run) Solve() (*qrc.Report, int) {
 		return report, ExitUnbounded
 	case solve.Interrupted:
 		return report, ExitInterrupted
+	case solve.TimeLimit:
+		if !report.Success { // the limit ended phase 1: no feasible point
+			return report, ExitInfeasible
+		}
 	}
 	return report, ExitOK
 }
@@ -378,10 +387,11 @@ func PrintSolveError(stderr io.Writer, name string, model *qrc.Model, err error)
 // --checkpoint and creates the trace; it then writes the trace and the
 // checkpoints.
 type outputs struct {
-	run   *Run
-	trace *fileio.File
-	tw    *qrc.TraceWriter
-	ckpt  *checkpointer
+	run      *Run
+	trace    *fileio.File
+	tw       *qrc.TraceWriter
+	traceErr error // the trace's write failed: it was dropped
+	ckpt     *checkpointer
 }
 
 // Init checks the output files and creates the trace.
@@ -397,26 +407,36 @@ func (o *outputs) Init(run qrc.Run) error {
 		}
 		o.trace, o.tw = f, qrc.NewTraceWriter(f)
 		if err := o.tw.Init(run); err != nil {
-			return err
+			o.dropTrace(err)
 		}
 	}
 	if *r.Flags.Checkpoint != "" {
-		o.ckpt = &checkpointer{path: *r.Flags.Checkpoint, m: r.Model.Checked(), every: *r.Flags.CheckpointEvery, stderr: r.Stderr, name: r.Name}
+		o.ckpt = &checkpointer{path: *r.Flags.Checkpoint, m: r.Model.Checked(), every: *r.Flags.CheckpointEvery, stderr: r.Stderr, name: r.Name, start: *r.Flags.Start}
 	}
 	return nil
 }
 
-// Record writes the trace's row and, when due, the checkpoint.
+// Record writes the trace's row and, when due, the checkpoint. A trace
+// that cannot be written (a full disk) is dropped, its target left as it
+// was, and reported after the result: the solve goes on.
 func (o *outputs) Record(it qrc.Iteration) error {
 	if o.tw != nil {
 		if err := o.tw.Record(it); err != nil {
-			return err
+			o.dropTrace(err)
 		}
 	}
 	if o.ckpt != nil {
 		return o.ckpt.Record(it.Iteration)
 	}
 	return nil
+}
+
+// dropTrace stops writing the trace after err, removing its temporary
+// file; Solve reports err after the result.
+func (o *outputs) dropTrace(err error) {
+	o.trace.Abort()
+	o.tw, o.traceErr = nil, fmt.Errorf("--trace: %v (the trace was not written)", err)
+	fmt.Fprintf(o.run.Stderr, "qrc %s: %v; the solve goes on\n", o.run.Name, o.traceErr)
 }
 
 // Finish does nothing: Solve commits the trace and writes the last
@@ -475,7 +495,11 @@ func (r *Run) checkOutputs() error {
 	}
 	for _, o := range outs {
 		if o.path != "" {
-			if err := fileio.CheckWritable(o.path); err != nil {
+			var mayReplace []string // --out and --checkpoint may replace the --start file they resume from
+			if o.flag != "--trace" {
+				mayReplace = append(mayReplace, *r.Flags.Start)
+			}
+			if err := fileio.CheckWritable(o.path, mayReplace...); err != nil {
 				return fmt.Errorf("%s: %v", o.flag, err)
 			}
 		}
@@ -508,12 +532,19 @@ func (s seconds) Set(v string) error {
 		if f < 0 || math.IsNaN(f) || f > math.MaxInt64/float64(time.Second) {
 			return fmt.Errorf("%q is not a number of seconds from 0 up", v)
 		}
-		*s.d = time.Duration(f * float64(time.Second))
+		d := time.Duration(f * float64(time.Second))
+		if f > 0 && d == 0 {
+			return fmt.Errorf("%q is below the clock's resolution of 1ns (0 means no limit)", v)
+		}
+		*s.d = d
 		return nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil {
 		return fmt.Errorf("%q is neither a number of seconds nor a duration such as 30s or 2m", v)
+	}
+	if d == 0 && strings.ContainsAny(v, "123456789") {
+		return fmt.Errorf("%q is below the clock's resolution of 1ns (0 means no limit)", v)
 	}
 	*s.d = d
 	return nil
