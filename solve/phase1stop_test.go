@@ -46,13 +46,15 @@ func TestStopDuringPhase1(t *testing.T) {
 // A context cancelled while phase 1's restarts run (here, as restart 1
 // starts, after the first attempt gave up at x = 0) ends the solve as
 // Interrupted with the most feasible point of the attempts, and no more
-// restarts are tried.
+// restarts are tried. (The switching oracle: its phase 1 is the paper's
+// alone, which stops at x = 0; an accurate oracle's elastic phase 1 leaves
+// it.)
 func TestStopDuringRestarts(t *testing.T) {
 	p, _ := outsideUnitBall()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var restarts []int
-	r, d, err := MinimizeRestarts(p, []float64{0, 0}, Settings{Context: ctx}, Restarts{Seed: 1, Notify: func(k int, _ float64, _ []float64) {
+	r, d, err := MinimizeRestarts(p, []float64{0, 0}, Settings{Context: ctx, Oracle: Switching}, Restarts{Seed: 1, Notify: func(k int, _ float64, _ []float64) {
 		restarts = append(restarts, k)
 		cancel()
 	}})
@@ -73,7 +75,7 @@ func TestStopDuringRestarts(t *testing.T) {
 		}
 		return nil
 	})
-	r, d, err = MinimizeRestarts(p, []float64{0, 0}, Settings{Context: ctx2, Recorder: rec}, Restarts{Seed: 1})
+	r, d, err = MinimizeRestarts(p, []float64{0, 0}, Settings{Context: ctx2, Recorder: rec, Oracle: Switching}, Restarts{Seed: 1})
 	cancel2()
 	require.NoError(t, err)
 	assert.Equal(t, Interrupted, r.Status)
