@@ -172,14 +172,16 @@ func (s *solver) certOf(x *Point, sub *subResult) *Certificate {
 // F; at a larger Eps it is the paper's certificate (Definition 2) alone.
 const kktAtXEps = 1e-4
 
-// kktAt measures the KKT residual of a smooth problem at x with each of
+// kktAt measures, when Eps <= kktAtXEps, the KKT residual of a smooth problem at x with each of
 // the candidate multipliers lams (len M each; nil ones are skipped) by one
 // evaluation and a gradient per candidate, and returns the best check;
 // nil for a nonsmooth problem, or when x cannot be evaluated (the
 // certificate then rests on x_hat alone). It leaves the solver's values
 // at x.
 func (s *solver) kktAt(x []float64, lams ...[]float64) *KKTCheck {
-	if !s.p.Smooth || s.halted() != running {
+	if !s.p.Smooth || s.set.Eps > kktAtXEps || s.halted() != running {
+		// at a larger Eps it certifies nothing (Certificate.Stationary),
+		// and on large data its gradients cost seconds an outer step
 		return nil
 	}
 	if err := s.eval(x); err != nil {

@@ -12,7 +12,8 @@ import (
 // looks around it for a feasible point with a lower objective: along each
 // coordinate axis and probeRandom random directions (seeded by
 // Settings.Seed), both ways, at the steps probeSteps times max(1,
-// ||x||_inf), each point projected onto X, the shortest steps first. A
+// ||x||_inf), each point projected onto X, the shortest steps first, at
+// most max(probeMinPoints, a quarter of the solve's evaluations) points. A
 // point found with
 //
 //	f0 < f0(x) - probeDrop (1 + |f0(x)|)   and   max_i fi <= 0
@@ -29,6 +30,12 @@ const (
 	probeDrop   = 1e-6    // the relative decrease that counts
 	maxEscapes  = 10      // escapes from non-minima in one solve at most
 	probeSeed   = 0x5ad1e // mixed with Settings.Seed
+	// probeMinPoints is the fewest points a probe may evaluate; it may
+	// evaluate up to a quarter of the solve's evaluations so far beyond
+	// that, so that on a model with many variables and data rows the
+	// probe does not cost more than the solve (the shortest steps are
+	// tried first).
+	probeMinPoints = 160
 )
 
 // probeSteps are the probe's step lengths relative to max(1, ||x||_inf).
@@ -96,12 +103,16 @@ func (s *solver) probe(cur *Point, violation bool) (*Point, error) {
 	need := f0 - probeDrop*(1+math.Abs(f0))
 	y := make([]float64, n)
 	var best *Point
+	budget := max(probeMinPoints, s.stats.Evals/4)
 	for _, h := range probeSteps {
+		if pr.Points >= budget {
+			break
+		}
 		pr.Steps = append(pr.Steps, h*scale)
 		for _, d := range dirs {
 			for _, sign := range []float64{1, -1} {
-				if s.halted() != running {
-					return nil, nil
+				if s.halted() != running || pr.Points >= budget {
+					break
 				}
 				for j := range y {
 					y[j] = cur.X[j] + sign*h*scale*d[j]
