@@ -135,13 +135,7 @@ func (p *Printer) Record(it Iteration) error {
 	if it.K > 0 {
 		return nil
 	}
-	if !p.header {
-		if p.note != "" {
-			fmt.Fprintf(p.w, "%s%s\n", p.Prefix, p.note)
-		}
-		fmt.Fprintf(p.w, "%-7s %6s %9s %13s %13s %-12s %10s %6s %8s\n", "phase", "t", "seconds", "objective", "infeasibility", "worst", "step", "feas%", "rho_hat")
-		p.header = true
-	}
+	p.head()
 	worst := it.Worst
 	if worst == "" {
 		worst = "-"
@@ -163,13 +157,27 @@ func (p *Printer) Record(it Iteration) error {
 	return nil
 }
 
-// stage prints a heartbeat of the certificate or the polish: what runs,
-// for how long, and the inner iterations so far, so that the end of a
-// solve is not silent.
+// head prints the table's head, once.
+func (p *Printer) head() {
+	if p.header {
+		return
+	}
+	if p.note != "" {
+		fmt.Fprintf(p.w, "%s%s\n", p.Prefix, p.note)
+	}
+	fmt.Fprintf(p.w, "%-7s %6s %9s %13s %13s %-12s %10s %6s %8s\n", "phase", "t", "seconds", "objective", "infeasibility", "worst", "step", "feas%", "rho_hat")
+	p.header = true
+}
+
+// stage prints a heartbeat of work that runs a second without an outer
+// record: the certificate, the polish, or a long outer step of phase 1
+// ("phase1") or phase 2 ("step"): what runs, for how long, and the inner
+// iterations so far, so that no part of a solve is silent.
 func (p *Printer) stage(it Iteration) {
-	if !p.header {
+	if !p.header && (it.Stage == "certificate" || it.Stage == "polish") {
 		return // no table: the solve ended before its first iteration was shown
 	}
+	p.head()
 	line := fmt.Sprintf("%-7s %6d %9.3f %13.6g %13.4g %-12s %s", trimTo(it.Stage, 7), it.T, it.Elapsed.Seconds(), it.Objective, it.Infeasibility, "-",
 		fmt.Sprintf("(%s of x_%d: %d inner iterations so far)", it.Stage, it.T, it.K))
 	if p.Live {

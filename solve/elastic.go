@@ -52,7 +52,13 @@ type elasticRecorder struct {
 
 func (r *elasticRecorder) Record(it Iteration) error {
 	if it.Stage != "" {
-		return nil // the elastic solve's certificate is not this solve's
+		// the elastic solve's heartbeats are phase 1's; its certificate
+		// is not this solve's
+		if it.Stage == "certificate" || r.s.set.Recorder == nil {
+			return nil
+		}
+		beat := Iteration{Stage: "phase1", T: r.t0 + it.T, K: it.K, X: it.X[:r.n], Objective: math.NaN(), Infeasibility: math.Max(0, it.Objective), RhoHat: it.RhoHat, Elapsed: time.Since(r.s.start)}
+		return r.s.set.Recorder.Record(beat)
 	}
 	y := it.X[:r.n]
 	rec := Iteration{Phase1: true, T: r.t0 + it.T, K: it.K, X: y, Step: it.Step, FeasibleFraction: it.FeasibleFraction,

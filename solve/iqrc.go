@@ -76,6 +76,12 @@ type solver struct {
 	start0            *float64  // f0 at phase 2's first iterate
 	startNorm         float64   // ||x||_inf at phase 2's first iterate
 	fHist             []float64 // the objective at phase 2's outer iterates, for the progress rule
+
+	// the outer iterate a step runs from, and the stage its heartbeats
+	// name ("phase1" or "step"), for halted's heartbeats of long steps
+	stepPt     *Point
+	stepStage  string
+	lastRecord time.Time // the last record told to the Recorder
 	stalledNoProgress bool      // the progress rule stopped the solve
 }
 
@@ -207,6 +213,7 @@ func (s *solver) track(pt *Point) {
 }
 
 func (s *solver) record(it Iteration) bool {
+	s.lastRecord = time.Now()
 	if s.set.Recorder == nil {
 		return true
 	}
@@ -364,6 +371,8 @@ func (s *solver) run(x0 []float64) *Result {
 	s.track(&cur)
 
 	// phase 1
+	s.lastRecord = time.Now()
+	s.stepPt, s.stepStage = &cur, "phase1"
 	if gOf(cur.F) > s.target {
 		if st, done, err := s.phase1(&cur); done {
 			if st == Interrupted {
@@ -374,6 +383,7 @@ func (s *solver) run(x0 []float64) *Result {
 	}
 
 	// phase 2: Algorithm 1
+	s.stepStage = "step"
 	f0 := cur.Objective
 	s.start0 = &f0
 	for _, v := range cur.X {

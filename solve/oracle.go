@@ -236,8 +236,18 @@ func (s *solver) recordInner(z []float64, k int, info *oracleInfo, phase1 bool) 
 
 // halted checks the context and the time limit.
 func (s *solver) halted() haltReason {
-	if s.stage != "" && s.set.Recorder != nil && time.Since(s.lastBeat) >= heartbeatEvery {
-		s.heartbeat()
+	if s.set.Recorder != nil {
+		switch {
+		case s.stage != "" && time.Since(s.lastBeat) >= heartbeatEvery:
+			s.heartbeat()
+		case s.stage == "" && s.stepPt != nil && time.Since(s.lastRecord) >= stepBeatEvery:
+			// one outer step has run a second without a record: say
+			// what runs, so that a long phase 1 or step is not silent
+			s.stage, s.stagePt = s.stepStage, s.stepPt
+			s.heartbeat()
+			s.stage, s.stagePt = "", nil
+			s.lastRecord = s.lastBeat
+		}
 	}
 	if s.set.Context != nil {
 		select {
@@ -258,9 +268,10 @@ func (s *solver) halted() haltReason {
 	return running
 }
 
-// heartbeatEvery is the interval of the stage heartbeats (a variable for
-// the tests).
-var heartbeatEvery = time.Second
+// heartbeatEvery is the interval of the stage heartbeats, and
+// stepBeatEvery how long an outer step runs without a record before it
+// gets one (variables for the tests).
+var heartbeatEvery, stepBeatEvery = time.Second, time.Second
 
 // beginStage starts the heartbeats of a stage of work on pt after the
 // iterations; the returned function ends them.

@@ -3,6 +3,7 @@ package solve
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -196,4 +197,26 @@ func TestUnbounded(t *testing.T) {
 	assert.GreaterOrEqual(t, res.X[0], DivergingIterates)
 	assert.Less(t, res.Stats.Outer, 1000)
 	assert.Nil(t, res.Certificate)
+}
+
+// TestLongStepsAreNotSilent: an outer step of phase 1 or phase 2 that
+// runs past heartbeatEvery without a record gets a heartbeat naming it
+// ("phase1", "step"), so that a progress table shows what runs.
+func TestLongStepsAreNotSilent(t *testing.T) {
+	defer func(d time.Duration) { stepBeatEvery = d }(stepBeatEvery)
+	stepBeatEvery = time.Nanosecond // every check is a second late
+	p, _ := outsideUnitBall()
+	stages := map[string]int{}
+	rec := recorderFunc(func(it Iteration) error {
+		if it.Stage != "" {
+			stages[it.Stage]++
+			assert.Len(t, it.X, 2)
+		}
+		return nil
+	})
+	res, err := Minimize(p, []float64{0.05, 0}, Settings{Recorder: rec})
+	require.NoError(t, err)
+	require.True(t, res.Status.Success(), res.Status)
+	assert.Positive(t, stages["phase1"], "phase 1's steps: %v", stages)
+	assert.Positive(t, stages["step"], "phase 2's steps: %v", stages)
 }
