@@ -73,15 +73,15 @@ type solver struct {
 
 	probes *ProbeReport // the probe around points about to be returned as converged (probe.go)
 
-	start0            *float64  // f0 at phase 2's first iterate
-	startNorm         float64   // ||x||_inf at phase 2's first iterate
-	fHist             []float64 // the objective at phase 2's outer iterates, for the progress rule
+	start0    *float64  // f0 at phase 2's first iterate
+	startNorm float64   // ||x||_inf at phase 2's first iterate
+	fHist     []float64 // the objective at phase 2's outer iterates, for the progress rule
 
 	// the outer iterate a step runs from, and the stage its heartbeats
 	// name ("phase1" or "step"), for halted's heartbeats of long steps
-	stepPt     *Point
-	stepStage  string
-	lastRecord time.Time // the last record told to the Recorder
+	stepPt            *Point
+	stepStage         string
+	lastRecord        time.Time // the last record told to the Recorder
 	stalledNoProgress bool      // the progress rule stopped the solve
 }
 
