@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/qrc-lang/qrc/ast"
@@ -884,6 +885,9 @@ func (c *checker) compr(ce *ast.Comprehension, sc *scope) Expr {
 	if r.Where != nil {
 		r.dep |= r.Where.Deps() &^ DepVar
 	}
+	if !c.rangeExpandable(r) {
+		return nil
+	}
 	if !c.resolveRows(r, ce) {
 		return nil
 	}
@@ -891,6 +895,39 @@ func (c *checker) compr(ce *ast.Comprehension, sc *scope) Expr {
 		return c.expandProd(r, ce, sc)
 	}
 	return fold(r)
+}
+
+// rangeExpandable refuses, as the compiler does, a range index with more
+// than limits.MaxRangeValues values that the body uses, or that shares its
+// comprehension with other indices: the compiler expands those (it folds
+// only the single range index of a body that does not use it, narrowed by
+// a filter that compares it with constants), so that qrc check accepts
+// the models qrc eval and solve compile.
+func (c *checker) rangeExpandable(r *Compr) bool {
+	for _, b := range r.Binders {
+		if b.Data != nil {
+			continue
+		}
+		n := c.binderSize(b)
+		if n <= limits.MaxRangeValues || (len(r.Binders) == 1 && !usesBinder(r.Body, b)) {
+			continue
+		}
+		c.errorf(b.Src, "the range of %s has %s values, more than the %d qrc expands (limits.MaxRangeValues); an index the body does not use is folded, and a filter comparing it with constants narrows it", b.Name, strconv.FormatFloat(n, 'g', -1, 64), limits.MaxRangeValues)
+		return false
+	}
+	return true
+}
+
+// usesBinder reports whether e refers to the index b.
+func usesBinder(e Expr, b *Binder) bool {
+	used := false
+	Walk(e, func(x Expr) bool {
+		if iv, ok := x.(*IndexVal); ok && iv.Binder == b {
+			used = true
+		}
+		return !used
+	})
+	return used
 }
 
 // binderSize is the number of values b takes at most, as far as the
