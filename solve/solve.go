@@ -203,6 +203,11 @@ type Settings struct {
 	// NoSafeguard disables the doubling of RhoHat when a subproblem is
 	// found not to be convex (for experiments and tests).
 	NoSafeguard bool
+	// FullPass, with the Dynamic oracle, evaluates on every row where the
+	// data live, and the Problem holds only a sample of FullRows rows
+	// (remote.go; issue 33): every evaluation on all rows is a FullPass.
+	FullPass FullPass
+	FullRows int
 
 	// rhoHatLow is the lowest RhoHat the accurate oracles' rule may bring
 	// it down to (0: MinRhoHatFactor times RhoHat). The dynamic oracle's
