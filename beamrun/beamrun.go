@@ -212,7 +212,7 @@ func (r *Runner) run(ctx context.Context, what string, build func(s beam.Scope, 
 	textio.Write(s, out, build(s, shards))
 	began := time.Now()
 	if err := beamx.Run(ctx, p); err != nil {
-		return nil, fmt.Errorf("the %s pipeline failed: %w", what, err)
+		return nil, fmt.Errorf("the %s pipeline failed: %s", what, shardError(err))
 	}
 	if r.Log != nil {
 		r.Log(what, len(r.Job.Shards), time.Since(began))
@@ -332,4 +332,15 @@ func (r *Runner) Pass(ctx context.Context, x []float64) ([]float64, [][]float64,
 	r.Passes++
 	vals, grads := distrib.Combine(sum, b)
 	return vals, grads, nil
+}
+
+// shardError returns the error a DoFn gave about a shard ("shard PATH:
+// ..."), which Beam's error wraps in the failed bundle's plan, or the
+// whole error when it holds none.
+func shardError(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, "\nshard "); i >= 0 {
+		msg, _, _ = strings.Cut(msg[i+1:], "\n")
+	}
+	return msg
 }

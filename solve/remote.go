@@ -63,6 +63,7 @@ func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		last   *Result
 		fv     []float64
 		fg     [][]float64
+		known  *Point // the last point a full pass evaluated
 	)
 	rhoHat, rho := s.RhoHat, s.Rho
 	deadline := time.Time{}
@@ -72,8 +73,15 @@ func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	// fail ends the solve at x after a failed full pass or recorder
 	fail := func(st Status, err error) (*Result, error) {
 		out := &Result{Status: st, Point: Point{X: clone(x), Objective: math.NaN(), Infeasibility: math.NaN()}, Err: err, RhoHat: rhoHat, Rho: rho, Stages: stages}
-		if fv != nil && st != NumericalError {
-			out.F, out.Objective, out.Infeasibility = fv, fv[0], infeasibility(fv)
+		if known != nil {
+			// the last point a full pass evaluated: the best known on all rows
+			out.MostFeasible = clonePoint(known)
+			if known.Infeasibility <= full.Eps {
+				out.Best = clonePoint(known)
+			}
+			if dist(known.X, x) == 0 {
+				out.Point = *clonePoint(known)
+			}
 		}
 		out.NoCertificate = "the solve was stopped: " + err.Error()
 		stats.Time = time.Since(began)
@@ -86,6 +94,7 @@ func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 			return err
 		}
 		fv, fg = v, g
+		known = &Point{X: clone(at), F: v, Objective: v[0], Infeasibility: infeasibility(v), T: t}
 		stats.Evals++
 		stats.Grads += len(v)
 		if s.Recorder != nil {
@@ -298,4 +307,3 @@ func correctedAt(q *Problem, xs, full []float64, gFull [][]float64) (*Problem, e
 	}
 	return &cq, nil
 }
-

@@ -24,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -51,6 +52,7 @@ glob, docs/distributed.md). It takes qrc solve's flags and:
   --sample-dir DIR   where pipelines write their output for the coordinator
                      (default: a fresh temporary directory; on Dataflow a
                      bucket path)
+  --beam-log         show the log lines of Beam's SDK and runner
 
 and every flag of Beam's Go SDK (--endpoint, --project, --region,
 --temp_location, --staging_location, --worker_binary, --environment_type ...).
@@ -97,11 +99,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&sets, "set", "")
 	dataPath := fs.String("data", "", "")
 	outDir := fs.String("sample-dir", "", "")
+	beamLog := fs.Bool("beam-log", false, "")
 	rest, file := reorder(args)
 	if err := fs.Parse(rest); err != nil {
 		return solvecli.ExitUsage
 	}
 	beam.Init() // a worker started by a runner runs its harness here and exits
+	if !*beamLog {
+		// the SDK's and Prism's own log lines; failures reach the result
+		slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError + 4})))
+	}
 	if file == "" || fs.NArg() > 0 {
 		fmt.Fprint(stderr, usage)
 		return solvecli.ExitUsage
