@@ -125,7 +125,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "qrc-beam: %v\n", err)
 		return solvecli.ExitInvalid
 	}
-	quiet := *flags.Quiet || *flags.JSON
+	quiet := *flags.Quiet
 	runner := &beamrun.Runner{Job: job, Temp: *outDir}
 	passes := 0
 	runner.Log = func(what string, shards int, d time.Duration) {
