@@ -24,14 +24,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
@@ -73,6 +74,7 @@ type countFn struct {
 type countOut struct {
 	Shard  int
 	Rows   int
+	D      int // the shard's features
 	Counts distrib.Counts
 }
 
@@ -89,7 +91,8 @@ func (f *countFn) ProcessElement(ctx context.Context, e string, emit func(string
 	if err != nil {
 		return fmt.Errorf("shard %s: %w", f.Job.Shards[k], err)
 	}
-	b, err := json.Marshal(countOut{Shard: k, Rows: f.Job.SetOf(m).N(), Counts: c})
+	set := f.Job.SetOf(m)
+	b, err := json.Marshal(countOut{Shard: k, Rows: set.N(), D: set.D(), Counts: c})
 	if err != nil {
 		return err
 	}
@@ -206,7 +209,7 @@ func (r *Runner) run(ctx context.Context, what string, build func(s beam.Scope, 
 		r.Temp = dir
 	}
 	r.jobs++
-	out := filepath.Join(r.Temp, fmt.Sprintf("%s-%d.jsonl", what, r.jobs))
+	out := strings.TrimSuffix(r.Temp, "/") + "/" + fmt.Sprintf("%s-%d.jsonl", what, r.jobs)
 	p, s := beam.NewPipelineWithRoot()
 	shards := beam.CreateList(s, elements(r.Job))
 	textio.Write(s, out, build(s, shards))
@@ -217,11 +220,10 @@ func (r *Runner) run(ctx context.Context, what string, build func(s beam.Scope, 
 	if r.Log != nil {
 		r.Log(what, len(r.Job.Shards), time.Since(began))
 	}
-	b, err := os.ReadFile(out)
+	b, err := readOutput(ctx, out)
 	if err != nil {
 		return nil, fmt.Errorf("the %s pipeline's output: %w", what, err)
 	}
-	os.Remove(out)
 	var lines []string
 	for l := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
 		if l != "" {
@@ -253,6 +255,10 @@ func (r *Runner) Prepare(ctx context.Context, sampleRows int, seed uint64) (*dat
 	}
 	slices.SortFunc(outs, func(a, b countOut) int { return a.Shard - b.Shard })
 	for _, c := range outs {
+		if c.D != outs[0].D {
+			return nil, fmt.Errorf("shard %s has %d features and shard %s %d: the shards of a distributed solve must have the same columns (for LIBSVM, give features = N)",
+				r.Job.Shards[c.Shard], c.D, r.Job.Shards[outs[0].Shard], outs[0].D)
+		}
 		if err := totals.Add(c.Counts); err != nil {
 			return nil, fmt.Errorf("shard %s: %w", r.Job.Shards[c.Shard], err)
 		}
@@ -343,4 +349,27 @@ func shardError(err error) string {
 		msg, _, _ = strings.Cut(msg[i+1:], "\n")
 	}
 	return msg
+}
+
+// readOutput reads and removes a pipeline's output file through Beam's
+// filesystems (a local path, or gs:// on Dataflow).
+func readOutput(ctx context.Context, path string) ([]byte, error) {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer fs.Close()
+	rc, err := fs.OpenRead(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil {
+		return nil, err
+	}
+	if rm, ok := fs.(filesystem.Remover); ok {
+		rm.Remove(ctx, path)
+	}
+	return b, nil
 }
