@@ -89,6 +89,9 @@ func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		return out, nil
 	}
 	pass := func(at []float64) error {
+		if known != nil && dist(known.X, at) == 0 {
+			return nil // fv, fg are at's already: a round that did not move
+		}
 		v, g, err := s.FullPass(at)
 		if err != nil {
 			return err
@@ -113,6 +116,7 @@ func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 			return fail(Interrupted, s.Context.Err())
 		}
 		roundBegan := time.Now()
+		before := stats.Evals
 		if err := pass(x); err != nil {
 			return fail(NumericalError, err)
 		}
@@ -154,8 +158,8 @@ func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		addStats(&stats, res.Stats)
 		stg := stageOf(res, nil, sampleRows(p), 1, eps, time.Since(roundBegan))
 		stg.Fraction = float64(sampleRows(p)) / max(1, float64(s.FullRows))
-		stg.Passes = 1 + float64(res.Stats.Evals)*stg.Fraction
-		stg.CorrectionPasses = 1
+		stg.CorrectionPasses = float64(stats.Evals - before - res.Stats.Evals)
+		stg.Passes = stg.CorrectionPasses + float64(res.Stats.Evals)*stg.Fraction
 		stages = append(stages, stg)
 		t += res.Stats.Outer + res.Stats.Phase1Outer
 		last = res
