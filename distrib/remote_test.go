@@ -102,6 +102,9 @@ func sampleProblem(t *testing.T, frac float64) (*solve.Problem, *check.Model, so
 // the dynamic solve on all rows in memory (both stop within Eps 1e-3 of
 // stationarity), in a handful of passes.
 func TestRemoteSolve(t *testing.T) {
+	if raceEnabled {
+		t.Skip("two solves take minutes under the race detector; TestRemoteSolveFailedPass runs the remote driver there")
+	}
 	p, _, pass, calls, rows := sampleProblem(t, 0.3)
 	x0 := make([]float64, p.N)
 	res, err := solve.Minimize(p, x0, solve.Settings{Oracle: solve.Dynamic, FullPass: pass, FullRows: rows, Eps: 1e-3})
