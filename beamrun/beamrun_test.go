@@ -10,6 +10,7 @@ package beamrun
 import (
 	"context"
 	"flag"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -29,6 +30,8 @@ import (
 func TestMain(m *testing.M) {
 	flag.Parse()
 	beam.Init()
+	// Beam's and Prism's log lines would fill CI's log
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError + 4})))
 	os.Exit(m.Run())
 }
 
