@@ -33,6 +33,8 @@ type compiler struct {
 	leaves   map[string]*reg // constants by value, data fields, index values
 	cands    int             // the number of candidate axes made
 	failed   bool
+	scale    SumScale        // CompileScaled's hook, or nil
+	sites    map[ast.Pos]int // per source position, the data sums and means scaled so far
 }
 
 type memoKey struct {
@@ -735,9 +737,10 @@ func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
 		}
 		mask = c.konst(axes, mask.elem, mask.val, mask.src)
 	}
+	scaled := c.scale != nil && e.Data != nil && (e.Op == "mean" || e.Op == "sum")
 	for k, ax := range own {
 		if ax.n == 0 {
-			if e.Op == "sum" {
+			if e.Op == "sum" || scaled { // a shard's empty part of a data mean adds nothing
 				body := e.Body.Shape()
 				return c.konst(nil, body, make([]float64, body.Size()), src)
 			}
@@ -747,6 +750,9 @@ func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
 	}
 	if e.Op == "sum" && mask == nil && len(own) == 1 {
 		if r := c.sumDot(e, own[0], inner); r != nil {
+			if scaled {
+				return c.scaleSums(e, r, c.scalar(float64(own[0].n), src), src)
+			}
 			return r
 		}
 	}
@@ -765,16 +771,20 @@ func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
 	}
 	op := e.Op
 	var count *reg
+	if scaled && mask == nil {
+		op = "sum"
+		count = c.scalar(float64(rowsOf(own)), src)
+	}
 	if mask != nil {
 		mask = c.expand(mask, need, src)
-		if op == "mean" {
+		if op == "mean" || scaled {
 			op = "sum"
 			count = mask
 			for k := len(own) - 1; k >= 0; k-- {
 				count = c.reduceAxis(count, own[k], "sum", nil, src)
 			}
 			for _, v := range count.val {
-				if v == 0 {
+				if v == 0 && !scaled {
 					c.errorf(src, "mean over an empty set for some values of the enclosing indices")
 					return nil
 				}
@@ -798,6 +808,9 @@ func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
 				mask = c.expand(mask, r.axes, src)
 			}
 		}
+	}
+	if scaled {
+		return c.scaleSums(e, r, count, src)
 	}
 	if count != nil {
 		r = c.binaryRegs(opDiv, "", r, count, src)

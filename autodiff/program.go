@@ -49,8 +49,10 @@ type Program struct {
 
 // Compile compiles a checked model. The error, when not nil, is a diag.List
 // whose entries give the file, line and column of what cannot be compiled.
-func Compile(m *check.Model) (*Program, error) {
-	c := &compiler{axisKeys: map[string]*axis{}, cse: map[string]*reg{}, memo: map[memoKey]*reg{}, vars: map[*check.Var]*reg{}, leaves: map[string]*reg{}}
+func Compile(m *check.Model) (*Program, error) { return compile(m, nil) }
+
+func compile(m *check.Model, scale SumScale) (*Program, error) {
+	c := &compiler{scale: scale, axisKeys: map[string]*axis{}, cse: map[string]*reg{}, memo: map[memoKey]*reg{}, vars: map[*check.Var]*reg{}, leaves: map[string]*reg{}}
 	p := &Program{nvars: m.NumScalars}
 	root := c.newScope(nil)
 	// f0

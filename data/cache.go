@@ -56,6 +56,9 @@ func (c *Cache) Reads() int {
 }
 
 func (c *Cache) load(opts, path string, load func() (*Set, error)) (*Set, error) {
+	if _, sharded, _ := Shards(path); sharded {
+		return load() // a directory's or glob's shards are not cached
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return load() // reports the error in the loader's words

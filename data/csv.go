@@ -74,7 +74,8 @@ func matrixWhat(n, d, kept, numeric int) string {
 // column with more is left out of Text (it is not a category).
 const maxLevels = 1 << 16
 
-// LoadCSV reads the CSV file at path.
+// LoadCSV reads the CSV file at path, or the shards of a directory or glob
+// (see [Shards]).
 //
 // The first record is the header (unless NoHeader); its names are trimmed of
 // spaces and must be non-empty and distinct. The label column and the dropped
@@ -86,6 +87,12 @@ const maxLevels = 1 << 16
 // Fields may be quoted as in RFC 4180; empty lines are skipped. A leading
 // UTF-8 byte order mark is ignored. The returned set has Format "csv".
 func LoadCSV(path string, opt CSVOptions) (*Set, error) {
+	if shards, ok, err := Shards(path); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return loadShards(path, shards, opt.MaxMemory, func(p string) (*Set, error) { return LoadCSV(p, opt) })
+	}
 	f, size, err := openRegular(path)
 	if err != nil {
 		return nil, err

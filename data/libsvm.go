@@ -25,7 +25,8 @@ type LibSVMOptions struct {
 // in 32 bits.
 const maxIndex = 1<<31 - 1
 
-// LoadLibSVM reads the LIBSVM file at path.
+// LoadLibSVM reads the LIBSVM file at path, or the shards of a directory or
+// glob (see [Shards]).
 //
 // Each non-blank line is "label idx:value idx:value ...", with a numeric
 // label and 1-based feature indices strictly increasing within the line;
@@ -36,6 +37,12 @@ const maxIndex = 1<<31 - 1
 // CSR form takes less than half the memory of a dense matrix or when only it
 // fits in [MemoryLimit], and dense (X set, Features "f1".."fd") otherwise.
 func LoadLibSVM(path string, opt LibSVMOptions) (*Set, error) {
+	if shards, ok, err := Shards(path); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return loadShards(path, shards, opt.MaxMemory, func(p string) (*Set, error) { return LoadLibSVM(p, opt) })
+	}
 	f, size, err := openRegular(path)
 	if err != nil {
 		return nil, err

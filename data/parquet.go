@@ -41,7 +41,8 @@ type ParquetOptions struct {
 // parquetBatch is the number of values read from a column at a time.
 const parquetBatch = 1 << 16
 
-// LoadParquet reads the Parquet file at path through Apache Arrow's Go
+// LoadParquet reads the Parquet file at path (or the shards of a directory
+// or glob, see [Shards]) through Apache Arrow's Go
 // module (github.com/apache/arrow-go), which decodes Parquet's encodings and
 // compression codecs.
 //
@@ -63,6 +64,12 @@ const parquetBatch = 1 << 16
 // checked from the row count in the file's metadata before any column is
 // read; the Parquet decoder's own buffers are held to the same limit.
 func LoadParquet(path string, opt ParquetOptions) (s *Set, err error) {
+	if shards, ok, err := Shards(path); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return loadShards(path, shards, opt.MaxMemory, func(p string) (*Set, error) { return LoadParquet(p, opt) })
+	}
 	f, _, err := openRegular(path)
 	if err != nil {
 		return nil, err

@@ -165,8 +165,8 @@ func TestParquetErrors(t *testing.T) {
 		require.ErrorAs(t, err, &e)
 		assert.Contains(t, err.Error(), want)
 	}
-	_, err = LoadParquet(t.TempDir(), ParquetOptions{})
-	assert.ErrorContains(t, err, "cannot read a directory: a data set must be a regular file")
+	_, err = LoadParquet(t.TempDir(), ParquetOptions{}) // a sharded set without shards
+	assert.ErrorContains(t, err, "the directory holds no data file")
 	_, err = LoadParquet(filepath.Join(t.TempDir(), "none.parquet"), ParquetOptions{})
 	assert.True(t, errors.Is(err, os.ErrNotExist))
 }

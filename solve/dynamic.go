@@ -167,6 +167,9 @@ func stageName(frac float64) string {
 
 // minimizeDynamic is Minimize with the Dynamic oracle.
 func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
+	if s.FullPass != nil {
+		return minimizeRemote(p, x0, s) // the data are elsewhere (remote.go)
+	}
 	began := time.Now()
 	acc := s
 	acc.Oracle = Auto(p)

@@ -221,6 +221,11 @@ type Settings struct {
 	// NoSafeguard disables the doubling of RhoHat when a subproblem is
 	// found not to be convex (for experiments and tests).
 	NoSafeguard bool
+	// FullPass, with the Dynamic oracle, evaluates on every row where the
+	// data live, and the Problem holds only a sample of FullRows rows
+	// (remote.go; issue 33): every evaluation on all rows is a FullPass.
+	FullPass FullPass
+	FullRows int
 
 	// progressRule stops phase 2 with Stalled when the objective fell by
 	// less than max(1e-12, progressShare Eps) (1 + |f0|) over the last

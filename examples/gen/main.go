@@ -35,6 +35,12 @@
 //
 //	go run ./examples/gen --rows 1000000 --out /tmp    # /tmp/npc-1000000-16x10-s18.svm, 148 MB
 //
+// With --shards S as well it writes the same rows as S shards
+// train-00000.parquet, ... (--format parquet, csv or libsvm) into --out,
+// for sharded data sets and qrc-beam (docs/distributed.md):
+//
+//	go run ./examples/gen --rows 1000000 --shards 4 --format parquet --out /tmp/npc4
+//
 // N rows, --features (16) features in [0, 1], labels 1..--classes (10)
 // drawn uniformly; each class's mean per feature is uniform in [0.2, 0.8],
 // a value is its class's mean plus Gaussian noise (--noise, 0.18), clipped
@@ -80,7 +86,17 @@ func main() {
 	flag.Float64Var(&sp.Noise, "noise", sp.Noise, "with --rows: the standard deviation of the noise around the class means")
 	flag.Uint64Var(&sp.Seed, "seed", sp.Seed, "with --rows: the generator's seed")
 	file := flag.String("file", "", "with --rows: the file to write (default: in --out, named after the sizes and the seed)")
+	shards := flag.Int("shards", 0, "with --rows: write the set as this many shards train-00000.EXT, ... in --out")
+	format := flag.String("format", "parquet", "with --shards: the shards' format: parquet, csv or libsvm")
 	flag.Parse()
+	if *rows != 0 && *shards != 0 {
+		sp.Rows = *rows
+		if err := runShards(sp, *shards, *format, *out); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *rows != 0 {
 		sp.Rows = *rows
 		if err := runLarge(sp, *out, *file); err != nil {

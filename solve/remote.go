@@ -1,0 +1,313 @@
+package solve
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/floats"
+)
+
+// FullPass evaluates every function f0..fM and its gradient at x on all
+// the rows of the data, where the data live (package beamrun runs it as an
+// Apache Beam pipeline over the shards of a data set). The returned slices
+// are the caller's.
+type FullPass func(x []float64) (vals []float64, grads [][]float64, err error)
+
+// RemoteRounds bounds the rounds of a solve with Settings.FullPass: the
+// rounds go on, each anchored at a full pass, while a round has not
+// converged at the final tolerance or moved the point more than Eps.
+const RemoteRounds = 8
+
+// minimizeRemote is the Dynamic oracle when the data are not in memory
+// (Settings.FullPass): p holds a uniform sample of the rows only, and
+// every evaluation on all rows is a full pass. It runs the control-variate
+// rounds of minimizeDynamic on the sample, each anchored at a full pass,
+// with a last round at the final tolerance in place of the stage on every
+// row: it stops once a round at Eps converged without moving the point
+// by more than Eps (the surrogate's stationarity is then the data's to
+// first order) or after RemoteRounds. The point returned is evaluated by a
+// full pass, restored to feasibility on all rows by Gauss-Newton steps
+// of full passes when it is not feasible there, and its objective,
+// infeasibility and F are those of the full pass. The certificate is the
+// last round's, on the sample corrected to agree with all rows in value
+// and gradient at that round's anchor (NoCertificate says so when it is
+// absent). A full pass that fails (a shard missing or damaged) ends the
+// solve with NumericalError, its error, and the last point: nothing solved
+// is lost.
+func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
+	began := time.Now()
+	acc := s
+	acc.Oracle = Auto(p)
+	acc.FullPass = nil
+	if acc.Eps == 0 {
+		acc.Eps = DefaultEps
+	}
+	if err := p.Validate(x0); err != nil {
+		return nil, fmt.Errorf("solve: %w", err)
+	}
+	full, err := withDefaults(p, acc)
+	if err != nil {
+		return nil, err
+	}
+	acc.rhoHatLow = MinRhoHatFactor * full.RhoHat
+	sub := *p
+	sub.Sampler = nil
+	x := clone(x0)
+	var (
+		stages []Stage
+		stats  Stats
+		t      int
+		al     alState
+		last   *Result
+		fv     []float64
+		fg     [][]float64
+		known  *Point // the last point a full pass evaluated
+	)
+	rhoHat, rho := s.RhoHat, s.Rho
+	deadline := time.Time{}
+	if s.TimeLimit > 0 {
+		deadline = began.Add(s.TimeLimit)
+	}
+	// fail ends the solve at x after a failed full pass or recorder
+	fail := func(st Status, err error) (*Result, error) {
+		out := &Result{Status: st, Point: Point{X: clone(x), Objective: math.NaN(), Infeasibility: math.NaN()}, Err: err, RhoHat: rhoHat, Rho: rho, Stages: stages}
+		if known != nil {
+			// the last point a full pass evaluated: the best known on all rows
+			out.MostFeasible = clonePoint(known)
+			if known.Infeasibility <= full.Eps {
+				out.Best = clonePoint(known)
+			}
+			if dist(known.X, x) == 0 {
+				out.Point = *clonePoint(known)
+			}
+		}
+		out.NoCertificate = "the solve was stopped: " + err.Error()
+		stats.Time = time.Since(began)
+		out.Stats = stats
+		return out, nil
+	}
+	pass := func(at []float64) error {
+		if known != nil && dist(known.X, at) == 0 {
+			return nil // fv, fg are at's already: a round that did not move
+		}
+		v, g, err := s.FullPass(at)
+		if err != nil {
+			return err
+		}
+		fv, fg = v, g
+		known = &Point{X: clone(at), F: v, Objective: v[0], Infeasibility: infeasibility(v), T: t}
+		stats.Evals++
+		stats.Grads += len(v)
+		if s.Recorder != nil {
+			return s.Recorder.Record(valuesIteration(t, time.Since(began), at, v, "full", false))
+		}
+		return nil
+	}
+	// the sample's share of the rows sets the first round's tolerance as
+	// in minimizeDynamic: the sample's error shrinks like 1/sqrt(rows)
+	eps0 := full.Eps * math.Sqrt(max(1, float64(s.FullRows)/float64(max(1, sampleRows(p)))))
+	for r := range RemoteRounds {
+		if !deadline.IsZero() && !time.Now().Before(deadline) {
+			break
+		}
+		if s.Context != nil && s.Context.Err() != nil {
+			return fail(Interrupted, s.Context.Err())
+		}
+		roundBegan := time.Now()
+		before := stats.Evals
+		if err := pass(x); err != nil {
+			return fail(NumericalError, err)
+		}
+		anchor := clone(x)
+		cq, err := correctedAt(&sub, anchor, fv, fg)
+		if err != nil {
+			return fail(NumericalError, err)
+		}
+		eps := max(full.Eps, eps0/math.Pow(4, float64(r)))
+		st := acc
+		if eps > full.Eps {
+			st.Outer = min(cmp.Or(st.Outer, DefaultOuter), DynamicRoundOuter)
+		}
+		if !deadline.IsZero() {
+			st.TimeLimit = max(time.Until(deadline), time.Millisecond)
+		}
+		st.Eps = eps
+		if s.EpsHat > 0 {
+			st.EpsHat = s.EpsHat * eps / full.Eps
+		}
+		st.RhoHat, st.Rho = rhoHat, rho
+		st.Pick = PickLast
+		if s.Recorder != nil {
+			st.Recorder = &stageRecorder{next: s.Recorder, t: t, elapsed: time.Since(began), method: "cv"}
+		}
+		sv, err := newSolver(cq, x, st)
+		if err != nil {
+			return nil, err
+		}
+		if al.lam != nil {
+			sv.al = alState{lam: clone(al.lam), c: al.c, alpha: al.alpha}
+		}
+		res := sv.run(x)
+		res.Stats = sv.stats
+		res.Stats.Time = time.Since(sv.start)
+		if sv.al.lam != nil {
+			al = alState{lam: clone(sv.al.lam), c: sv.al.c, alpha: sv.al.alpha}
+		}
+		addStats(&stats, res.Stats)
+		stg := stageOf(res, nil, sampleRows(p), 1, eps, time.Since(roundBegan))
+		stg.Fraction = float64(sampleRows(p)) / max(1, float64(s.FullRows))
+		stg.CorrectionPasses = float64(stats.Evals - before - res.Stats.Evals)
+		stg.Passes = stg.CorrectionPasses + float64(res.Stats.Evals)*stg.Fraction
+		stages = append(stages, stg)
+		t += res.Stats.Outer + res.Stats.Phase1Outer
+		last = res
+		switch res.Status {
+		case NumericalError, Interrupted:
+			return fail(res.Status, cmp.Or(res.Err, fmt.Errorf("the round on the sample stopped")))
+		}
+		copy(x, res.X)
+		rhoHat, rho = res.RhoHat, res.Rho
+		moved := dist(x, anchor)
+		if eps <= full.Eps && res.Status == Converged && moved <= full.Eps {
+			break
+		}
+	}
+	// the returned point, on every row
+	if err := pass(x); err != nil {
+		return fail(NumericalError, err)
+	}
+	out := &Result{Status: Converged, RhoHat: rhoHat, Rho: rho, Stages: stages}
+	if last != nil {
+		out.Status, out.Certificate, out.NoCertificate, out.Inner = last.Status, last.Certificate, last.NoCertificate, last.Inner
+	}
+	if infeasibility(fv) > full.Eps {
+		// Gauss-Newton steps, each a full pass, as haltedStages does
+		rp := *p
+		rp.Sampler = nil
+		rp.Jacobian = nil
+		rp.Eval = func(at, vals []float64) error {
+			if err := pass(at); err != nil {
+				return err
+			}
+			copy(vals, fv)
+			return nil
+		}
+		rp.Grad = func(w, g []float64) error {
+			clear(g)
+			for f, wf := range w {
+				if wf != 0 {
+					floats.AddScaled(g, wf, fg[f])
+				}
+			}
+			return nil
+		}
+		vals := make([]float64, p.M+1)
+		var pre Stats
+		if _, err := restoreFeasibleBy(&rp, x, vals, &pre, deadline.Add(GraceTime)); err != nil {
+			return fail(NumericalError, err)
+		}
+		stats.Grads += pre.Grads
+		out.Certificate, out.NoCertificate = nil, "the point was restored to feasibility on all rows after the last round"
+	}
+	out.Point = Point{X: clone(x), F: fv, Objective: fv[0], Infeasibility: infeasibility(fv), T: t}
+	if out.Infeasibility > full.Eps {
+		out.Status = Infeasible
+		out.Certificate = nil
+		for i := 1; i < len(fv); i++ {
+			if fv[i] > full.Eps {
+				out.Violated = append(out.Violated, i)
+			}
+		}
+	} else if !deadline.IsZero() && time.Now().After(deadline) && out.Status == Converged {
+		out.Status = TimeLimit
+	}
+	pt := out.Point
+	out.MostFeasible = clonePoint(&pt)
+	if pt.Infeasibility <= full.Eps {
+		out.Best = clonePoint(&pt)
+	}
+	if out.Certificate == nil && out.NoCertificate == "" && out.Status.Success() {
+		out.NoCertificate = "the last round on the sample left no certificate"
+	}
+	stats.Time = time.Since(began)
+	out.Stats = stats
+	return out, nil
+}
+
+// sampleRows is the number of rows of the sample p's data means run over.
+func sampleRows(p *Problem) int {
+	if ss, ok := p.Sampler.(Subsampler); ok {
+		return ss.Rows()
+	}
+	return 0
+}
+
+// correctedAt is corrected with the values and gradients on every row at
+// xs given (from a full pass): q's functions, on its rows, shifted to
+// agree with them in value and gradient at xs.
+func correctedAt(q *Problem, xs, full []float64, gFull [][]float64) (*Problem, error) {
+	m := q.M + 1
+	if len(full) != m || len(gFull) != m {
+		return nil, fmt.Errorf("solve: a full pass gave %d values for %d functions", len(full), m)
+	}
+	samp := make([]float64, m)
+	gSamp := make([][]float64, m)
+	for f := range m {
+		gSamp[f] = make([]float64, q.N)
+	}
+	if err := q.Eval(xs, samp); err != nil {
+		return nil, err
+	}
+	if err := q.GradsFinite(gSamp, make([]float64, m)); err != nil {
+		return nil, err
+	}
+	shift := make([]float64, m)
+	corr := make([][]float64, m)
+	for f := range m {
+		shift[f] = full[f] - samp[f]
+		corr[f] = make([]float64, q.N)
+		for j := range corr[f] {
+			corr[f][j] = gFull[f][j] - gSamp[f][j]
+		}
+	}
+	cq := *q
+	xs = clone(xs)
+	cq.Eval = func(x, vals []float64) error {
+		if err := q.Eval(x, vals); err != nil {
+			return err
+		}
+		for f := range vals {
+			lin := 0.0
+			for j, c := range corr[f] {
+				lin += c * (x[j] - xs[j])
+			}
+			vals[f] += shift[f] + lin
+		}
+		return nil
+	}
+	cq.Grad = func(w, g []float64) error {
+		if err := q.Grad(w, g); err != nil {
+			return err
+		}
+		for f, wf := range w {
+			if wf != 0 {
+				floats.AddScaled(g, wf, corr[f])
+			}
+		}
+		return nil
+	}
+	if q.Jacobian != nil {
+		cq.Jacobian = func(rows [][]float64) error {
+			if err := q.Jacobian(rows); err != nil {
+				return err
+			}
+			for f, r := range rows {
+				floats.Add(r, corr[f])
+			}
+			return nil
+		}
+	}
+	return &cq, nil
+}
