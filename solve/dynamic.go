@@ -644,12 +644,25 @@ func corrected(q *Problem, ss Subsampler, frac float64, xs []float64, st *Stats)
 	if err := at(samp, gSamp); err != nil {
 		return nil, nil, err
 	}
+	return withControlVariates(q, xs, full, samp, gFull, gSamp), full, nil
+}
+
+// withControlVariates returns q with every function f_S shifted to
+//
+//	f_S(x) - samp_f + full_f + <gFull_f - gSamp_f, x - xs>,
+//
+// so that it agrees in value and gradient with the values full and
+// gradients gFull at xs (on every row) where q has samp and gSamp (on
+// its sample). It keeps none of the slices but xs's copy and the
+// corrections it computes.
+func withControlVariates(q *Problem, xs, full, samp []float64, gFull, gSamp [][]float64) *Problem {
+	m := q.M + 1
 	shift := make([]float64, m)
+	corr := make([][]float64, m)
 	for f := range m {
 		shift[f] = full[f] - samp[f]
-		for j := range gFull[f] {
-			gFull[f][j] -= gSamp[f][j] // now the gradient's correction
-		}
+		corr[f] = make([]float64, q.N)
+		floats.SubTo(corr[f], gFull[f], gSamp[f])
 	}
 	cq := *q
 	xs = clone(xs)
@@ -659,7 +672,7 @@ func corrected(q *Problem, ss Subsampler, frac float64, xs []float64, st *Stats)
 		}
 		for f := range vals {
 			lin := 0.0
-			for j, c := range gFull[f] {
+			for j, c := range corr[f] {
 				lin += c * (x[j] - xs[j])
 			}
 			vals[f] += shift[f] + lin
@@ -672,7 +685,7 @@ func corrected(q *Problem, ss Subsampler, frac float64, xs []float64, st *Stats)
 		}
 		for f, wf := range w {
 			if wf != 0 {
-				floats.AddScaled(g, wf, gFull[f])
+				floats.AddScaled(g, wf, corr[f])
 			}
 		}
 		return nil
@@ -683,12 +696,12 @@ func corrected(q *Problem, ss Subsampler, frac float64, xs []float64, st *Stats)
 				return err
 			}
 			for f, r := range rows {
-				floats.Add(r, gFull[f])
+				floats.Add(r, corr[f])
 			}
 			return nil
 		}
 	}
-	return &cq, full, nil
+	return &cq
 }
 
 // valuesIteration is the record of a point x with values vals (f0..fM):

@@ -263,51 +263,5 @@ func correctedAt(q *Problem, xs, full []float64, gFull [][]float64) (*Problem, e
 	if err := q.GradsFinite(gSamp, make([]float64, m)); err != nil {
 		return nil, err
 	}
-	shift := make([]float64, m)
-	corr := make([][]float64, m)
-	for f := range m {
-		shift[f] = full[f] - samp[f]
-		corr[f] = make([]float64, q.N)
-		for j := range corr[f] {
-			corr[f][j] = gFull[f][j] - gSamp[f][j]
-		}
-	}
-	cq := *q
-	xs = clone(xs)
-	cq.Eval = func(x, vals []float64) error {
-		if err := q.Eval(x, vals); err != nil {
-			return err
-		}
-		for f := range vals {
-			lin := 0.0
-			for j, c := range corr[f] {
-				lin += c * (x[j] - xs[j])
-			}
-			vals[f] += shift[f] + lin
-		}
-		return nil
-	}
-	cq.Grad = func(w, g []float64) error {
-		if err := q.Grad(w, g); err != nil {
-			return err
-		}
-		for f, wf := range w {
-			if wf != 0 {
-				floats.AddScaled(g, wf, corr[f])
-			}
-		}
-		return nil
-	}
-	if q.Jacobian != nil {
-		cq.Jacobian = func(rows [][]float64) error {
-			if err := q.Jacobian(rows); err != nil {
-				return err
-			}
-			for f, r := range rows {
-				floats.Add(r, corr[f])
-			}
-			return nil
-		}
-	}
-	return &cq, nil
+	return withControlVariates(q, xs, full, samp, gFull, gSamp), nil
 }
