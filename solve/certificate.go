@@ -380,8 +380,8 @@ func (s *solver) certificate(pt *Point) (*Certificate, string) {
 // fails).
 func (s *solver) startScale() {
 	s.gradScale = 1
-	if !s.p.Smooth {
-		return
+	if !s.p.Smooth || s.set.Eps > kktAtXEps {
+		return // no KKT check at x (kktAt): no gradient to spend
 	}
 	if err := s.gradient(0); err != nil {
 		return

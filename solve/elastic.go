@@ -51,14 +51,18 @@ type elasticRecorder struct {
 }
 
 func (r *elasticRecorder) Record(it Iteration) error {
+	s := r.s
 	if it.Stage != "" {
 		// the elastic solve's heartbeats are phase 1's; its certificate
 		// is not this solve's
-		if it.Stage == "certificate" || r.s.set.Recorder == nil {
+		if it.Stage == "certificate" {
 			return nil
 		}
-		beat := Iteration{Stage: "phase1", T: r.t0 + it.T, K: it.K, X: it.X[:r.n], Objective: math.NaN(), Infeasibility: math.Max(0, it.Objective), RhoHat: it.RhoHat, Elapsed: time.Since(r.s.start)}
-		return r.s.set.Recorder.Record(beat)
+		beat := Iteration{Stage: "phase1", T: r.t0 + it.T, K: it.K, X: it.X[:r.n], Objective: math.NaN(), Infeasibility: math.Max(0, it.Objective), RhoHat: it.RhoHat}
+		if !s.record(beat) {
+			return s.recErr
+		}
+		return nil
 	}
 	y := it.X[:r.n]
 	rec := Iteration{Phase1: true, T: r.t0 + it.T, K: it.K, X: y, Step: it.Step, FeasibleFraction: it.FeasibleFraction,
@@ -76,27 +80,19 @@ func (r *elasticRecorder) Record(it Iteration) error {
 			break
 		}
 	}
-	if it.K == 0 {
-		if r.s.set.Recorder != nil {
-			rec.Elapsed = time.Since(r.s.start)
-			if err := r.s.set.Recorder.Record(rec); err != nil {
-				r.s.recErr = err
-				return err
-			}
-		}
-		if g <= r.target {
-			r.found = clone(y)
-			return errFeasible
-		}
-		r.prev = clone(y)
-		return nil
+	if it.K > 0 && s.set.RecordEvery == 0 {
+		return nil // an inner record nobody asked for
 	}
-	if r.s.set.Recorder != nil && r.s.set.RecordEvery > 0 {
-		rec.Elapsed = time.Since(r.s.start)
-		if err := r.s.set.Recorder.Record(rec); err != nil {
-			r.s.recErr = err
-			return err
-		}
+	if !s.record(rec) {
+		return s.recErr
+	}
+	switch {
+	case it.K > 0:
+	case g <= r.target:
+		r.found = clone(y)
+		return errFeasible
+	default:
+		r.prev = clone(y)
 	}
 	return nil
 }

@@ -688,7 +688,7 @@ func (s *solver) finish(status Status, pt Point, err error) *Result {
 // iterations ended, and reports whether it found a lower feasible point
 // (then pt is no minimum and is not called converged).
 func (s *solver) lowerNear(pt *Point) bool {
-	if s.p.Convex || s.set.noProbe || s.set.Oracle == Stochastic || pt.F == nil {
+	if !s.probeAllowed(pt) {
 		return false
 	}
 	next, err := s.probe(pt, false)

@@ -142,13 +142,20 @@ func (s *solver) probe(cur *Point, violation bool) (*Point, error) {
 	return nil, nil
 }
 
+// probeAllowed reports whether the probe runs around pt: not for a problem
+// proven convex, nor with the stochastic oracle or in the dynamic
+// oracle's stages (noProbe), nor at a point without values.
+func (s *solver) probeAllowed(pt *Point) bool {
+	return !s.p.Convex && !s.set.noProbe && s.set.Oracle != Stochastic && pt.F != nil
+}
+
 // escape runs the probe around cur, a point about to be returned as
 // Converged, when the problem is not known to be convex and escapes are
 // left. When the probe finds a lower feasible point, cur becomes it (an
 // outer iterate of phase 2, recorded) and escape reports true: the solve
 // goes on.
 func (s *solver) escape(cur *Point) (bool, error) {
-	if s.p.Convex || s.set.noProbe || s.set.Oracle == Stochastic || cur.F == nil || (s.probes != nil && len(s.probes.Escapes) >= maxEscapes) {
+	if !s.probeAllowed(cur) || (s.probes != nil && len(s.probes.Escapes) >= maxEscapes) {
 		return false, nil
 	}
 	next, err := s.probe(cur, false)
