@@ -47,8 +47,12 @@ type solveConfig struct {
 	// oracle for a model with a kink: applyAnalysis tells it, or picks the
 	// smooth oracle instead when the analysis finds every function
 	// continuously differentiable on X (the domain keeps the kinks away).
-	kinkNote string
+	kinkNote *kinkNote
 }
+
+// kinkNote is a pending note of an automatic choice of the bundle oracle:
+// where the kink is and why, and what the note says of the data.
+type kinkNote struct{ kink, data string }
 
 // WithMethod solves with the method m (IQRC by default).
 func WithMethod(m Method) SolveOption { return func(c *solveConfig) { c.method = m } }
@@ -383,10 +387,10 @@ func (c *solveConfig) chooseOracle(o solve.Oracle, m *check.Model, prog *autodif
 	if o == nil {
 		switch {
 		case rows == 0:
-			c.autoNote(smooth, fmt.Sprintf("oracle %s (auto: %s; the model has no means over data rows to sample)", accurate(), why()))
+			c.autoNote(smooth, why(), "the model has no means over data rows to sample")
 			return accurate(), nil
 		case rows < AutoStochasticRows:
-			c.autoNote(smooth, fmt.Sprintf("oracle %s (auto: %s; the data means run over %d rows, fewer than %d)", accurate(), why(), rows, AutoStochasticRows))
+			c.autoNote(smooth, why(), fmt.Sprintf("the data means run over %d rows, fewer than %d", rows, AutoStochasticRows))
 			return accurate(), nil
 		}
 		// each stage is a sample-average problem, so biased means are
@@ -405,14 +409,15 @@ func (c *solveConfig) chooseOracle(o solve.Oracle, m *check.Model, prog *autodif
 	return solve.Stochastic, nil
 }
 
-// autoNote tells the note of an automatic choice of an accurate oracle,
-// or, for the bundle oracle, keeps it for applyAnalysis (kinkNote).
-func (c *solveConfig) autoNote(smooth bool, text string) {
+// autoNote tells the note of an automatic choice of the smooth oracle
+// (why: every function is differentiable), or, for the bundle oracle
+// (why: where the first kink is), keeps it for applyAnalysis (kinkNote).
+func (c *solveConfig) autoNote(smooth bool, why, data string) {
 	if smooth {
-		c.notes(Note{Kind: NoteOracle, Verbose: true, Text: text})
+		c.notes(Note{Kind: NoteOracle, Verbose: true, Text: fmt.Sprintf("oracle smooth (auto: %s; %s)", why, data)})
 		return
 	}
-	c.kinkNote = text
+	c.kinkNote = &kinkNote{kink: why, data: data}
 }
 
 // smoothOnX reports whether the analysis r finds every function provably
@@ -476,16 +481,16 @@ func kinksAvoided(r *weakconvex.Report, m *check.Model) bool {
 // oracle when every function is smooth on X, else the bundle oracle, with
 // its note either way.
 func (c *solveConfig) tellKinkNote(r *weakconvex.Report, m *check.Model, prob *solve.Problem, s *solve.Settings) {
-	if c.kinkNote == "" {
+	k := c.kinkNote
+	if k == nil {
 		return
 	}
-	text := c.kinkNote
-	c.kinkNote = ""
+	c.kinkNote = nil
+	text := fmt.Sprintf("oracle bundle (auto: %s; %s)", k.kink, k.data)
 	if s.Oracle == solve.Bundle && (smoothOnX(r) || kinksAvoided(r, m)) {
 		s.Oracle = solve.Smooth
 		prob.Smooth = true
-		kink, rest, _ := strings.Cut(strings.TrimPrefix(text, "oracle bundle (auto: "), "; ")
-		text = "oracle smooth (auto: " + kink + ", but the domain keeps every kink's argument away from it (by the weak-convexity analysis's ranges), so every function is continuously differentiable on X; " + rest
+		text = fmt.Sprintf("oracle smooth (auto: %s, but the domain keeps every kink's argument away from it (by the weak-convexity analysis's ranges), so every function is continuously differentiable on X; %s)", k.kink, k.data)
 	}
 	c.notes(Note{Kind: NoteOracle, Verbose: true, Text: text})
 }
