@@ -36,3 +36,18 @@ func TestMonitorNote(t *testing.T) {
 
 	assert.Empty(t, monitorNote(problem.New(m, prog, problem.Options{}), prog))
 }
+
+// A heartbeat of a long phase-1 step that comes before any outer record
+// prints the table's head and a row saying what runs; one of the
+// certificate before any row prints nothing (the solve ended before its
+// first iteration was shown).
+func TestPrinterStepHeartbeat(t *testing.T) {
+	var buf bytes.Buffer
+	pr := NewPrinter(&buf)
+	require.NoError(t, pr.Record(Iteration{Iteration: solve.Iteration{Stage: "certificate", K: 3}}))
+	assert.Empty(t, buf.String())
+	require.NoError(t, pr.Record(Iteration{Iteration: solve.Iteration{Stage: "phase1", T: 4, K: 1200, Objective: 2, Infeasibility: 0.5}}))
+	out := buf.String()
+	assert.Contains(t, out, "phase        t   seconds     objective infeasibility")
+	assert.Contains(t, out, "(phase1 of x_4: 1200 inner iterations so far)")
+}
