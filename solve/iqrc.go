@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // solver holds the state of one Minimize call.
@@ -73,7 +75,7 @@ type solver struct {
 
 	probes *ProbeReport // the probe around points about to be returned as converged (probe.go)
 
-	start0    *float64  // f0 at phase 2's first iterate
+	start0    float64   // f0 at phase 2's first iterate
 	startNorm float64   // ||x||_inf at phase 2's first iterate
 	fHist     []float64 // the objective at phase 2's outer iterates, for the progress rule
 
@@ -94,11 +96,7 @@ func (s *solver) unbounded(cur *Point) bool {
 	if cur.Objective <= -UnboundedObjective {
 		return true
 	}
-	big := 0.0
-	for _, v := range cur.X {
-		big = math.Max(big, math.Abs(v))
-	}
-	return big >= DivergingIterates && s.start0 != nil && cur.Objective < *s.start0
+	return cur.Objective < s.start0 && floats.Norm(cur.X, math.Inf(1)) >= DivergingIterates
 }
 
 // runaway reports whether a solve that stopped short of convergence at
@@ -109,14 +107,10 @@ func (s *solver) unbounded(cur *Point) bool {
 // DivergingIterates (a linear objective along a linear constraint at
 // 1e10); the objective is then reported Unbounded, not Stalled.
 func (s *solver) runaway(cur *Point) bool {
-	if s.growing < runawaySteps || cur.F == nil || cur.Infeasibility > s.set.Eps || s.start0 == nil || cur.Objective >= *s.start0 {
+	if s.growing < runawaySteps || cur.F == nil || cur.Infeasibility > s.set.Eps || cur.Objective >= s.start0 {
 		return false
 	}
-	big := 0.0
-	for _, v := range cur.X {
-		big = math.Max(big, math.Abs(v))
-	}
-	return big >= runawayFar*max(1, s.startNorm)
+	return floats.Norm(cur.X, math.Inf(1)) >= runawayFar*max(1, s.startNorm)
 }
 
 // runawayFar is how far beyond the start runaway looks for iterates.
@@ -384,11 +378,7 @@ func (s *solver) run(x0 []float64) *Result {
 
 	// phase 2: Algorithm 1
 	s.stepStage = "step"
-	f0 := cur.Objective
-	s.start0 = &f0
-	for _, v := range cur.X {
-		s.startNorm = math.Max(s.startNorm, math.Abs(v))
-	}
+	s.start0, s.startNorm = cur.Objective, floats.Norm(cur.X, math.Inf(1))
 	rng := rand.New(rand.NewPCG(s.set.Seed, 0x9e3779b97f4a7c15))
 	var pick *Point
 	seen := 0

@@ -3,6 +3,8 @@ package solve
 import (
 	"math"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // The probe: a certificate of near stationarity holds at a saddle point or
@@ -88,10 +90,7 @@ func (s *solver) probe(cur *Point, violation bool) (*Point, error) {
 		}
 		dirs = append(dirs, d)
 	}
-	scale := 1.0
-	for _, v := range cur.X {
-		scale = math.Max(scale, math.Abs(v))
-	}
+	scale := math.Max(1, floats.Norm(cur.X, math.Inf(1)))
 	pr.Directions, pr.Steps, pr.Points = len(dirs), pr.Steps[:0], 0
 	value := func(f []float64) float64 {
 		if violation {
