@@ -537,6 +537,9 @@ func (r *Report) diagnose(d *solve.Diagnosis, res *solve.Result, s solve.Setting
 	case res.Status == solve.Unbounded:
 		r.Verdict = fmt.Sprintf("unbounded: the objective fell to %s at a feasible point with ||x||_inf = %s; it has no minimum on the feasible set (or its scale is beyond double precision): bound the variables (a box) or check the model's signs",
 			num(res.Objective), num(floats.Norm(res.X, math.Inf(1))))
+	case res.Status == solve.Stalled && res.Probe != nil && res.Probe.Found:
+		r.Verdict = fmt.Sprintf("stalled: the point passes the certificate of near stationarity, but a feasible point lower than it is near (the probe), after the solve had left %d such points already: it is no minimum. Try another start (--start random) or a tighter --eps",
+			len(res.Probe.Escapes))
 	case res.Status == solve.Stalled && res.NoProgress:
 		r.Verdict = "stalled: the objective fell by less than eps/100 of its size over the last 100 outer steps, and the point is not certified nearly stationary within eps; its certificate is below. Try a looser --eps, another start (--start random), or --outer to go on regardless"
 	case res.Status == solve.Stalled:

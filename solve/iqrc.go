@@ -419,7 +419,7 @@ func (s *solver) run(x0 []float64) *Result {
 					} else if moved {
 						continue // x_t was no minimum: on from the lower point
 					}
-					status = Converged
+					status = s.convergedStatus()
 					break
 				}
 				info.k = sub.Evals
@@ -485,7 +485,7 @@ func (s *solver) run(x0 []float64) *Result {
 				if moved, err := s.escape(&cur); err != nil {
 					return s.finish(NumericalError, cur, err)
 				} else if !moved {
-					status = Converged
+					status = s.convergedStatus()
 					break
 				}
 				continue

@@ -141,6 +141,17 @@ func (s *solver) probe(cur *Point, violation bool) (*Point, error) {
 	return nil, nil
 }
 
+// convergedStatus is the status of a point certified nearly stationary
+// that escape did not leave: Converged, or Stalled when the probe found a
+// lower feasible point near it after the escapes ran out (it is no
+// minimum, and the solve has left maxEscapes such points already).
+func (s *solver) convergedStatus() Status {
+	if s.probes != nil && s.probes.Found {
+		return Stalled
+	}
+	return Converged
+}
+
 // probeAllowed reports whether the probe runs around pt: not for a problem
 // proven convex, nor with the stochastic oracle or in the dynamic
 // oracle's stages (noProbe), nor at a point without values.
@@ -149,16 +160,18 @@ func (s *solver) probeAllowed(pt *Point) bool {
 }
 
 // escape runs the probe around cur, a point about to be returned as
-// Converged, when the problem is not known to be convex and escapes are
-// left. When the probe finds a lower feasible point, cur becomes it (an
+// Converged, when the problem is not known to be convex. When the probe
+// finds a lower feasible point and escapes are left, cur becomes it (an
 // outer iterate of phase 2, recorded) and escape reports true: the solve
 // goes on.
 func (s *solver) escape(cur *Point) (bool, error) {
-	if !s.probeAllowed(cur) || (s.probes != nil && len(s.probes.Escapes) >= maxEscapes) {
+	if !s.probeAllowed(cur) {
 		return false, nil
 	}
 	next, err := s.probe(cur, false)
-	if err != nil || next == nil {
+	if err != nil || next == nil || len(s.probes.Escapes) >= maxEscapes {
+		// with the escapes used up, the probe's finding (Found) stands:
+		// the caller does not call cur converged (convergedStatus)
 		return false, err
 	}
 	s.probes.Escapes = append(s.probes.Escapes, cur.T)

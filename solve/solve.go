@@ -263,7 +263,9 @@ const (
 	// Stalled: an accurate oracle could neither move x_t nor certify it,
 	// even with maxEffort times its evaluation budget (and the bundle's
 	// patience), or the progress rule stopped the solve
-	// (Result.NoProgress); x_t is returned with the best certificate
+	// (Result.NoProgress), or a point passed the certificate but the probe
+	// found a lower feasible point near it after maxEscapes escapes
+	// (Result.Probe.Found); x_t is returned with the best certificate
 	// found.
 	Stalled
 	// Unbounded: a feasible iterate had f0 <= -UnboundedObjective, or

@@ -179,3 +179,24 @@ subject to
 	assert.Contains(t, r.stdout, "status         unbounded\n")
 	assert.Contains(t, r.stdout, "verdict        unbounded: the objective fell to ")
 }
+
+// Hock-Schittkowski 13 (a cusp at x* = (1, 0) where the constraint
+// qualification fails): the points the solve certifies keep having lower
+// feasible points near them. After the escapes run out, the last one is
+// not called converged: stalled, and the verdict says why.
+func TestSolveNoConvergedWhereTheProbeFindsLower(t *testing.T) {
+	s, r := jsonOut[struct {
+		Status string `json:"status"`
+		Probe  *struct {
+			Escapes []int `json:"escapes"`
+			Found   bool  `json:"found"`
+		} `json:"probe"`
+		Verdict string `json:"verdict"`
+	}](t, false, "solve", "--quiet", "hs/models/hs013.qrc")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "stalled", s.Status, "HS 13 ends 8.8e-4 above f* = 1 with lower points near")
+	require.NotNil(t, s.Probe)
+	assert.True(t, s.Probe.Found)
+	assert.Len(t, s.Probe.Escapes, 10)
+	assert.Contains(t, s.Verdict, "a feasible point lower than it is near (the probe)")
+}
