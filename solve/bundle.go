@@ -83,8 +83,19 @@ func grow(buf *[]float64, k int) []float64 {
 	return (*buf)[:k]
 }
 
-// bundleSolve runs the bundle oracle on (7) at xt. Its output is in s.out.
-func (s *solver) bundleSolve(xt []float64, acc accuracy) (res subResult, halt haltReason, err error) {
+// bundleMethod is the bundle oracle's run within one solve.
+type bundleMethod struct {
+	*solver
+	bundle *bundleState // the work space, made on first use
+}
+
+func (s *bundleMethod) oracle() Oracle { return Bundle }
+
+// warmMultipliers is nil: the bundle starts afresh at every subproblem.
+func (s *bundleMethod) warmMultipliers() []float64 { return nil }
+
+// solve runs the bundle oracle on (7) at xt. Its output is in s.out.
+func (s *bundleMethod) solve(xt []float64, acc accuracy) (res subResult, halt haltReason, err error) {
 	n, m := s.n, s.m
 	mu := s.rhoHat - s.rho
 	if s.bundle == nil {
@@ -220,7 +231,7 @@ func (s *solver) bundleSolve(xt []float64, acc accuracy) (res subResult, halt ha
 
 // addCut adds c to the bundle, compressing the bundle first when it is
 // full.
-func (s *solver) addCut(c cut) {
+func (s *bundleMethod) addCut(c cut) {
 	bs := s.bundle
 	if len(bs.cuts) >= bundleMaxCuts {
 		s.compressBundle()
@@ -239,7 +250,7 @@ func (s *solver) addCut(c cut) {
 // its value: the next model solve starts from the bound already reached.
 // (Dropping the oldest cuts instead stalled the bound on phase retrieval,
 // where every term has a kink at the solution.)
-func (s *solver) compressBundle() {
+func (s *bundleMethod) compressBundle() {
 	bs := s.bundle
 	kept := 0
 	for k := range bs.cuts {
@@ -287,7 +298,7 @@ func (s *solver) compressBundle() {
 // multipliers: per constraint, the sum of its cuts' weights) with the best
 // value of D, and leaves in y the model's minimiser at the best dual
 // point: the next trial point.
-func (s *solver) bundleModel(xt []float64, mu float64, y []float64, res *subResult, tight bool) {
+func (s *bundleMethod) bundleModel(xt []float64, mu float64, y []float64, res *subResult, tight bool) {
 	bs := s.bundle
 	K := len(bs.cuts)
 	w := bs.w
@@ -450,7 +461,7 @@ func projectDual(cuts []cut, v, sorted []float64) []float64 {
 // objective cuts' derivative plus a constant, which leaves ascent
 // directions on the simplex unchanged). The objective weights are taken
 // to sum to one.
-func (s *solver) dualEval(xt []float64, mu float64, v, yy, g []float64) float64 {
+func (s *bundleMethod) dualEval(xt []float64, mu float64, v, yy, g []float64) float64 {
 	bs := s.bundle
 	sb := 0.0
 	dir := bs.s

@@ -92,8 +92,9 @@ func TestCertificateHeartbeat(t *testing.T) {
 func TestBundleCompressionKeepsTheDualValue(t *testing.T) {
 	const n, m = 5, 2
 	p := build(n, []fn{sqDist(make([]float64, n)), sqNorm(1, -1), sqNorm(1, -2)}, box(-1, 1))
-	s, err := newSolver(p, make([]float64, n), Settings{Oracle: Bundle})
+	sv, err := newSolver(p, make([]float64, n), Settings{Oracle: Bundle})
 	require.NoError(t, err)
+	s := sv.acc.(*bundleMethod)
 	s.bundle = &bundleState{y: make([]float64, n), s: make([]float64, n), z: make([]float64, n)}
 	rng := rand.New(rand.NewPCG(1, 2))
 	xt := []float64{0.3, -0.2, 0.5, 0.1, -0.7}

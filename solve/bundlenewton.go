@@ -33,7 +33,7 @@ const (
 // dualNewton raises the dual value D at the dual feasible weights w by
 // Newton steps and returns the new value; w is changed only to weights
 // with a larger value.
-func (s *solver) dualNewton(xt []float64, mu float64, w []float64, D float64) float64 {
+func (s *bundleMethod) dualNewton(xt []float64, mu float64, w []float64, D float64) float64 {
 	bs := s.bundle
 	K := len(bs.cuts)
 	nb := &bs.newton

@@ -12,22 +12,18 @@ import (
 // context ended its oracle run.
 var errHalted = "the time limit ran out before the certificate finished"
 
-// accurateOracle is the oracle that certifies points: the solve's own
-// oracle when it is accurate, else Auto(p) (Smooth for a smooth Problem,
-// Bundle otherwise).
-func (s *solver) accurateOracle() Oracle {
-	if s.set.Oracle.accurate() {
-		return s.set.Oracle
+// certifier is the accurate oracle's run that certifies points: the
+// solve's own when its oracle is accurate, else a run of Auto(p) (Smooth
+// for a smooth Problem, Bundle otherwise) made on first use and kept, with
+// its warm start, for the solve's later certificates.
+func (s *solver) certifier() accurateMethod {
+	if s.acc != nil {
+		return s.acc
 	}
-	return Auto(s.p)
-}
-
-// accurateSolve runs the accurate oracle o on (7) at xt.
-func (s *solver) accurateSolve(o Oracle, xt []float64, acc accuracy) (subResult, haltReason, error) {
-	if o == Smooth {
-		return s.smoothSolve(xt, acc)
+	if s.certs == nil {
+		s.certs = Auto(s.p).start(s).(accurateMethod)
 	}
-	return s.bundleSolve(xt, acc)
+	return s.certs
 }
 
 // accurateStep makes one outer step from cur with the solve's accurate
@@ -41,7 +37,7 @@ func (s *solver) accurateStep(cur *Point) (next Point, sub subResult, doubled bo
 	s.t = cur.T + 1
 	for {
 		acc := accuracy{Rel: 0.1, Abs: 0.25 * s.set.Eps, MaxEvals: s.effortFactor() * s.set.MaxEvals}
-		sub, halt, err = s.accurateSolve(s.set.Oracle, cur.X, acc)
+		sub, halt, err = s.acc.solve(cur.X, acc)
 		if err != nil {
 			return
 		}
@@ -148,7 +144,7 @@ const (
 func (s *solver) certOf(x *Point, sub *subResult) *Certificate {
 	mu := s.rhoHat - s.rho
 	c := &Certificate{
-		Oracle:      s.accurateOracle().String(),
+		Oracle:      s.certifier().oracle().String(),
 		XHat:        clone(s.out),
 		Evals:       sub.Evals,
 		Dist:        dist(x.X, s.out),
@@ -160,7 +156,7 @@ func (s *solver) certOf(x *Point, sub *subResult) *Certificate {
 	c.Proven = s.p.ProvenRho > 0 && s.rho >= s.p.ProvenRho
 	// the augmented Lagrangian's own multipliers are often the more
 	// accurate ones: the better check of the two counts
-	c.KKT = s.kktAt(x.X, sub.Lambda, s.al.lam)
+	c.KKT = s.kktAt(x.X, sub.Lambda, s.certifier().warmMultipliers())
 	c.Stationary = x.Infeasibility <= s.set.Eps &&
 		(c.Stationarity <= s.set.Eps && c.Dist+c.DistBound <= s.set.Eps || s.set.Eps <= kktAtXEps && c.KKT.Holds(s.set.Eps))
 	return c
@@ -351,14 +347,14 @@ func (s *solver) certificate(pt *Point) (*Certificate, string) {
 	defer s.beginStage("certificate", pt)()
 	s.grace = true
 	defer func() { s.grace = false }()
-	if s.set.Oracle == Stochastic {
+	if s.steps.estimates() {
 		defer s.monitorMode()
 	}
 	// x is certified when (1 + sum lambda) RhoHat ||x - x_hat|| <= Eps and
 	// ||x - x_hat|| <= Eps, so never when ||x - x_hat|| > Eps/max(1,
 	// RhoHat): the oracle may stop there
 	acc := accuracy{Abs: 0.25 * s.set.Eps, MaxEvals: CertificateEvalFactor * s.set.MaxEvals, Far: s.set.Eps / math.Max(1, s.rhoHat)}
-	sub, halt, err := s.accurateSolve(s.accurateOracle(), pt.X, acc)
+	sub, halt, err := s.certifier().solve(pt.X, acc)
 	switch {
 	case err != nil:
 		var fe *NonFiniteError

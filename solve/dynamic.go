@@ -165,8 +165,13 @@ func stageName(frac float64) string {
 	return "s" + strconv.FormatFloat(100*frac, 'g', 2, 64) + "%"
 }
 
-// minimizeDynamic is Minimize with the Dynamic oracle.
-func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
+// MinimizeDynamic solves p from x0 by dynamic sampling, the driver that
+// Settings.Oracle = Dynamic asks Minimize for: rounds of Auto(p), the
+// accurate oracle, on subsamples of the data means' rows with control
+// variates from every row, finishing on every row (see Dynamic). It sits
+// beside MinimizeRestarts: a driver of Minimize, not an oracle of it.
+// s.Oracle is ignored.
+func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	if s.FullPass != nil {
 		return minimizeRemote(p, x0, s) // the data are elsewhere (remote.go)
 	}
@@ -261,14 +266,15 @@ func minimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		if err != nil {
 			return nil, pre, err
 		}
-		if al.lam != nil {
-			sv.al = alState{lam: clone(al.lam), c: al.c, alpha: al.alpha}
+		sm := sv.smoothRun()
+		if sm != nil && al.lam != nil {
+			sm.al = alState{lam: clone(al.lam), c: al.c, alpha: al.alpha}
 		}
 		res := sv.run(x)
 		res.Stats = sv.stats
 		res.Stats.Time = time.Since(sv.start)
-		if sv.al.lam != nil {
-			al = alState{lam: clone(sv.al.lam), c: sv.al.c, alpha: sv.al.alpha}
+		if sm != nil && sm.al.lam != nil {
+			al = alState{lam: clone(sm.al.lam), c: sm.al.c, alpha: sm.al.alpha}
 		}
 		return res, pre, nil
 	}

@@ -174,7 +174,7 @@ func (s *solver) elasticRun(cur *Point) (found bool, halt haltReason, err error)
 	g0 := gOf(cur.F)
 	rec := &elasticRecorder{s: s, n: s.n, t0: cur.T, target: s.target, prev: clone(cur.X)}
 	q := elasticProblem(s.p, g0-math.Max(1, math.Abs(g0)), rec)
-	set := Settings{Oracle: s.accurateOracle(), MaxEvals: s.set.MaxEvals, Context: s.set.Context, Recorder: rec,
+	set := Settings{Oracle: s.certifier().oracle(), MaxEvals: s.set.MaxEvals, Context: s.set.Context, Recorder: rec,
 		RecordEvery: s.set.RecordEvery, Seed: s.set.Seed, Eps: s.set.Eps,
 		// the violation of 1/x-type constraints is flat far from the
 		// feasible set: let RhoHat come down as far as the steps ask

@@ -37,9 +37,16 @@ type solver struct {
 
 	rows [][]float64 // every function's subgradient (gradients)
 
-	// the stochastic oracle's state (stochastic.go)
-	queue, theta []float64   // Q_i; the estimates theta~_i of the current iterate
-	zeta         [][]float64 // zeta_i, the per-function stochastic subgradients
+	// the oracle's runs: steps makes the inexact outer steps (the
+	// solve's oracle when it is inexact; Algorithm 2 for the phase-1 and
+	// restoring steps of an accurate one), acc is the solve's oracle when
+	// it is accurate (else nil), and certifier the accurate oracle that
+	// certifies points (acc, or Auto(p)'s run made on first use)
+	steps inexactMethod
+	acc   accurateMethod
+	certs accurateMethod
+
+	// the sampling state (stochastic.go)
 	znew, diff   []float64
 	rng          *rand.Rand // draws the minibatches
 	mode         sampleMode
@@ -49,9 +56,6 @@ type solver struct {
 	hardDeadline time.Time
 	lastEval     time.Duration // how long the last evaluation took (timed with a TimeLimit only)
 
-	al            alState     // the smooth oracle's warm start
-	sb            *smoothBufs // the smooth oracle's work vectors
-	bundle        *bundleState
 	sinceDoubling int     // outer steps since the last doubling of RhoHat
 	lastStep      float64 // the length of the last accurate outer step
 	growing       int     // accurate outer steps in a row none shorter than the one before
@@ -143,12 +147,20 @@ func newSolver(p *Problem, x0 []float64, set Settings) (*solver, error) {
 		return nil, err
 	}
 	s := &solver{p: p, set: set, n: p.N, m: p.M, rhoHat: set.RhoHat, rho: set.Rho, start: time.Now(), innerStart: set.Inner, tr: Tracker{Eps: set.Eps}}
+	switch m := set.Oracle.start(s).(type) {
+	case accurateMethod:
+		s.acc, s.steps = m, &switchingMethod{s}
+	case inexactMethod:
+		s.steps = m
+	default:
+		return nil, fmt.Errorf("solve: %v drives the oracles and is none itself: use Minimize or MinimizeDynamic", set.Oracle)
+	}
 	s.deadline = s.start.Add(set.TimeLimit)
 	s.hardDeadline = s.deadline.Add(GraceTime)
 	s.epsHat2 = set.EpsHat * set.EpsHat
 	e := math.Min(set.Eps, set.EpsHat)
 	s.target = e * e
-	if set.Oracle == Stochastic {
+	if s.steps.estimates() {
 		// Algorithm 3 needs no start feasible to EpsHat^2 (and its
 		// averaged iterates are feasible only to O(1/sqrt(K))): phase 1
 		// and the restoring steps aim at feasibility to Eps.
@@ -158,12 +170,9 @@ func newSolver(p *Problem, x0 []float64, set Settings) (*solver, error) {
 	if p.Sampler != nil {
 		p.Sampler.Full()
 		s.mode = modeFull
-		if set.Oracle == Stochastic {
+		if s.steps.estimates() {
 			s.monitorMode()
 		}
-	}
-	if set.Oracle == Stochastic {
-		s.stochBuffers()
 	}
 	s.vals = make([]float64, p.M+1)
 	s.w = make([]float64, p.M+1)
@@ -251,21 +260,7 @@ func (s *solver) provenConvex() bool {
 func (s *solver) step(cur *Point, phase1 bool) (next Point, info oracleInfo, doubled bool, err error) {
 	s.t = cur.T + 1
 	for {
-		switch {
-		case s.set.Oracle.accurate() && !phase1:
-			panic("solve: step with an accurate oracle") // run calls accurateStep
-		case s.set.Oracle == Stochastic && !phase1:
-			info, err = s.stochasticOracle(cur.X, s.set.Inner, true)
-		case s.set.Oracle == Stochastic:
-			// phase 1 with the stochastic oracle: Algorithm 2's phase-1
-			// steps on minibatch estimates (see stochastic.go)
-			s.sampled = true
-			info, err = s.oracle(cur.X, s.set.Inner, true, true)
-			s.sampled = false
-			s.monitorMode()
-		default:
-			info, err = s.oracle(cur.X, s.set.Inner, phase1, true)
-		}
+		info, err = s.steps.step(cur.X, phase1)
 		if err != nil || info.halt != running {
 			return
 		}
@@ -278,7 +273,7 @@ func (s *solver) step(cur *Point, phase1 bool) (next Point, info oracleInfo, dou
 		if err != nil {
 			return
 		}
-		if s.set.NoSafeguard || info.early || s.stats.RhoDoublings >= MaxRhoDoublings || s.consistent(cur, &next, info, phase1) {
+		if s.set.NoSafeguard || info.early || s.stats.RhoDoublings >= MaxRhoDoublings || s.steps.consistent(cur, &next, info, phase1) {
 			return
 		}
 		if s.provenConvex() && s.set.Inner < MaxInnerGrowth*s.innerStart {
@@ -314,32 +309,11 @@ func (s *solver) step(cur *Point, phase1 bool) (next Point, info oracleInfo, dou
 // addresses both: it convexifies the subproblem and halves the oracle's
 // error, which is proportional to 1/((RhoHat-Rho) K).
 //
-// For the stochastic oracle only the descent test applies, with the
-// tolerance EpsHat + (1 + |H(x_t)|)/sqrt(K) in place of EpsHat^2: Algorithm
-// 3's guarantees hold with high probability, its accuracy is O(1/sqrt(K))
-// and its output is feasible only to O(1/sqrt(K)), so a tighter test
-// doubles RhoHat on noise (and a larger RhoHat slows the method down),
-// while a subproblem that is not convex still shows as a gross increase.
+// (The stochastic oracle has its own test: stochasticMethod.consistent.)
 func (s *solver) consistent(cur, next *Point, info oracleInfo, phase1 bool) bool {
-	d2 := 0.0
-	for j := range next.X {
-		dj := next.X[j] - cur.X[j]
-		d2 += dj * dj
-	}
-	q := s.rhoHat / 2 * d2
+	q := s.rhoHat / 2 * sqDistance(next.X, cur.X)
 	gn := gOf(next.F)
 	round := func(a, b float64) float64 { return 1e-10 * (1 + math.Abs(a) + math.Abs(b)) }
-	if s.set.Oracle == Stochastic {
-		h0 := cur.F[0]
-		if phase1 {
-			h0 = gOf(cur.F)
-		}
-		tol := s.set.EpsHat + (1+math.Abs(h0))/math.Sqrt(float64(s.set.Inner))
-		if phase1 {
-			return gn+q <= h0+tol
-		}
-		return next.F[0]+q <= h0+tol
-	}
 	if phase1 {
 		gN := gn + q
 		g0 := gOf(cur.F)
@@ -388,14 +362,14 @@ func (s *solver) run(x0 []float64) *Result {
 		// EpsHat^2; Algorithm 3 does not (its queues push an infeasible
 		// x_t back), and its outputs are feasible only to O(1/sqrt(K)),
 		// so with it there are no restoring steps.
-		restore := gOf(cur.F) > s.target && s.set.Oracle != Stochastic
+		restore := gOf(cur.F) > s.target && !s.steps.estimates()
 		var (
 			next    Point
 			info    oracleInfo
 			doubled bool
 			err     error
 		)
-		if s.set.Oracle.accurate() && !restore {
+		if s.acc != nil && !restore {
 			var sub subResult
 			next, sub, doubled, info.halt, err = s.accurateStep(&cur)
 			if err == nil && info.halt != running && sub.Feasible && next.F != nil && next.Objective < cur.Objective {
@@ -461,7 +435,7 @@ func (s *solver) run(x0 []float64) *Result {
 		if s.unbounded(&cur) {
 			return s.finish(Unbounded, cur, nil)
 		}
-		if s.set.Oracle.accurate() {
+		if s.acc != nil {
 			s.rhoFollow(doubled, stepLen)
 			if s.noProgress(cur.Objective) {
 				status, s.stalledNoProgress = Stalled, true
@@ -506,7 +480,7 @@ func (s *solver) run(x0 []float64) *Result {
 	if pick != nil {
 		cur = *pick
 	}
-	if s.set.Oracle == Stochastic && (status == IterationLimit || status == Converged || status == TimeLimit) {
+	if s.steps.estimates() && (status == IterationLimit || status == Converged || status == TimeLimit) {
 		var err error
 		if cur, err = s.polish(cur); err != nil {
 			return s.finish(NumericalError, cur, err)
@@ -578,7 +552,7 @@ func (s *solver) phase1(cur *Point) (Status, bool, error) {
 			}
 		}
 	}
-	if s.set.Oracle.accurate() {
+	if s.acc != nil {
 		// the paper's phase 1 gave up: the elastic phase 1 (elastic.go)
 		// from the most feasible point
 		start := clonePoint(s.tr.MostFeasible)

@@ -28,7 +28,23 @@ type oracleInfo struct {
 	halt haltReason
 }
 
-// oracle runs Algorithm 2 (the switching subgradient method) for K inner
+// switchingMethod is Algorithm 2 as the solve's oracle; it also makes the
+// phase-1 and restoring steps of the accurate oracles' solves. It keeps no
+// state between outer steps.
+type switchingMethod struct{ *solver }
+
+func (m *switchingMethod) oracle() Oracle  { return Switching }
+func (m *switchingMethod) estimates() bool { return false }
+
+func (m *switchingMethod) step(xt []float64, phase1 bool) (oracleInfo, error) {
+	return m.algorithm2(xt, m.set.Inner, phase1, true)
+}
+
+func (m *switchingMethod) consistent(cur, next *Point, info oracleInfo, phase1 bool) bool {
+	return m.solver.consistent(cur, next, info, phase1)
+}
+
+// algorithm2 runs Algorithm 2 (the switching subgradient method) for K inner
 // iterations on the subproblem (7) at xt with the current RhoHat and Rho,
 // and leaves its output in s.out:
 //
@@ -48,7 +64,7 @@ type oracleInfo struct {
 // When record is set and RecordEvery > 0 the Recorder is told about every
 // RecordEvery-th iterate. An error is from Eval or Grad, or a value that is
 // not finite.
-func (s *solver) oracle(xt []float64, K int, phase1, record bool) (oracleInfo, error) {
+func (s *solver) algorithm2(xt []float64, K int, phase1, record bool) (oracleInfo, error) {
 	var info oracleInfo
 	mu := s.rhoHat - s.rho
 	z, d, g := s.z, s.d, s.grad

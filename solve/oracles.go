@@ -12,8 +12,13 @@ import "math"
 // x_hat's value and feasible to EpsHat^2; Algorithm 1 works with any such
 // method (Remark 2). The oracles of this package are the values
 // Switching, Stochastic, Smooth and Bundle; a nil Oracle in Settings
-// means Auto. Oracles are implemented inside this package only (the
-// method that runs them is unexported); compare them with ==.
+// means Auto. Dynamic is not an oracle but a driver of them (MinimizeDynamic),
+// named here so that Settings can ask for it. Oracles are implemented
+// inside this package only; compare them with ==.
+//
+// An Oracle value is a name: each Minimize call starts its own run of the
+// oracle (start), which holds the state the oracle keeps from one outer
+// step to the next (a warm start, a bundle, virtual queues).
 type Oracle interface {
 	// String is the oracle's name as the command line spells it.
 	String() string
@@ -21,6 +26,51 @@ type Oracle interface {
 	// returns a lower bound on the value of (7), hence a bound on the
 	// distance to x_hat (the smooth and bundle oracles).
 	accurate() bool
+	// start makes the oracle's run within the solve s: an accurateMethod
+	// when accurate, an inexactMethod otherwise (nil for Dynamic).
+	start(s *solver) method
+}
+
+// method is one run of an oracle within one Minimize call.
+type method interface {
+	// oracle is the Oracle this is a run of.
+	oracle() Oracle
+}
+
+// inexactMethod is an oracle that runs a fixed number of inner iterations
+// with no bound of its own on their accuracy (Algorithms 2 and 3). The
+// solver checks its outputs against what the algorithm guarantees
+// (consistent), doubles RhoHat or K when they fail, and certifies points
+// with an accurateMethod (solver.certifier).
+type inexactMethod interface {
+	method
+	// step runs Settings.Inner inner iterations on (7) at xt (on
+	// G(z) = max_i fi(z) + RhoHat/2 ||z - xt||^2 with phase1) and leaves
+	// the output in solver.out.
+	step(xt []float64, phase1 bool) (oracleInfo, error)
+	// consistent checks step's output next from cur against the
+	// algorithm's guarantees for a strongly convex subproblem.
+	consistent(cur, next *Point, info oracleInfo, phase1 bool) bool
+	// estimates reports that the method works on minibatch estimates and
+	// its outputs are feasible only to O(1/sqrt(K)) (Algorithm 3): phase 1
+	// aims at feasibility to Eps rather than EpsHat^2, phase 2 has no
+	// restoring steps, the probe does not run, the evaluations between
+	// steps use the Sampler's monitoring data, and the point returned is
+	// polished.
+	estimates() bool
+}
+
+// accurateMethod is an oracle that solves (7) to a certified gap (the
+// smooth and bundle oracles).
+type accurateMethod interface {
+	method
+	// solve solves (7) at xt to the accuracy acc and leaves its best point
+	// in solver.out (and its values in solver.outF when it is feasible).
+	solve(xt []float64, acc accuracy) (subResult, haltReason, error)
+	// warmMultipliers are the multipliers the method keeps as its warm
+	// start (len M; nil when it keeps none): a second candidate for the
+	// KKT check at x (solver.kktAt).
+	warmMultipliers() []float64
 }
 
 type (
@@ -43,6 +93,12 @@ func (smoothOracle) accurate() bool     { return true }
 func (bundleOracle) accurate() bool     { return true }
 func (dynamicOracle) accurate() bool    { return false }
 
+func (switchingOracle) start(s *solver) method  { return &switchingMethod{s} }
+func (stochasticOracle) start(s *solver) method { return newStochasticMethod(s) }
+func (smoothOracle) start(s *solver) method     { return &smoothMethod{solver: s} }
+func (bundleOracle) start(s *solver) method     { return &bundleMethod{solver: s} }
+func (dynamicOracle) start(*solver) method      { return nil }
+
 // The oracles.
 var (
 	// Switching is Algorithm 2, the switching subgradient method, with a
@@ -62,7 +118,8 @@ var (
 	// model of every function, whose minimum over X is a certified lower
 	// bound (bundle.go).
 	Bundle Oracle = bundleOracle{}
-	// Dynamic is dynamic sampling (dynamic.go): Auto(p), the accurate
+	// Dynamic is dynamic sampling (MinimizeDynamic), a driver of the
+	// other oracles rather than one: Auto(p), the accurate
 	// oracle, on a uniform subsample of the data means' rows
 	// (Problem.Sampler must implement Subsampler) with control variates
 	// from every row, in rounds (Settings.SampleRounds; or on growing

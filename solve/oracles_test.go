@@ -35,7 +35,7 @@ func TestSmoothOracleClosedForm(t *testing.T) {
 	p := build(2, []fn{linear(a, 0), sqNorm(1, -1)}, nil)
 	p.Smooth = true
 	sv := subproblemSolver(t, p, Settings{Oracle: Smooth})
-	res, halt, err := sv.smoothSolve([]float64{0, 0}, accuracy{Abs: 1e-9, MaxEvals: 5000})
+	res, halt, err := sv.acc.solve([]float64{0, 0}, accuracy{Abs: 1e-9, MaxEvals: 5000})
 	require.NoError(t, err)
 	require.Equal(t, running, halt)
 	r := math.Sqrt(2.0 / 3)
@@ -57,7 +57,7 @@ func TestBundleOracleClosedForm(t *testing.T) {
 	c := []float64{2, -0.5, -3}
 	p := build(3, []fn{weightedL1([]float64{1, 1, 1}, c), sumMinus(5)}, nil)
 	sv := subproblemSolver(t, p, Settings{Oracle: Bundle})
-	res, halt, err := sv.bundleSolve([]float64{0, 0, 0}, accuracy{Abs: 1e-7, MaxEvals: 5000})
+	res, halt, err := sv.acc.solve([]float64{0, 0, 0}, accuracy{Abs: 1e-7, MaxEvals: 5000})
 	require.NoError(t, err)
 	require.Equal(t, running, halt)
 	xhat := []float64{1, -0.5, -1}
@@ -81,7 +81,7 @@ func TestOraclesDetectNonconvexity(t *testing.T) {
 		p := build(2, []fn{sqNorm(-1, 0), sumMinus(10)}, box(-1, 1))
 		p.Smooth = true
 		sv := subproblemSolver(t, p, Settings{Oracle: o, RhoHat: 1})
-		res, _, err := sv.accurateSolve(o, []float64{0.3, 0.1}, accuracy{Abs: 1e-9, MaxEvals: 2000})
+		res, _, err := sv.acc.solve([]float64{0.3, 0.1}, accuracy{Abs: 1e-9, MaxEvals: 2000})
 		require.NoError(t, err)
 		assert.True(t, res.Nonconvex, o.String())
 	}

@@ -156,7 +156,7 @@ func (s *solver) convergedStatus() Status {
 // proven convex, nor with the stochastic oracle or in the dynamic
 // oracle's stages (noProbe), nor at a point without values.
 func (s *solver) probeAllowed(pt *Point) bool {
-	return !s.p.Convex && !s.set.noProbe && s.set.Oracle != Stochastic && pt.F != nil
+	return !s.p.Convex && !s.set.noProbe && !s.steps.estimates() && pt.F != nil
 }
 
 // escape runs the probe around cur, a point about to be returned as

@@ -23,7 +23,7 @@ const RemoteRounds = 8
 // minimizeRemote is the Dynamic oracle when the data are not in memory
 // (Settings.FullPass): p holds a uniform sample of the rows only, and
 // every evaluation on all rows is a full pass. It runs the control-variate
-// rounds of minimizeDynamic on the sample, each anchored at a full pass,
+// rounds of MinimizeDynamic on the sample, each anchored at a full pass,
 // with a last round at the final tolerance in place of the stage on every
 // row: it stops once a round at Eps converged without moving the point
 // by more than Eps (the surrogate's stationarity is then the data's to
@@ -106,7 +106,7 @@ func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		return nil
 	}
 	// the sample's share of the rows sets the first round's tolerance as
-	// in minimizeDynamic: the sample's error shrinks like 1/sqrt(rows)
+	// in MinimizeDynamic: the sample's error shrinks like 1/sqrt(rows)
 	eps0 := full.Eps * math.Sqrt(max(1, float64(s.FullRows)/float64(max(1, sampleRows(p)))))
 	for r := range RemoteRounds {
 		if !deadline.IsZero() && !time.Now().Before(deadline) {
@@ -146,14 +146,15 @@ func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if al.lam != nil {
-			sv.al = alState{lam: clone(al.lam), c: al.c, alpha: al.alpha}
+		sm := sv.smoothRun()
+		if sm != nil && al.lam != nil {
+			sm.al = alState{lam: clone(al.lam), c: al.c, alpha: al.alpha}
 		}
 		res := sv.run(x)
 		res.Stats = sv.stats
 		res.Stats.Time = time.Since(sv.start)
-		if sv.al.lam != nil {
-			al = alState{lam: clone(sv.al.lam), c: sv.al.c, alpha: sv.al.alpha}
+		if sm != nil && sm.al.lam != nil {
+			al = alState{lam: clone(sm.al.lam), c: sm.al.c, alpha: sm.al.alpha}
 		}
 		addStats(&stats, res.Stats)
 		stg := stageOf(res, nil, sampleRows(p), 1, eps, time.Since(roundBegan))

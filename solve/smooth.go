@@ -95,8 +95,28 @@ const (
 	spgLineSearch = 40 // backtracking halvings at most
 )
 
-// smoothSolve runs the smooth oracle on (7) at xt. Its output is in s.out.
-func (s *solver) smoothSolve(xt []float64, acc accuracy) (res subResult, halt haltReason, err error) {
+// smoothMethod is the smooth oracle's run within one solve.
+type smoothMethod struct {
+	*solver
+	al alState     // the warm start
+	sb *smoothBufs // the work vectors, made on first use
+}
+
+func (s *smoothMethod) oracle() Oracle { return Smooth }
+
+// smoothRun is the solve's smooth oracle run, whose warm start the
+// dynamic-sampling driver carries from one stage to the next; nil when the
+// solve's oracle is another.
+func (s *solver) smoothRun() *smoothMethod {
+	m, _ := s.acc.(*smoothMethod)
+	return m
+}
+
+// warmMultipliers are the augmented Lagrangian's last multipliers.
+func (s *smoothMethod) warmMultipliers() []float64 { return s.al.lam }
+
+// solve runs the smooth oracle on (7) at xt. Its output is in s.out.
+func (s *smoothMethod) solve(xt []float64, acc accuracy) (res subResult, halt haltReason, err error) {
 	m := s.m
 	mu := s.rhoHat - s.rho
 	st := &s.al
@@ -433,7 +453,7 @@ type smoothBufs struct {
 	qn                    lbfgs
 }
 
-func (s *solver) smoothBuffers() *smoothBufs {
+func (s *smoothMethod) smoothBuffers() *smoothBufs {
 	if s.sb == nil {
 		n, m := s.n, s.m
 		s.sb = &smoothBufs{

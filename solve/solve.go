@@ -495,7 +495,7 @@ type Recorder interface {
 // goes wrong while solving is in the Result.
 func Minimize(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	if s.Oracle == Dynamic {
-		return minimizeDynamic(p, x0, s)
+		return MinimizeDynamic(p, x0, s)
 	}
 	sv, err := newSolver(p, x0, s)
 	if err != nil {

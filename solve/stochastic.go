@@ -37,23 +37,64 @@ func (s Settings) Algorithm3(K int) (V, alpha float64) {
 	return V, alpha
 }
 
-// stochBuffers allocates the virtual queues, the estimates, the rows of
-// the per-function subgradients and the minibatch generator on first use.
-func (s *solver) stochBuffers() {
-	if s.queue != nil {
-		return
-	}
-	s.queue = make([]float64, s.m+1)
-	s.theta = make([]float64, s.m+1)
-	s.zeta = make([][]float64, s.m+1)
-	for i := range s.zeta {
-		s.zeta[i] = make([]float64, s.n)
+// stochasticMethod is Algorithm 3 as the solve's oracle (algorithm3),
+// with Algorithm 2's steps on minibatch estimates for phase 1.
+type stochasticMethod struct {
+	*solver
+	queue, theta []float64   // Q_i; the estimates theta~_i of the current iterate
+	zeta         [][]float64 // zeta_i, the per-function stochastic subgradients
+}
+
+// newStochasticMethod allocates the virtual queues, the estimates and the
+// rows of the per-function subgradients, and the solver's minibatch
+// generator.
+func newStochasticMethod(s *solver) *stochasticMethod {
+	m := &stochasticMethod{solver: s, queue: make([]float64, s.m+1), theta: make([]float64, s.m+1), zeta: make([][]float64, s.m+1)}
+	for i := range m.zeta {
+		m.zeta[i] = make([]float64, s.n)
 	}
 	s.znew = make([]float64, s.n)
 	s.rng = rand.New(rand.NewPCG(s.set.Seed, stochasticSeedStream))
+	return m
 }
 
-// stochasticOracle runs Algorithm 3 for K iterations on the subproblem (7)
+func (m *stochasticMethod) oracle() Oracle  { return Stochastic }
+func (m *stochasticMethod) estimates() bool { return true }
+
+// step is Algorithm 3 in phase 2; in phase 1, Algorithm 2's phase-1 steps
+// on minibatch estimates (see algorithm3).
+func (m *stochasticMethod) step(xt []float64, phase1 bool) (oracleInfo, error) {
+	if !phase1 {
+		return m.algorithm3(xt, m.set.Inner, true)
+	}
+	m.sampled = true
+	info, err := m.algorithm2(xt, m.set.Inner, true, true)
+	m.sampled = false
+	m.monitorMode()
+	return info, err
+}
+
+// consistent is the descent test alone, with the tolerance
+// EpsHat + (1 + |H(x_t)|)/sqrt(K) in place of EpsHat^2: Algorithm 3's
+// guarantees hold with high probability, its accuracy is O(1/sqrt(K)) and
+// its output is feasible only to O(1/sqrt(K)), so a tighter test doubles
+// RhoHat on noise (and a larger RhoHat slows the method down), while a
+// subproblem that is not convex still shows as a gross increase.
+func (m *stochasticMethod) consistent(cur, next *Point, _ oracleInfo, phase1 bool) bool {
+	q := m.rhoHat / 2 * sqDistance(next.X, cur.X)
+	gn := gOf(next.F)
+	h0 := cur.F[0]
+	if phase1 {
+		h0 = gOf(cur.F)
+	}
+	tol := m.set.EpsHat + (1+math.Abs(h0))/math.Sqrt(float64(m.set.Inner))
+	if phase1 {
+		return gn+q <= h0+tol
+	}
+	return next.F[0]+q <= h0+tol
+}
+
+// algorithm3 runs Algorithm 3 for K iterations on the subproblem (7)
 // at xt, every fi estimated on a fresh minibatch at each iteration, and
 // leaves its output, the plain average of z_0..z_{K-1}, in s.out:
 //
@@ -74,9 +115,8 @@ func (s *solver) stochBuffers() {
 // on the largest estimate) on minibatch estimates, with the step sizes
 // 2/((RhoHat-Rho)(k+2)) that keep them stable. Phase 2 has no restoring
 // steps with this oracle (see run).
-func (s *solver) stochasticOracle(xt []float64, K int, record bool) (oracleInfo, error) {
+func (s *stochasticMethod) algorithm3(xt []float64, K int, record bool) (oracleInfo, error) {
 	var info oracleInfo
-	s.stochBuffers()
 	V, alpha := s.set.Algorithm3(K)
 	z, d, diff := s.z, s.d, s.diff
 	copy(z, xt)
@@ -297,7 +337,7 @@ func (s *solver) deterministicPolish(xs Point) (Point, error) {
 	cur := xs
 	phase1 := false
 	for round := 0; round < maxPolish && cur.Infeasibility > s.set.Eps; round++ {
-		info, err := s.oracle(cur.X, s.set.Inner, phase1, false)
+		info, err := s.algorithm2(cur.X, s.set.Inner, phase1, false)
 		if err != nil {
 			return cur, err
 		}

@@ -27,11 +27,12 @@ func TestStochasticOracleByHand(t *testing.T) {
 	}, nil)
 	s, err := newSolver(p, []float64{0}, Settings{Oracle: Stochastic, RhoHat: 1, Rho: 0.5, V: 1, Alpha: 1})
 	require.NoError(t, err)
-	info, err := s.stochasticOracle([]float64{0}, 4, false)
+	m := s.steps.(*stochasticMethod)
+	info, err := m.algorithm3([]float64{0}, 4, false)
 	require.NoError(t, err)
 	assert.Equal(t, 4, info.k)
 	assert.Equal(t, 0.53125, s.out[0])
-	assert.Equal(t, 0.185546875, s.queue[1])
+	assert.Equal(t, 0.185546875, m.queue[1])
 	assert.Equal(t, 0.703125, s.z[0]) // z_4
 	assert.Equal(t, 2, info.nObj)     // theta~_1 <= 0 at k = 0, 1
 }

@@ -14,3 +14,13 @@ func norm(a []float64) float64 { return math.Sqrt(dot(a, a)) }
 
 // dist is the Euclidean distance ||a - b||.
 func dist(a, b []float64) float64 { return floats.Distance(a, b, 2) }
+
+// sqDistance is ||a - b||^2, summed in index order.
+func sqDistance(a, b []float64) float64 {
+	d2 := 0.0
+	for j := range a {
+		dj := a[j] - b[j]
+		d2 += dj * dj
+	}
+	return d2
+}
