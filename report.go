@@ -61,15 +61,20 @@ type Report struct {
 	Gap                *float64 `json:"gap"`
 	// CertificateOracle and CertificateEvals: the oracle that certified
 	// and its evaluations.
-	CertificateOracle string             `json:"certificate_oracle,omitempty"`
-	RhoProven         bool               `json:"rho_proven"` // the certificate's Rho is at least the analysis' proven bound
-	CertificateEvals  int                `json:"certificate_evals"`
-	Stationary        bool               `json:"stationary"` // stationarity <= eps and feasible
-	Constraints       []ReportConstraint `json:"constraints"`
-	Variables         point.Variables    `json:"variables"`
-	Best              *ReportPoint       `json:"best"`
-	MostFeasible      *ReportPoint       `json:"most_feasible"`
-	Violated          []string           `json:"violated,omitempty"`
+	CertificateOracle string `json:"certificate_oracle,omitempty"`
+	RhoProven         bool   `json:"rho_proven"` // the certificate's Rho is at least the analysis' proven bound
+	// OutsideTheory, when not empty, says why the model is outside the
+	// paper's weakly convex theory (a nonlinear equality constraint): the
+	// bound at x_hat then proves nothing and only the KKT residual at x
+	// certifies.
+	OutsideTheory    string             `json:"outside_theory,omitempty"`
+	CertificateEvals int                `json:"certificate_evals"`
+	Stationary       bool               `json:"stationary"` // stationarity <= eps and feasible
+	Constraints      []ReportConstraint `json:"constraints"`
+	Variables        point.Variables    `json:"variables"`
+	Best             *ReportPoint       `json:"best"`
+	MostFeasible     *ReportPoint       `json:"most_feasible"`
+	Violated         []string           `json:"violated,omitempty"`
 	// Verdict is a sentence to act on, when the status alone misleads:
 	// locally infeasible, feasible only from a restart, or stopped on a
 	// limit while the iterates were still moving.
@@ -99,11 +104,15 @@ type Report struct {
 
 // ReportConstraint is one expanded constraint at the returned point.
 type ReportConstraint struct {
-	Name       string   `json:"name"`
+	Name string `json:"name"`
+	// Op is the constraint's comparison as written: "<=" or ">=" for an
+	// inequality f <= 0, "==" for an equality f = 0.
+	Op         string   `json:"op"`
 	Value      float64  `json:"value"` // f = lhs - rhs (rhs - lhs for >=)
 	RHS        *float64 `json:"rhs"`
-	Slack      float64  `json:"slack"` // -f
-	Multiplier *float64 `json:"multiplier"`
+	Slack      float64  `json:"slack"`      // -f for an inequality, -|f| for an equality
+	Violation  float64  `json:"violation"`  // max(0, f) for an inequality, |f| for an equality
+	Multiplier *float64 `json:"multiplier"` // of either sign for an equality
 }
 
 // ReportPoint is an outer iterate the solve kept: the best feasible one or
@@ -237,6 +246,12 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 		r.Stationarity, r.Stationary = finite(c.Stationarity), c.Stationary
 		r.XHatDistance, r.XHatBound, r.Gap = finite(c.Dist), finite(c.DistBound), finite(c.Gap)
 		r.CertificateOracle, r.CertificateEvals, r.RhoProven = c.Oracle, c.Evals, c.Proven
+		for i, k := range prob.Kinds {
+			if k == solve.NonlinearEquality {
+				r.OutsideTheory = fmt.Sprintf("the equality constraint %q is not affine", m.Constraints[i].Name)
+				break
+			}
+		}
 		if k := c.KKT; k != nil {
 			r.KKTResidual, r.KKTComplementarity, r.KKTTolerance = finite(k.Stationarity), finite(k.Complementarity), finite(s.Eps*k.Scale)
 		}
@@ -262,7 +277,10 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 		if i+1 < len(res.F) {
 			f = res.F[i+1]
 		}
-		k := ReportConstraint{Name: c.Name, Value: f, RHS: c.ConstRHS(), Slack: -f}
+		k := ReportConstraint{Name: c.Name, Op: c.Op, Value: f, RHS: c.ConstRHS(), Slack: -f, Violation: math.Max(0, f)}
+		if c.IsEquality() {
+			k.Slack, k.Violation = -math.Abs(f), math.Abs(f)
+		}
 		if res.Certificate != nil && i < len(res.Certificate.Multipliers) {
 			k.Multiplier = &res.Certificate.Multipliers[i]
 		}
@@ -331,6 +349,9 @@ func (r *Report) text(w io.Writer, m *check.Model, x []float64, noTime bool) {
 		if r.RhoProven {
 			proof = "rho proven by the analysis"
 		}
+		if r.OutsideTheory != "" {
+			proof = "outside the weakly convex theory (" + r.OutsideTheory + "): the bound at x_hat proves nothing, the KKT residual at x alone certifies it as a KKT point, a local solution at best"
+		}
 		atX := ""
 		if r.KKTResidual != nil && r.KKTComplementarity != nil && r.KKTTolerance != nil {
 			atX = fmt.Sprintf("KKT residual %s at x (measured with gradients and the multipliers of (7); complementarity %s; tolerance %s); ",
@@ -385,10 +406,12 @@ func (r *Report) text(w io.Writer, m *check.Model, x []float64, noTime bool) {
 				mult = num(*c.Multiplier)
 			}
 			switch {
-			case c.Value > r.Settings.Eps:
+			case c.Violation > r.Settings.Eps:
 				mark = "  VIOLATED"
-			case c.Value > 0:
-				mark = "  violated within eps" // allowed: a result is feasible to eps
+			case c.Violation > 0 && c.Op != "==":
+				// allowed: a result is feasible to eps (an equality is
+				// always met to within its band, and is not marked)
+				mark = "  violated within eps"
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\n", c.Name, num(c.Value), rhs, num(c.Slack), mult, mark)
 		}

@@ -18,11 +18,13 @@ import (
 // satisfied one is not.
 func TestConstraintMarks(t *testing.T) {
 	r := &Report{Status: "converged", Settings: ReportSettings{Eps: 1e-3}, Constraints: []ReportConstraint{
-		{Name: "over", Value: 2e-3, Slack: -2e-3},
-		{Name: "edge", Value: 1e-3, Slack: -1e-3},
-		{Name: "inside", Value: 5e-4, Slack: -5e-4},
-		{Name: "ok", Value: -0.1, Slack: 0.1},
-		{Name: "zero", Value: 0, Slack: 0},
+		{Name: "over", Op: "<=", Value: 2e-3, Slack: -2e-3, Violation: 2e-3},
+		{Name: "edge", Op: "<=", Value: 1e-3, Slack: -1e-3, Violation: 1e-3},
+		{Name: "inside", Op: ">=", Value: 5e-4, Slack: -5e-4, Violation: 5e-4},
+		{Name: "ok", Op: "<=", Value: -0.1, Slack: 0.1},
+		{Name: "zero", Op: "<=", Value: 0, Slack: 0},
+		{Name: "eqover", Op: "==", Value: -2e-3, Slack: -2e-3, Violation: 2e-3},
+		{Name: "eqin", Op: "==", Value: -5e-4, Slack: -5e-4, Violation: 5e-4},
 	}}
 	var b strings.Builder
 	r.text(&b, &check.Model{}, nil, false)
@@ -34,6 +36,8 @@ func TestConstraintMarks(t *testing.T) {
 	assert.True(t, strings.HasSuffix(line("inside"), "  violated within eps"), line("inside"))
 	assert.NotContains(t, line("ok"), "violated")
 	assert.NotContains(t, line("zero"), "violated")
+	assert.True(t, strings.HasSuffix(line("eqover"), "  VIOLATED"), line("eqover"))
+	assert.NotContains(t, line("eqin"), "violated", "an equality within eps is met to its band: no mark")
 }
 
 // A Stalled solve gets a verdict that names the oracle and what to try.

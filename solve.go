@@ -162,11 +162,31 @@ const (
 	NoteMethod                   // a warning about the method's fit to the model
 )
 
-// refuseEqualities refuses a model with an equality constraint (lhs ==
-// rhs), one diagnostic per constraint declaration at its ==: the solver
-// takes inequalities only, until equalities are wired into its oracles
-// (issue 29). qrc check and qrc eval accept such a model.
-func refuseEqualities(m *check.Model) error {
+// equalityKinds describes m's constraints for solve.Problem.Kinds: nil
+// when every constraint is an inequality.
+func equalityKinds(m *check.Model) []solve.ConstraintKind {
+	cs := problem.Constraints(m)
+	if !problem.HasEquality(cs) {
+		return nil
+	}
+	kinds := make([]solve.ConstraintKind, len(cs))
+	for i, c := range cs {
+		switch {
+		case !c.Equality:
+			kinds[i] = solve.Inequality
+		case c.Affine:
+			kinds[i] = solve.AffineEquality
+		default:
+			kinds[i] = solve.NonlinearEquality
+		}
+	}
+	return kinds
+}
+
+// refuseEqualities refuses a model with equality constraints (lhs == rhs)
+// for a method or oracle that takes inequalities only, one diagnostic per
+// constraint declaration at its ==, saying why (why) and what takes them.
+func refuseEqualities(m *check.Model, why string) error {
 	e := &RefusalError{}
 	for _, g := range m.Groups {
 		if g.Src == nil || g.Src.Op != "==" || len(g.Instances) == 0 {
@@ -176,12 +196,23 @@ func refuseEqualities(m *check.Model) error {
 		end.Offset += 2
 		end.Column += 2
 		e.Diagnostics = append(e.Diagnostics, &diag.Diagnostic{Pos: g.Src.OpPos, End: end,
-			Msg: fmt.Sprintf("equality constraint %q cannot be solved yet: the solver takes inequality constraints only (qrc check and qrc eval accept it)", g.Name)})
+			Msg: fmt.Sprintf("equality constraint %q: %s", g.Name, why)})
 	}
 	if len(e.Diagnostics) == 0 {
 		return nil
 	}
 	return e
+}
+
+// nonlinearEqualityNote is the note that a model with a nonlinear
+// equality is outside the paper's theory, naming the first such constraint.
+func nonlinearEqualityNote(m *check.Model, kinds []solve.ConstraintKind) (Note, bool) {
+	for i, k := range kinds {
+		if k == solve.NonlinearEquality {
+			return Note{Kind: NoteAnalysis, Text: fmt.Sprintf("equality constraint %q is not affine: the model is outside the weakly convex theory (its feasible set is not convex), so it is solved locally, as IPOPT and SLSQP do, and a point is certified by the KKT residual at it alone", m.Constraints[i].Name)}, true
+		}
+	}
+	return Note{}, false
 }
 
 // RefusalError is a solve the chosen oracle refuses: the smooth oracle on a
@@ -240,9 +271,7 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 	if len(x0) != m.checked.NumScalars {
 		return nil, fmt.Errorf("the start has %d values, the model %d variables", len(x0), m.checked.NumScalars)
 	}
-	if err := refuseEqualities(m.checked); err != nil {
-		return nil, err
-	}
+	kinds := equalityKinds(m.checked)
 	settings := c.settings
 	settings.Oracle, settings.Recorder, settings.Context, settings.Seed = nil, nil, nil, c.seed
 	limit := settings.TimeLimit // the analysis takes its share; the report shows the caller's
@@ -265,6 +294,24 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 		return nil, fmt.Errorf("--theory sets IQRC's parameters; --method %s does not use them", c.method.Name())
 	default:
 		settings.Oracle = c.oracle
+	}
+	if kinds != nil {
+		switch {
+		case !isIQRC:
+			return nil, refuseEqualities(m.checked, fmt.Sprintf("the %s method takes inequality constraints only; IQRC with the smooth oracle takes equalities", c.method.Name()))
+		case settings.Oracle != solve.Smooth && (settings.Oracle != solve.Dynamic || !prob.Smooth):
+			why := "the model is not differentiable"
+			if smooth, kink := check.Smooth(m.checked); smooth {
+				why = fmt.Sprintf("the %s oracle takes inequality constraints only", settings.Oracle)
+			} else {
+				why = fmt.Sprintf("the %s oracle takes inequality constraints only, and the smooth oracle, which takes equalities, needs a differentiable model (%s: %s)", settings.Oracle, kink.Expr.Src().Pos(), kink.Reason)
+			}
+			return nil, refuseEqualities(m.checked, why)
+		}
+		prob.Kinds = kinds
+		if n, ok := nonlinearEqualityNote(m.checked, kinds); ok {
+			c.notes(n)
+		}
 	}
 	if settings.Eps == 0 && settings.Oracle == solve.Smooth && problem.SampledRows(m.prog) > 0 {
 		// a model of means over data rows: its data's statistical error

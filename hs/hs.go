@@ -38,7 +38,6 @@ const (
 	Solved     Expectation = "solved"     // qrc with default settings solves it (the success rule)
 	Fails      Expectation = "fails"      // written and run, but not solved today; Note says how it ends
 	Unwritable Expectation = "unwritable" // no model: Note says what the language lacks (or why it is not written)
-	Equality   Expectation = "equality"   // has equality constraints: models/eq, run once the checker accepts ==
 )
 
 // Problem is one row of the manifest.
@@ -140,15 +139,12 @@ func parseRow(cols []string) (Problem, error) {
 		}
 	}
 	switch p.Expect {
-	case Solved, Fails, Unwritable, Equality:
+	case Solved, Fails, Unwritable:
 	default:
-		return p, fmt.Errorf("%s: expect %q is not one of solved, fails, unwritable, equality", p.Name, p.Expect)
+		return p, fmt.Errorf("%s: expect %q is not one of solved, fails, unwritable", p.Name, p.Expect)
 	}
 	if p.Expect != Solved && p.Note == "" {
 		return p, fmt.Errorf("%s: a problem that is not solved needs a note saying why", p.Name)
-	}
-	if (p.Expect == Equality) != (p.Eq > 0) && p.Expect != Unwritable {
-		return p, fmt.Errorf("%s: expect %q does not fit %d equality constraints", p.Name, p.Expect, p.Eq)
 	}
 	return p, nil
 }

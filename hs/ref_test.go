@@ -3,12 +3,10 @@ package hs
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/qrc-lang/qrc"
@@ -62,28 +60,6 @@ func close12(a, b float64) bool {
 	return math.Abs(a-b) <= 1e-12*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 }
 
-// refusesEquality reports whether err is the checker refusing an equality
-// constraint (`==`), which it does until equality constraints land: the
-// equality models are skipped then, not failed. It reads the diagnostics'
-// text (one that mentions == or an equality), not a list of problems.
-func refusesEquality(err error) bool {
-	if err == nil {
-		return false
-	}
-	var e *qrc.Error
-	if !errors.As(err, &e) {
-		// the solve's refusal of a model it checked
-		return strings.Contains(strings.ToLower(err.Error()), "equality constraint")
-	}
-	for _, d := range e.Diagnostics.Errors() {
-		msg := strings.ToLower(d.Error())
-		if strings.Contains(msg, "==") || strings.Contains(msg, "equalit") {
-			return true
-		}
-	}
-	return false
-}
-
 // TestModelsMatchReference evaluates every model at its start and compares
 // the start, the bounds, the objective and each constraint with the numpy
 // reference (ref/hs.py), to 1e-12 relative: a transcription error in a
@@ -101,16 +77,6 @@ func TestModelsMatchReference(t *testing.T) {
 				t.Fatalf("%s is not in testdata/reference.json", p.Name)
 			}
 			m, err := qrc.Load(p.Model("."))
-			if p.Eq > 0 && refusesEquality(err) {
-				// Until the checker accepts ==, compare the model with each
-				// `==` read as `<=`: the value of the constraint, lhs - rhs,
-				// is the same.
-				src, rerr := os.ReadFile(p.Model("."))
-				if rerr != nil {
-					t.Fatal(rerr)
-				}
-				m, err = qrc.Parse(p.Model("."), strings.ReplaceAll(string(src), "==", "<="))
-			}
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -42,8 +42,9 @@ func TestHockSchittkowski(t *testing.T) {
 			t.Run(p.Name, func(t *testing.T) {
 				t.Parallel()
 				o, err := Solve(context.Background(), p.Model("."), p.FStar, TimeLimit)
-				if p.Expect == Equality && refusesEquality(err) {
-					t.Skipf("%s has equality constraints, which the checker refuses today: %v", p.Name, err)
+				if err != nil && p.Expect == Fails {
+					t.Logf("%s is marked fails in problems.tsv (%s): %v", p.Name, p.Note, err)
+					return
 				}
 				if err != nil {
 					t.Fatal(err)

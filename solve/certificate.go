@@ -49,7 +49,7 @@ func (s *solver) accurateStep(cur *Point) (next Point, sub subResult, doubled bo
 			}
 			return
 		}
-		if g := gOf(cur.F); g <= 0 && sub.Lower > cur.F[0]+1e-10*(1+math.Abs(cur.F[0])) {
+		if g := gOf(cur.F); g <= 0 && sub.Lower > cur.F[0]+1e-10*(1+math.Abs(cur.F[0])) && !s.p.nonlinearEq {
 			sub.Nonconvex = true // weak duality fails: min (7) <= F(x_t)
 		}
 		if !sub.Nonconvex || s.set.NoSafeguard || s.stats.RhoDoublings >= MaxRhoDoublings {
@@ -153,12 +153,14 @@ func (s *solver) certOf(x *Point, sub *subResult) *Certificate {
 		Multipliers: clone(sub.Lambda),
 	}
 	c.Stationarity = sub.KKTFactor(s.rhoHat) * (c.Dist + c.DistBound)
-	c.Proven = s.p.ProvenRho > 0 && s.rho >= s.p.ProvenRho
+	c.Proven = s.p.ProvenRho > 0 && s.rho >= s.p.ProvenRho && !s.p.nonlinearEq
 	// the augmented Lagrangian's own multipliers are often the more
 	// accurate ones: the better check of the two counts
 	c.KKT = s.kktAt(x.X, sub.Lambda, s.certifier().warmMultipliers())
-	c.Stationary = x.Infeasibility <= s.set.Eps &&
-		(c.Stationarity <= s.set.Eps && c.Dist+c.DistBound <= s.set.Eps || s.set.Eps <= kktAtXEps && c.KKT.Holds(s.set.Eps))
+	// with a nonlinear equality (7) is not strongly convex, its bound
+	// proves nothing, and only the KKT residual at x certifies
+	byGap := c.Stationarity <= s.set.Eps && c.Dist+c.DistBound <= s.set.Eps && !s.p.nonlinearEq
+	c.Stationary = x.Infeasibility <= s.set.Eps && (byGap || s.kktCertifies() && c.KKT.Holds(s.set.Eps))
 	return c
 }
 
@@ -168,6 +170,11 @@ func (s *solver) certOf(x *Point, sub *subResult) *Certificate {
 // F; at a larger Eps it is the paper's certificate (Definition 2) alone.
 const kktAtXEps = 1e-4
 
+// kktCertifies reports whether the KKT residual at x can certify x:
+// when Eps <= kktAtXEps, and always with a nonlinear equality, where
+// nothing else can.
+func (s *solver) kktCertifies() bool { return s.set.Eps <= kktAtXEps || s.p.nonlinearEq }
+
 // kktAt measures, when Eps <= kktAtXEps, the KKT residual of a smooth problem at x with each of
 // the candidate multipliers lams (len M each; nil ones are skipped) by one
 // evaluation and a gradient per candidate, and returns the best check;
@@ -175,7 +182,7 @@ const kktAtXEps = 1e-4
 // certificate then rests on x_hat alone). It leaves the solver's values
 // at x.
 func (s *solver) kktAt(x []float64, lams ...[]float64) *KKTCheck {
-	if !s.p.Smooth || s.set.Eps > kktAtXEps || s.halted() != running {
+	if !s.p.Smooth || !s.kktCertifies() || s.halted() != running {
 		// at a larger Eps it certifies nothing (Certificate.Stationary),
 		// and on large data its gradients cost seconds an outer step
 		return nil
@@ -376,7 +383,7 @@ func (s *solver) certificate(pt *Point) (*Certificate, string) {
 // fails).
 func (s *solver) startScale() {
 	s.gradScale = 1
-	if !s.p.Smooth || s.set.Eps > kktAtXEps {
+	if !s.p.Smooth || !s.kktCertifies() {
 		return // no KKT check at x (kktAt): no gradient to spend
 	}
 	if err := s.gradient(0); err != nil {

@@ -67,12 +67,13 @@ func (r *elasticRecorder) Record(it Iteration) error {
 	y := it.X[:r.n]
 	rec := Iteration{Phase1: true, T: r.t0 + it.T, K: it.K, X: y, Step: it.Step, FeasibleFraction: it.FeasibleFraction,
 		RhoHat: it.RhoHat, RhoDoubled: it.RhoDoubled, Objective: math.NaN(), Infeasibility: math.Max(0, it.Objective)}
-	g := math.NaN()
+	g, short := math.NaN(), math.NaN()
 	for k := range r.lastX {
 		if slices.Equal(r.lastX[k], it.X) {
 			rec.Objective = r.lastF[k][0]
 			var at int
 			g, at = maxConstraint(r.lastF[k])
+			short = s.phaseG(r.lastF[k])
 			rec.Infeasibility = math.Max(0, g)
 			if g > 0 {
 				rec.MaxViolated = at
@@ -88,7 +89,7 @@ func (r *elasticRecorder) Record(it Iteration) error {
 	}
 	switch {
 	case it.K > 0:
-	case g <= r.target:
+	case short <= r.target:
 		r.found = clone(y)
 		return errFeasible
 	default:
@@ -102,7 +103,7 @@ func elasticProblem(p *Problem, tLow float64, rec *elasticRecorder) *Problem {
 	n, m := p.N, p.M
 	vals := make([]float64, m+1)
 	wi := make([]float64, m+1)
-	q := &Problem{N: n + 1, M: m, Names: p.Names, Smooth: p.Smooth, ConstraintRho: p.ConstraintRho}
+	q := &Problem{N: n + 1, M: m, Names: p.Names, Smooth: p.Smooth, ConstraintRho: p.ConstraintRho, eqSide: p.eqSide, nonlinearEq: p.nonlinearEq}
 	q.Eval = func(x, out []float64) error {
 		if err := p.Eval(x[:n], vals); err != nil {
 			return err
@@ -226,7 +227,7 @@ func (s *solver) elasticRun(cur *Point) (found bool, halt haltReason, err error)
 		if err := s.eval(x); err != nil {
 			return false, running, err
 		}
-		if g, _ := maxConstraint(s.vals); g <= s.target {
+		if s.phaseG(s.vals) <= s.target {
 			hi = tau
 			copy(best, x)
 		} else {

@@ -204,6 +204,28 @@ func infeasibility(f []float64) float64 {
 	return math.Max(0, g)
 }
 
+// phaseG is gOf with the two sides of every equality allowed Eps: phase
+// 1 ends, and phase 2 makes no restoring step, when it is at most target.
+// The accurate oracles' (7) keeps no proximal term on an equality's sides
+// (conProx), so it starts from any x_t and pulls the equalities into their
+// bands itself; asking phase 1 for the band to within target (1e-12 at
+// the smooth oracle's Eps) would ask a first-order method for what it
+// cannot give.
+func (s *solver) phaseG(f []float64) float64 {
+	if s.p.eqSide == nil {
+		return gOf(f)
+	}
+	g := math.Inf(-1)
+	for i := 1; i < len(f); i++ {
+		v := f[i]
+		if s.p.eqSide[i-1] {
+			v -= s.set.Eps
+		}
+		g = math.Max(g, v)
+	}
+	return g
+}
+
 // gOf is max_i fi, -Inf without constraints.
 func gOf(f []float64) float64 {
 	g, _ := maxConstraint(f)
@@ -341,7 +363,7 @@ func (s *solver) run(x0 []float64) *Result {
 	// phase 1
 	s.lastRecord = time.Now()
 	s.stepPt, s.stepStage = &cur, "phase1"
-	if gOf(cur.F) > s.target {
+	if s.phaseG(cur.F) > s.target {
 		if st, done, err := s.phase1(&cur); done {
 			if st == Interrupted {
 				err = s.recErr
@@ -362,7 +384,7 @@ func (s *solver) run(x0 []float64) *Result {
 		// EpsHat^2; Algorithm 3 does not (its queues push an infeasible
 		// x_t back), and its outputs are feasible only to O(1/sqrt(K)),
 		// so with it there are no restoring steps.
-		restore := gOf(cur.F) > s.target && !s.steps.estimates()
+		restore := s.phaseG(cur.F) > s.target && !s.steps.estimates()
 		var (
 			next    Point
 			info    oracleInfo
@@ -521,7 +543,11 @@ func (s *solver) recordOuter(cur *Point, info oracleInfo, phase1 bool, stepLen f
 // Interrupted or NumericalError as they come.
 func (s *solver) phase1(cur *Point) (Status, bool, error) {
 	hist := []float64{gOf(cur.F)}
-	for s.stats.Phase1Outer < min(s.set.Outer, DefaultOuter) {
+	// an equality's band is no set Algorithm 2's steps on G can enter
+	// (every step on it adds RhoHat/2 ||z - x_t||^2 to both sides): with an
+	// accurate oracle, the elastic phase 1 at once
+	skip := s.acc != nil && s.p.eqSide != nil
+	for !skip && s.stats.Phase1Outer < min(s.set.Outer, DefaultOuter) {
 		next, info, doubled, err := s.step(cur, true)
 		if err != nil {
 			return NumericalError, true, err
@@ -537,7 +563,7 @@ func (s *solver) phase1(cur *Point) (Status, bool, error) {
 			return Interrupted, true, nil
 		}
 		g := gOf(cur.F)
-		if g <= s.target {
+		if s.phaseG(cur.F) <= s.target {
 			return 0, false, nil
 		}
 		if s.stationarityScale()*stepLen <= s.set.Eps && !info.emptyI {

@@ -346,7 +346,7 @@ func (s *smoothMethod) solve(xt []float64, acc accuracy) (res subResult, halt ha
 				sts += sj * sj
 				sty += sj * yj
 			}
-			if sts > 1e-20*(1+dot(y, y)) && sty < 0.99*mu*sts {
+			if sts > 1e-20*(1+dot(y, y)) && sty < 0.99*mu*sts && !s.p.nonlinearEq {
 				// Phi is mu-strongly convex when every fi is Rho-weakly
 				// convex: this secant shows it is not
 				res.Nonconvex = true
@@ -435,7 +435,13 @@ func (s *smoothMethod) solve(xt []float64, acc accuracy) (res subResult, halt ha
 // RhoHat + sum lambda_i RhoHat_i of the certificate no longer grows with
 // the multipliers of such constraints, so that the proximal steps are not
 // cut short by a large multiplier (docs/solver.md).
+//
+// The two inequalities an equality becomes (split) get no proximal term
+// at all: with one, (7) would be feasible only at x_t.
 func (s *solver) conProx(i int) (w, mu float64) {
+	if s.p.eqSide != nil && s.p.eqSide[i] {
+		return 0, 0
+	}
 	if r := s.p.ConstraintRho; r != nil && r[i] >= 0 && r[i] < s.rhoHat {
 		return r[i], 0
 	}

@@ -104,6 +104,19 @@ type Problem struct {
 	// solver does not probe around it for lower points (probe.go).
 	Convex bool
 
+	// Kinds, if not nil (len M), says which constraints are equalities
+	// fi(x) = 0 (AffineEquality, NonlinearEquality) rather than
+	// inequalities fi(x) <= 0 (Inequality; nil means every one). Only the
+	// Smooth oracle takes equalities (see equality.go and docs/solver.md).
+	Kinds []ConstraintKind
+
+	// eqSide marks, in the Problem the solver sees (split), the two
+	// inequalities each equality becomes: they get no proximal term in (7)
+	eqSide []bool
+	// nonlinearEq reports that one of them comes from a NonlinearEquality:
+	// (7) is then outside the theory and only the KKT check certifies
+	nonlinearEq bool
+
 	// Smooth reports that every fi is continuously differentiable on X,
 	// so that Grad gives gradients: the Smooth oracle needs it, and a nil
 	// Settings.Oracle picks it then (Auto).
@@ -494,6 +507,9 @@ type Recorder interface {
 // The error is for an invalid problem or invalid settings; everything that
 // goes wrong while solving is in the Result.
 func Minimize(p *Problem, x0 []float64, s Settings) (*Result, error) {
+	if p != nil && p.hasEquality() {
+		return minimizeEqualities(p, x0, s)
+	}
 	if s.Oracle == Dynamic {
 		return MinimizeDynamic(p, x0, s)
 	}
@@ -617,6 +633,8 @@ func (p *Problem) Validate(x0 []float64) error {
 		return fmt.Errorf("the start has %d values; the problem has N = %d variables", len(x0), p.N)
 	case p.Names != nil && len(p.Names) != p.M:
 		return fmt.Errorf("%d constraint names for M = %d constraints", len(p.Names), p.M)
+	case p.Kinds != nil && len(p.Kinds) != p.M:
+		return fmt.Errorf("%d constraint kinds (Kinds) for M = %d constraints", len(p.Kinds), p.M)
 	case p.ConstraintRho != nil && len(p.ConstraintRho) != p.M:
 		return fmt.Errorf("%d constraint moduli (ConstraintRho) for M = %d constraints", len(p.ConstraintRho), p.M)
 	}

@@ -255,8 +255,9 @@ func TestEvalMetrics(t *testing.T) {
 }
 
 // TestEqualityConstraints: == constraints check (the summary shows them),
-// format, evaluate (value and violation |f|), and the solve refuses them
-// with a positioned error until the solver takes equalities.
+// format, evaluate (value and violation |f|) and solve: the only feasible
+// point has w1 = w2 = a (w >= 0 and the two circles), 2a + w3 = 1 and
+// a^2 + w3^2 = 1/2, so a = (4 - sqrt 6)/10 and w3 = (1 + sqrt 6)/5.
 func TestEqualityConstraints(t *testing.T) {
 	src := `var w[3] in box(0, 1) = [0.2, 0.3, 0.1]
 minimize sum(j in 1..3) square(w[j] - 0.5)
@@ -298,9 +299,39 @@ subject to
 	txt := qrc(t, "", "eval", path)
 	assert.Contains(t, txt.stdout, "\nbal        -0.4   ==  1    0.4")
 
-	s := qrc(t, "", "solve", path)
-	assert.Equal(t, 1, s.code)
-	assert.Contains(t, s.stderr, path+`:4:17: equality constraint "bal" cannot be solved yet`)
-	assert.Contains(t, s.stderr, "    bal: sum(w) == 1\n")
-	assert.Contains(t, s.stderr, path+`:5:38: equality constraint "circ" cannot be solved yet`)
+	type solved struct {
+		Status        string               `json:"status"`
+		Infeasibility float64              `json:"infeasibility"`
+		OutsideTheory string               `json:"outside_theory"`
+		Variables     map[string][]float64 `json:"variables"`
+		Constraints   []struct {
+			Name       string   `json:"name"`
+			Op         string   `json:"op"`
+			Value      float64  `json:"value"`
+			Violation  float64  `json:"violation"`
+			Multiplier *float64 `json:"multiplier"`
+		} `json:"constraints"`
+	}
+	s, sr := jsonOut[solved](t, false, "solve", path)
+	require.Equal(t, 0, sr.code, sr.stderr)
+	assert.Equal(t, "converged", s.Status)
+	assert.Contains(t, sr.stderr, `equality constraint "circ[1]" is not affine: the model is outside the weakly convex theory`)
+	assert.Contains(t, s.OutsideTheory, `"circ[1]" is not affine`)
+	a := (4 - math.Sqrt(6)) / 10
+	// the feasible set is this one point: a point whose constraints are
+	// met to 1e-6 is within 1e-6 ||(J)^-1|| of it, and the Jacobian J of
+	// the three equalities there has smallest singular value 0.3101
+	require.Len(t, s.Variables["w"], 3)
+	for j, want := range []float64{a, a, 1 - 2*a} {
+		assert.InDelta(t, want, s.Variables["w"][j], math.Sqrt(3)*1e-6/0.3101, "w[%d]", j+1)
+	}
+	assert.LessOrEqual(t, s.Infeasibility, 1e-6)
+	require.Len(t, s.Constraints, 4)
+	assert.Equal(t, "==", s.Constraints[0].Op)
+	assert.Equal(t, "<=", s.Constraints[3].Op)
+	for _, c := range s.Constraints[:3] {
+		assert.LessOrEqual(t, c.Violation, 1e-6, c.Name)
+		assert.InDelta(t, math.Abs(c.Value), c.Violation, 0, c.Name)
+		assert.NotNil(t, c.Multiplier, c.Name)
+	}
 }
