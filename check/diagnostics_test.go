@@ -14,6 +14,7 @@ import (
 
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/diag"
+	"github.com/qrc-lang/qrc/modelfile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of TestDiagnostics")
@@ -31,7 +32,7 @@ func TestDiagnostics(t *testing.T) {
 	for _, path := range paths {
 		name := strings.TrimSuffix(filepath.Base(path), ".qrc")
 		t.Run(name, func(t *testing.T) {
-			m, sources, diags := check.LoadFile(path, check.Options{})
+			m, sources, diags := modelfile.Load(path, check.Options{})
 			var buf bytes.Buffer
 			diags.Print(&buf, sources)
 			got := buf.String()
