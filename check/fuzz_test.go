@@ -20,6 +20,7 @@ func FuzzCheck(f *testing.F) {
 	for _, pattern := range []string{
 		filepath.Join("..", "examples", "*.qrc"),
 		filepath.Join("testdata", "bad", "*.qrc"),
+		filepath.Join("testdata", "render", "*.qrc"),
 	} {
 		paths, err := filepath.Glob(pattern)
 		if err != nil {
