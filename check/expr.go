@@ -1004,7 +1004,9 @@ func (c *checker) resolveRows(r *Compr, ce *ast.Comprehension) bool {
 		delete(free, b)
 	}
 	if len(free) > 0 { // depends on outer indices: rows resolved per value later
-		if r.Op == "sum" || r.Op == "prod" || r.Data != nil {
+		// Only a mean: the compiler merges a max inside a max (or min in
+		// min), where an empty inner set adds nothing.
+		if r.Op != "mean" || r.Data != nil {
 			return true
 		}
 		if at := c.emptyFor(r); at != "" {
