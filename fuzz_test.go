@@ -29,7 +29,7 @@ func FuzzParseSolve(f *testing.F) {
 	} {
 		f.Add(src)
 	}
-	for _, name := range []string{"check/testdata/bad"} {
+	for _, name := range []string{"check/testdata/bad", "check/testdata/render"} {
 		entries, _ := os.ReadDir(name)
 		for _, e := range entries {
 			if b, err := os.ReadFile(filepath.Join(name, e.Name())); err == nil && len(b) < 4096 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/modelfile"
 	"github.com/qrc-lang/qrc/problem"
 	"github.com/qrc-lang/qrc/solve"
 )
@@ -16,7 +17,7 @@ import (
 // When a row set is monitored on a sample, the progress table says so
 // above its header; on all rows it says nothing.
 func TestMonitorNote(t *testing.T) {
-	m, _, diags := check.LoadFile("examples/fairness.qrc", check.Options{})
+	m, _, diags := modelfile.Load("examples/fairness.qrc", check.Options{})
 	require.NoError(t, diags.Err())
 	prog, err := autodiff.Compile(m)
 	require.NoError(t, err)

@@ -35,6 +35,7 @@ import (
 	"github.com/qrc-lang/qrc/diag"
 	"github.com/qrc-lang/qrc/gradcheck"
 	"github.com/qrc-lang/qrc/limits"
+	"github.com/qrc-lang/qrc/modelfile"
 	"github.com/qrc-lang/qrc/point"
 )
 
@@ -132,7 +133,7 @@ func WithDataDir(dir string) Option {
 // WithDataCache serves data files loaded before and unchanged since from
 // cache, for a program that loads the same model many times.
 func WithDataCache(cache *data.Cache) Option {
-	return func(c *loadConfig) { c.opts.Cache = cache }
+	return func(c *loadConfig) { c.opts.Loader = modelfile.Data{Cache: cache} }
 }
 
 // Error is a model that could not be loaded, checked or compiled. Its
@@ -189,7 +190,7 @@ func Load(path string, opts ...Option) (*Model, error) {
 	if c.err != nil {
 		return nil, &Error{File: path, Err: c.err}
 	}
-	m, sources, diags := check.LoadFile(path, c.opts)
+	m, sources, diags := modelfile.Load(path, c.opts)
 	return compile(path, m, sources, diags)
 }
 
@@ -204,7 +205,7 @@ func Parse(name, src string, opts ...Option) (*Model, error) {
 	if c.opts.Dir == "" {
 		c.opts.Dir = filepath.Dir(name)
 	}
-	m, sources, diags := check.LoadSource(name, []byte(src), c.opts)
+	m, sources, diags := modelfile.LoadSource(name, []byte(src), c.opts)
 	return compile(name, m, sources, diags)
 }
 

@@ -18,12 +18,13 @@ import (
 	"github.com/qrc-lang/qrc/domain"
 	"github.com/qrc-lang/qrc/internal/npcref"
 	"github.com/qrc-lang/qrc/internal/shareddata"
+	"github.com/qrc-lang/qrc/modelfile"
 )
 
 // load checks a model file (with --data style overrides) and compiles it.
 func load(t testing.TB, path string, opts check.Options) (*check.Model, *Program) {
 	t.Helper()
-	m, src, diags := check.LoadFile(path, opts)
+	m, src, diags := modelfile.Load(path, opts)
 	if m == nil {
 		var b bytes.Buffer
 		diags.Print(&b, src)
@@ -43,7 +44,7 @@ func compileSource(t testing.TB, src string, files map[string]string) (*check.Mo
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
 	}
 	path := filepath.Join(dir, "m.qrc")
-	m, srcs, diags := check.LoadSource(path, []byte(src), check.Options{})
+	m, srcs, diags := modelfile.LoadSource(path, []byte(src), check.Options{})
 	if m == nil {
 		var b bytes.Buffer
 		diags.Print(&b, srcs)

@@ -158,7 +158,7 @@ func (c *compiler) emit(in *inst) *reg {
 	if !ok {
 		// the checker refuses such comprehensions first; this keeps the
 		// compiler safe on its own
-		c.errorf(in.src, "this expression expands to more than %d values (limits.MaxTerms)", limits.MaxTerms)
+		c.errorf(in.src, "internal error: this expression expands to more than %d values (limits.MaxTerms)", limits.MaxTerms)
 		return nil
 	}
 	if allKonst {
@@ -246,7 +246,7 @@ func (c *compiler) expr1(e check.Expr, sc *scope) *reg {
 			return nil
 		}
 		if len(e.Idx) > 2 || len(e.Idx) > len(x.elem) {
-			c.errorf(src, "cannot index a %s with %d indices", x.elem, len(e.Idx))
+			c.errorf(src, "internal error: cannot index a %s with %d indices", x.elem, len(e.Idx)) // the checker refuses it first
 			return nil
 		}
 		ins := []*reg{x}
@@ -257,7 +257,7 @@ func (c *compiler) expr1(e check.Expr, sc *scope) *reg {
 				return nil
 			}
 			if !r.konst || r.esize != 1 {
-				c.errorf(ie.Src(), "an index must be a constant integer or depend only on comprehension indices")
+				c.errorf(ie.Src(), "internal error: an index must be a constant integer or depend only on comprehension indices") // the checker refuses it first
 				return nil
 			}
 			ins = append(ins, r)
@@ -369,7 +369,7 @@ func (c *compiler) arith(e *check.Arith, sc *scope) *reg {
 			return c.unary(stdlib.Lookup("exp"), nil, m, src)
 		}
 		if !ok || !k.Value.Shape.IsScalar() {
-			c.errorf(e.Y.Src(), "the exponent must be a constant scalar")
+			c.errorf(e.Y.Src(), "internal error: the exponent must be a constant scalar") // the checker refuses it first
 			return nil
 		}
 		x := c.expr(e.X, sc)
@@ -663,7 +663,7 @@ func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
 				return nil
 			}
 			if !lo.konst || !hi.konst {
-				c.errorf(b.Src, "the bounds of %s must not depend on variables", b.Name)
+				c.errorf(b.Src, "internal error: the bounds of %s must not depend on variables", b.Name) // the checker refuses it first
 				return nil
 			}
 			l, h := math.Inf(1), math.Inf(-1)
@@ -673,8 +673,8 @@ func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
 			for _, v := range hi.val {
 				h = math.Max(h, v)
 			}
-			if n := math.Floor(h) - math.Ceil(l) + 1; n > limits.MaxRangeValues {
-				c.errorf(b.Src, "the range of %s has %s values, more than the %d qrc expands (limits.MaxRangeValues); an index the body does not use is folded, and a filter comparing it with constants narrows it", b.Name, strconv.FormatFloat(n, 'g', -1, 64), limits.MaxRangeValues)
+			if n := math.Floor(h) - math.Ceil(l) + 1; n > limits.MaxRangeValues { // the checker refuses it first (rangeExpandable)
+				c.errorf(b.Src, "internal error: the range of %s has %s values, more than the %d qrc expands (limits.MaxRangeValues); an index the body does not use is folded, and a filter comparing it with constants narrows it", b.Name, strconv.FormatFloat(n, 'g', -1, 64), limits.MaxRangeValues)
 				return nil
 			}
 			for v := math.Ceil(l); v <= h; v++ {
@@ -699,7 +699,7 @@ func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
 			return nil
 		}
 		if !w.konst {
-			c.errorf(e.Where.Src(), "a where filter must not depend on variables")
+			c.errorf(e.Where.Src(), "internal error: a where filter must not depend on variables") // the checker refuses it first
 			return nil
 		}
 		and(w)
@@ -905,7 +905,7 @@ func (c *compiler) dataField(e *check.DataField) *reg {
 	}
 	col, ok := set.Columns[e.Field]
 	if !ok {
-		c.errorf(src, "data set %s has no column %q", e.Set.Name, e.Field)
+		c.errorf(src, "internal error: data set %s has no column %q", e.Set.Name, e.Field) // the checker refuses it first
 		return nil
 	}
 	return c.konst(nil, check.Shape{len(col)}, col, src)

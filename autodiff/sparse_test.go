@@ -18,6 +18,7 @@ import (
 	"github.com/qrc-lang/qrc/data"
 	"github.com/qrc-lang/qrc/internal/npcref"
 	"github.com/qrc-lang/qrc/internal/shareddata"
+	"github.com/qrc-lang/qrc/modelfile"
 )
 
 // sparseGen generates the rows of a sparse LIBSVM set deterministically:
@@ -146,7 +147,7 @@ func TestSparseAgreesDense(t *testing.T) {
 	dir := t.TempDir()
 	sparseGen{n: 1500, d: 400, perRow: 4, classes: 3}.write(t, filepath.Join(dir, "d.svm"))
 	path := filepath.Join(dir, "m.qrc")
-	m, _, diags := check.LoadSource(path, []byte(sparseModel), check.Options{})
+	m, _, diags := modelfile.LoadSource(path, []byte(sparseModel), check.Options{})
 	require.NotNil(t, m, "%v", diags)
 	sp, dn := compileSparseAndDense(t, m)
 	require.Equal(t, 5, countSparse(sp), "logistic, one per class, hinge")
@@ -218,7 +219,7 @@ var w[D.d] in box(-1, 1)
 minimize mean(i in D) abs(D.X[i, 2] * w[2] - dot(w, D.X[i])) + mean(i in D where D.X[i, 3] != 0) sum(j in 1..10) w[j] * D.X[i, j]
 subject to c: mean(i in D) sum(j in 1..D.d) (w[j] * D.X[i, j])^2 <= 1
 `
-	m, _, diags := check.LoadSource(filepath.Join(dir, "m.qrc"), []byte(src), check.Options{})
+	m, _, diags := modelfile.LoadSource(filepath.Join(dir, "m.qrc"), []byte(src), check.Options{})
 	require.NotNil(t, m, "%v", diags)
 	set := m.Data[0].Set
 	require.NotNil(t, set.X, "the checker converts the set")
@@ -249,7 +250,7 @@ var v[D.d] in box(-1, 1)
 minimize mean(i in D) log(1 + exp(-(D.y[i] - 2) * dot(w, D.X[i]))) + mean(i in D) sigmoid(sum(j in 1..D.d) v[j] * D.X[i, j])
 subject to c: mean(i in D where D.y[i] == 2) sigmoid(dot(D.X[i], w - v)) <= 0.3
 `
-	m, _, diags := check.LoadSource(filepath.Join(dir, "m.qrc"), []byte(src), check.Options{})
+	m, _, diags := modelfile.LoadSource(filepath.Join(dir, "m.qrc"), []byte(src), check.Options{})
 	require.NotNil(t, m, "%v", diags)
 	p, err := Compile(m)
 	require.NoError(t, err)
@@ -284,7 +285,7 @@ var w[D.d] in box(-1, 1)
 minimize mean(i in D) log(1 + exp(-D.y[i] * dot(w, D.X[i])))
 `
 	before := heapInUse()
-	m, _, diags := check.LoadSource(filepath.Join(dir, "m.qrc"), []byte(src), check.Options{})
+	m, _, diags := modelfile.LoadSource(filepath.Join(dir, "m.qrc"), []byte(src), check.Options{})
 	require.NotNil(t, m, "%v", diags)
 	set := m.Data[0].Set
 	require.True(t, set.IsSparse())
@@ -342,7 +343,7 @@ var b in box(-1, 1)
 minimize mean(i in D) log(1 + exp(-D.y[i] * (dot(w, D.X[i]) + b)))
 subject to hinge: mean(i in D) max(0, 1 - D.y[i] * sum(j in 1..D.d) w[j] * D.X[i, j]) <= 0.8
 `, path)
-	m, _, diags := check.LoadSource(filepath.Join(t.TempDir(), "m.qrc"), []byte(src), check.Options{})
+	m, _, diags := modelfile.LoadSource(filepath.Join(t.TempDir(), "m.qrc"), []byte(src), check.Options{})
 	require.NotNil(t, m, "%v", diags)
 	require.True(t, m.Data[0].Set.IsSparse(), "a9a.t is stored sparse")
 	sp, dn := compileSparseAndDense(t, m)
@@ -364,7 +365,7 @@ func TestSparseDenseFallback(t *testing.T) {
 var w[D.d] in box(-1, 1)
 minimize mean(i in D) abs(D.X[i, 2] * w[2] - dot(w, D.X[i]))
 `
-	m, _, diags := check.LoadSource(filepath.Join(dir, "m.qrc"), []byte(src), check.Options{})
+	m, _, diags := modelfile.LoadSource(filepath.Join(dir, "m.qrc"), []byte(src), check.Options{})
 	require.NotNil(t, m, "%v", diags)
 	require.NotNil(t, m.Data[0].Set.X, "converted for the elementwise use")
 	p, err := Compile(m)
@@ -376,7 +377,7 @@ minimize mean(i in D) abs(D.X[i, 2] * w[2] - dot(w, D.X[i]))
 var w[D.d] in box(-1, 1)
 minimize mean(i in D where D.X[i, 5] != 0 or i <= 50) log(1 + exp(-D.y[i] * dot(w, D.X[i])))
 `
-	m, _, diags = check.LoadSource(filepath.Join(dir, "m.qrc"), []byte(src), check.Options{})
+	m, _, diags = modelfile.LoadSource(filepath.Join(dir, "m.qrc"), []byte(src), check.Options{})
 	require.NotNil(t, m, "%v", diags)
 	require.True(t, m.Data[0].Set.X == nil, "the set was converted")
 	p, err = Compile(m)
@@ -413,7 +414,7 @@ param r = sum(j in 1..D.d) D.X[1, j]
 var w[D.d] in box(-1, 1)
 minimize mean(i in D) a * r * dot(w, D.X[i])
 `
-	m, _, diags = check.LoadSource(filepath.Join(dir, "m.qrc"), []byte(src), check.Options{})
+	m, _, diags = modelfile.LoadSource(filepath.Join(dir, "m.qrc"), []byte(src), check.Options{})
 	require.NotNil(t, m, "%v", diags)
 	require.True(t, m.Data[0].Set.X == nil, "the set was converted")
 	_, cols, vals := sparseGen{n: 200, d: 300, perRow: 3}.row(0)
@@ -431,7 +432,7 @@ minimize mean(i in D) a * r * dot(w, D.X[i])
 var w
 minimize mean(i in D) abs(D.X[i, 1] * w)
 `
-	m, _, diags = check.LoadSource(filepath.Join(dir, "m.qrc"), []byte(src), check.Options{})
+	m, _, diags = modelfile.LoadSource(filepath.Join(dir, "m.qrc"), []byte(src), check.Options{})
 	require.Nil(t, m)
 	require.Contains(t, diags.Error(), "cannot use D.X")
 	require.Contains(t, diags.Error(), "a dense 2 × 100000000 matrix of this sparse set")

@@ -25,6 +25,7 @@ import (
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/distrib"
+	"github.com/qrc-lang/qrc/modelfile"
 )
 
 func TestMain(m *testing.M) {
@@ -80,7 +81,7 @@ func TestPassEqualsWholeData(t *testing.T) {
 			sample, err := r.Prepare(ctx, 500, 7)
 			require.NoError(t, err)
 
-			m, _, diags := check.LoadFile(c.model, check.Options{})
+			m, _, diags := modelfile.Load(c.model, check.Options{})
 			require.NoError(t, diags.Err())
 			n := m.Data[0].Set.N()
 			assert.Equal(t, n, r.Rows())

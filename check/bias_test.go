@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/modelfile"
 )
 
 func TestBiasedMeans(t *testing.T) {
@@ -43,7 +44,7 @@ func m(i) = mean(j in D) dot(D.X[j], x) * i
 	for _, tc := range cases {
 		t.Run(tc.obj, func(t *testing.T) {
 			src := head + "minimize\n    " + tc.obj + "\n"
-			m, _, diags := check.LoadSource("m.qrc", []byte(src), check.Options{Dir: filepath.Join("testdata", "data")})
+			m, _, diags := modelfile.LoadSource("m.qrc", []byte(src), check.Options{Dir: filepath.Join("testdata", "data")})
 			require.NoError(t, diags.Err())
 			var got []string
 			for _, b := range check.BiasedMeans(m.Objective.Expr) {
@@ -58,7 +59,7 @@ func m(i) = mean(j in D) dot(D.X[j], x) * i
 
 func TestBiasedMeansExamples(t *testing.T) {
 	for _, name := range []string{"npc.qrc", "fairness.qrc", "phase.qrc"} {
-		m, _, diags := check.LoadFile(filepath.Join("..", "examples", name), check.Options{})
+		m, _, diags := modelfile.Load(filepath.Join("..", "examples", name), check.Options{})
 		require.NoError(t, diags.Err(), name)
 		if m.Objective != nil {
 			assert.Empty(t, check.BiasedMeans(m.Objective.Expr), name)
@@ -79,7 +80,7 @@ func m(i) = mean(j in D) dot(D.X[j], x) * i
 func bad() = dot(D.X[1], zz)
 minimize norm2(x)
 `
-	_, _, diags := check.LoadSource("m.qrc", []byte(src), check.Options{Dir: filepath.Join("testdata", "data")})
+	_, _, diags := modelfile.LoadSource("m.qrc", []byte(src), check.Options{Dir: filepath.Join("testdata", "data")})
 	errs := diags.Errors()
 	require.Len(t, errs, 1, "%v", diags)
 	assert.Equal(t, `m.qrc:4:26: unknown name "zz"`, errs[0].Error())

@@ -35,10 +35,10 @@ type Options struct {
 	// Dir is the directory that data paths in the model are relative to;
 	// by default the directory of the model file.
 	Dir string
-	// Cache, when not nil, serves data files that were loaded before and
-	// did not change since (a REPL re-checks its model after every
-	// statement); nil reads every data file.
-	Cache *data.Cache
+	// Loader gives the data sets the model declares (see [Loader]): the
+	// checker itself reads no file. modelfile.Data is the loader of data
+	// files; nil refuses every data declaration that Sets does not serve.
+	Loader Loader
 	// Sets gives data sets in memory by name: a set here is used instead
 	// of reading the file the model's declaration names (the loader's
 	// options are still checked, but not applied to the set). Its
@@ -538,23 +538,18 @@ func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 		}
 		csvOpt.Columns = c.members
 	}
-	pqOpt := data.ParquetOptions{Label: csvOpt.Label, Drop: csvOpt.Drop, Missing: csvOpt.Missing, Columns: csvOpt.Columns}
+	req := DataRequest{Decl: d, Name: ds.Name, Loader: ds.Loader, Path: ds.Path, Override: ds.Override, LibSVM: libsvmOpt, CSV: csvOpt}
 	var err error
-	switch {
-	case ds.Loader == "parquet" && c.opts.Cache != nil:
-		ds.Set, err = c.opts.Cache.Parquet(ds.Path, pqOpt)
-	case ds.Loader == "parquet":
-		ds.Set, err = data.LoadParquet(ds.Path, pqOpt)
-	case ds.Loader == "libsvm" && c.opts.Cache != nil:
-		ds.Set, err = c.opts.Cache.LibSVM(ds.Path, libsvmOpt)
-	case ds.Loader == "libsvm":
-		ds.Set, err = data.LoadLibSVM(ds.Path, libsvmOpt)
-	case c.opts.Cache != nil:
-		ds.Set, err = c.opts.Cache.CSV(ds.Path, csvOpt)
-	default:
-		ds.Set, err = data.LoadCSV(ds.Path, csvOpt)
+	if c.opts.Loader == nil {
+		err = errNoLoader
+	} else {
+		ds.Set, err = c.opts.Loader.LoadData(req)
+	}
+	if err == nil && ds.Set == nil {
+		err = errors.New("the loader returned no set") // a broken Loader, not a data file
 	}
 	if err != nil {
+		ds.Set = nil
 		var at ast.Node = path
 		if ds.Override {
 			at = d.Name

@@ -12,6 +12,7 @@ import (
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/data"
 	"github.com/qrc-lang/qrc/lang"
+	"github.com/qrc-lang/qrc/modelfile"
 )
 
 // load parses and checks a model file.
@@ -22,6 +23,9 @@ func load(t *testing.T, path string, opts check.Options) (*check.Model, error) {
 	f, errs := lang.Parse(path, src)
 	if errs != nil {
 		return nil, errs
+	}
+	if opts.Loader == nil {
+		opts.Loader = modelfile.Data{}
 	}
 	m, diags := check.Check(f, opts)
 	return m, diags.Err()
@@ -51,7 +55,7 @@ func src(t *testing.T, text string, opts check.Options) (*check.Model, error) {
 	if opts.Dir == "" {
 		opts.Dir = filepath.Join("..", "examples")
 	}
-	m, _, diags := check.LoadSource("m.qrc", []byte(text), opts)
+	m, _, diags := modelfile.LoadSource("m.qrc", []byte(text), opts)
 	return m, diags.Err()
 }
 
@@ -149,7 +153,7 @@ minimize sum(sq(x)) + sq(x[1])
 }
 
 func TestWarnings(t *testing.T) {
-	m, _, diags := check.LoadSource("m.qrc", []byte(`
+	m, _, diags := modelfile.LoadSource("m.qrc", []byte(`
 var x[2]
 var y[2] in box(0, 1) = 3
 minimize norm1(x) + sum(y)
@@ -178,7 +182,7 @@ minimize sum(x^p[2])
 // warning when it resolves to a global of the same name; nothing when the
 // right operand does not use the binder, or parenthesises the body.
 func TestSumBodyEndsWarning(t *testing.T) {
-	_, _, diags := check.LoadSource("m.qrc", []byte(`param j = 2
+	_, _, diags := modelfile.LoadSource("m.qrc", []byte(`param j = 2
 param c = [1, 2, 3]
 var x[3] in box(-1, 1)
 minimize sum(j in 1..3) x[j]^2 + x[j]
@@ -193,7 +197,7 @@ minimize sum(j in 1..3) x[j]^2 + x[j]
 		"minimize sum(j in 1..3) x[j]^2 + sum(j in 1..3) x[j]", // rebinds j
 		"minimize mean(j in 1..3) x[j]^2 + norm1(x)",
 	} {
-		_, _, diags := check.LoadSource("m.qrc", []byte("param c = [1, 2, 3]\nvar x[3] in box(-1, 1)\n"+ok+"\n"), check.Options{})
+		_, _, diags := modelfile.LoadSource("m.qrc", []byte("param c = [1, 2, 3]\nvar x[3] in box(-1, 1)\n"+ok+"\n"), check.Options{})
 		require.False(t, diags.HasErrors(), "%s: %s", ok, diags.Error())
 		assert.NotContains(t, diags.Warnings().Error(), "ends before", ok)
 	}
@@ -206,17 +210,17 @@ func TestInMemorySets(t *testing.T) {
 	set := &data.Set{X: mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6}), Y: []float64{1, -1, 1},
 		Columns: map[string][]float64{"g": {0, 1, 1}}}
 	src := "data d = csv(\"does-not-exist.csv\", label = \"y\")\nparam n = d.n\nvar w[d.d]\nminimize mean(i in d where d.g[i] == 1) dot(d.X[i], w)\n"
-	m, _, diags := check.LoadSource("m.qrc", []byte(src), check.Options{Sets: map[string]*data.Set{"d": set}})
+	m, _, diags := modelfile.LoadSource("m.qrc", []byte(src), check.Options{Sets: map[string]*data.Set{"d": set}})
 	require.NoError(t, diags.Err())
 	require.Len(t, m.Data, 1)
 	assert.Same(t, set, m.Data[0].Set)
 	assert.True(t, m.Data[0].Override)
 	assert.Equal(t, 2, m.NumScalars)
 
-	_, _, diags = check.LoadSource("m.qrc", []byte(src), check.Options{Sets: map[string]*data.Set{"d": set, "e": set}})
+	_, _, diags = modelfile.LoadSource("m.qrc", []byte(src), check.Options{Sets: map[string]*data.Set{"d": set, "e": set}})
 	require.Error(t, diags.Err())
 	assert.Contains(t, diags.Error(), `no data set "e"`)
 
-	_, _, diags = check.LoadSource("m.qrc", []byte(src), check.Options{})
+	_, _, diags = modelfile.LoadSource("m.qrc", []byte(src), check.Options{})
 	require.Error(t, diags.Err(), "without the set the file is read, and it does not exist")
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,24 +15,58 @@ import (
 
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/diag"
+	"github.com/qrc-lang/qrc/diag/diagtest"
+	"github.com/qrc-lang/qrc/modelfile"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files of TestDiagnostics")
+var update = flag.Bool("update", false, "rewrite the golden files of TestRenderedDiagnostics")
 
 // dataFileLine matches a data-file location inside a message, such as
 // "../data/bad.svm:3:7:" or "../data/short.csv:4:".
 var dataFileLine = regexp.MustCompile(`[^\s":]+\.(svm|csv):[1-9][0-9]*:`)
 
-// TestDiagnostics checks every model of testdata/bad against the rendered
-// diagnostics in its .golden file.
-func TestDiagnostics(t *testing.T) {
+// TestBadModels checks every model of testdata/bad against the
+// expectations written on its lines (# ERROR @COL "regexp", see package
+// diagtest): each diagnostic expected, at its line and column, and none
+// other. A model with an ERROR must be rejected, one with warnings only
+// accepted.
+func TestBadModels(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("testdata", "bad", "*.qrc"))
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(paths), 30, "the corpus of bad models is missing")
 	for _, path := range paths {
 		name := strings.TrimSuffix(filepath.Base(path), ".qrc")
 		t.Run(name, func(t *testing.T) {
-			m, sources, diags := check.LoadFile(path, check.Options{})
+			src, err := os.ReadFile(path)
+			require.NoError(t, err)
+			m, _, diags := modelfile.Load(path, check.Options{})
+			want := diagtest.Match(t, path, src, diags)
+			require.NotEmpty(t, want, "the model expects no diagnostic at all")
+			if slices.ContainsFunc(want, func(e diagtest.Expectation) bool { return e.Severity == diag.Error }) {
+				assert.Nil(t, m, "a model with errors must be invalid")
+			} else {
+				assert.NotNil(t, m, "a model with warnings only must be valid")
+			}
+			for _, d := range diags {
+				checkPosition(t, path, d)
+			}
+		})
+	}
+}
+
+// TestRenderedDiagnostics checks the models of testdata/render against the
+// rendered diagnostics in their .golden files: the span a diagnostic
+// underlines (two on one line, a whole call, a file name) and a warning's
+// rendering, where the caret itself is what is tested, and a string left
+// open, whose line cannot carry an expectation (it would be in the string).
+func TestRenderedDiagnostics(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("testdata", "render", "*.qrc"))
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(paths), 4, "the rendered models are missing")
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".qrc")
+		t.Run(name, func(t *testing.T) {
+			m, sources, diags := modelfile.Load(path, check.Options{})
 			var buf bytes.Buffer
 			diags.Print(&buf, sources)
 			got := buf.String()
@@ -41,7 +76,7 @@ func TestDiagnostics(t *testing.T) {
 				require.NoError(t, os.WriteFile(golden, buf.Bytes(), 0o644))
 			}
 			want, err := os.ReadFile(golden)
-			require.NoError(t, err, "run go test ./check -run TestDiagnostics -update to create it")
+			require.NoError(t, err, "run go test ./check -run TestRenderedDiagnostics -update to create it")
 			assert.Equal(t, string(want), got)
 
 			require.NotEmpty(t, diags, "the model has no diagnostic at all")

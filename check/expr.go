@@ -897,6 +897,43 @@ func (c *checker) compr(ce *ast.Comprehension, sc *scope) Expr {
 	return fold(r)
 }
 
+// emptyFor returns the first values of the enclosing comprehensions'
+// indices ("i = 3, k = 1") for which r, whose index set depends on them,
+// has no index value, or "" when there are none or they cannot be
+// enumerated at check time (too many, or an error the evaluation reports
+// elsewhere).
+func (c *checker) emptyFor(r *Compr) string {
+	outer := c.frames[:len(c.frames)-1] // the last frame is r's own
+	var at string
+	var rec func(k int, ix env) (bool, error)
+	rec = func(k int, ix env) (bool, error) {
+		if k < len(outer) {
+			err := forBinders(outer[k].binders, outer[k].where, ix, func(local env) (bool, error) {
+				return rec(k+1, local)
+			})
+			return at == "", err
+		}
+		found := false
+		if err := forEach(r, ix, func(env) (bool, error) { found = true; return false, nil }); err != nil {
+			return false, err
+		}
+		if !found {
+			var vals []string
+			for _, f := range outer {
+				for _, b := range f.binders {
+					vals = append(vals, fmt.Sprintf("%s = %d", b.Name, ix[b]))
+				}
+			}
+			at = strings.Join(vals, ", ")
+		}
+		return found, nil
+	}
+	if _, err := rec(0, env{}); err != nil {
+		return ""
+	}
+	return at
+}
+
 // rangeExpandable refuses, as the compiler does, a range index with more
 // than limits.MaxRangeValues values that the body uses, or that shares its
 // comprehension with other indices: the compiler expands those (it folds
@@ -966,7 +1003,16 @@ func (c *checker) resolveRows(r *Compr, ce *ast.Comprehension) bool {
 	for _, b := range r.Binders {
 		delete(free, b)
 	}
-	if len(free) > 0 { // depends on outer indices: resolved per value later
+	if len(free) > 0 { // depends on outer indices: rows resolved per value later
+		// Only a mean: the compiler merges a max inside a max (or min in
+		// min), where an empty inner set adds nothing.
+		if r.Op != "mean" || r.Data != nil {
+			return true
+		}
+		if at := c.emptyFor(r); at != "" {
+			c.errorf(ce, "%s over an empty set when %s", r.Op, at)
+			return false
+		}
 		return true
 	}
 	if len(r.Binders) == 1 && r.Data != nil {

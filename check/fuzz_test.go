@@ -8,6 +8,7 @@ import (
 
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/lang"
+	"github.com/qrc-lang/qrc/modelfile"
 )
 
 // FuzzCheck feeds arbitrary model text to the parser and the checker. They
@@ -19,6 +20,7 @@ func FuzzCheck(f *testing.F) {
 	for _, pattern := range []string{
 		filepath.Join("..", "examples", "*.qrc"),
 		filepath.Join("testdata", "bad", "*.qrc"),
+		filepath.Join("testdata", "render", "*.qrc"),
 	} {
 		paths, err := filepath.Glob(pattern)
 		if err != nil {
@@ -49,7 +51,7 @@ func FuzzCheck(f *testing.F) {
 		if file == nil {
 			t.Fatal("Parse returned neither a file nor an error")
 		}
-		m, diags := check.Check(file, check.Options{Dir: filepath.Join("..", "examples")})
+		m, diags := check.Check(file, check.Options{Dir: filepath.Join("..", "examples"), Loader: modelfile.Data{}})
 		for _, d := range diags {
 			if strings.HasPrefix(d.Msg, "internal error:") {
 				t.Fatalf("checker panicked: %v", d)

@@ -11,6 +11,7 @@ import (
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/data"
 	"github.com/qrc-lang/qrc/internal/pqtest"
+	"github.com/qrc-lang/qrc/modelfile"
 )
 
 // peopleCSV has a text column, a missing value and a ±1 label.
@@ -109,7 +110,7 @@ minimize mean(i in P where P.sex[i] == "male") P.a[i] * w
 	// Through a cache, twice: read once.
 	var c data.Cache
 	for range 2 {
-		m, err = src(t, `data P = parquet("p.parquet"`+opts, check.Options{Dir: dir, Cache: &c})
+		m, err = src(t, `data P = parquet("p.parquet"`+opts, check.Options{Dir: dir, Loader: modelfile.Data{Cache: &c}})
 		require.NoError(t, err)
 		assert.Equal(t, "parquet", m.Data[0].Set.Format)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/data"
+	"github.com/qrc-lang/qrc/modelfile"
 )
 
 // The rows a where filter selects, evaluated column-wise for the simple
@@ -39,7 +40,7 @@ func TestWhereRows(t *testing.T) {
 		{"d.g[i] + 0 == 1", func(y, g float64) bool { return g+0 == 1 }}, // row by row
 	} {
 		src := "data d = csv(\"x.csv\", label = \"y\")\nparam k = 3\nvar w\nminimize w + mean(i in d where " + tc.where + ") w\n"
-		m, _, diags := check.LoadSource("m.qrc", []byte(src), check.Options{Sets: map[string]*data.Set{"d": set}})
+		m, _, diags := modelfile.LoadSource("m.qrc", []byte(src), check.Options{Sets: map[string]*data.Set{"d": set}})
 		require.NoError(t, diags.Err(), tc.where)
 		var rows []int
 		check.Walk(m.Objective.Expr, func(e check.Expr) bool {

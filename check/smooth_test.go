@@ -7,12 +7,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/modelfile"
 )
 
 func TestKinks(t *testing.T) {
 	load := func(src string) *check.Model {
 		t.Helper()
-		m, _, diags := check.LoadSource("m.qrc", []byte(src), check.Options{})
+		m, _, diags := modelfile.LoadSource("m.qrc", []byte(src), check.Options{})
 		require.NoError(t, diags.Err())
 		return m
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/modelfile"
 )
 
 // splitLines writes the data lines of file (after header lines kept on
@@ -48,7 +49,7 @@ func load(t *testing.T, model, name, path string, extra ...check.Assign) *check.
 	if path != "" {
 		opts.Data = []check.Assign{{Name: name, Value: path}}
 	}
-	m, _, diags := check.LoadFile(model, opts)
+	m, _, diags := modelfile.Load(model, opts)
 	require.NoError(t, diags.Err())
 	return m
 }
@@ -162,7 +163,7 @@ func TestCheckRefusesNonlinearDataTerms(t *testing.T) {
 		"minimize sum(i in people) dot(people.X[i], x) / people.n":                                `m.qrc:3:49: people.n: the rows of a data set differ from shard to shard`,
 	}
 	for src, want := range cases {
-		m, _, diags := check.LoadSource("m.qrc", []byte(head+src+"\n"), check.Options{Dir: "../examples"})
+		m, _, diags := modelfile.LoadSource("m.qrc", []byte(head+src+"\n"), check.Options{Dir: "../examples"})
 		require.NoError(t, diags.Err(), src)
 		err := Check(m)
 		require.Error(t, err, src)
@@ -177,7 +178,7 @@ func TestCheckRefusesNonlinearDataTerms(t *testing.T) {
 		"minimize 2 * mean(i in people) logistic(-people.y[i] * dot(people.X[i], x)) - mean(i in people where people.group[i] == 1) sigmoid(dot(people.X[i], x)) + norm1(x)",
 		"minimize x[1] * mean(i in people) people.y[i] + sum(i in people) dot(people.X[i], x) / 1000",
 	} {
-		m, _, diags := check.LoadSource("m.qrc", []byte(head+src+"\n"), check.Options{Dir: "../examples"})
+		m, _, diags := modelfile.LoadSource("m.qrc", []byte(head+src+"\n"), check.Options{Dir: "../examples"})
 		require.NoError(t, diags.Err(), src)
 		assert.NoError(t, Check(m), src)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/qrc-lang/qrc/fileio"
 	"github.com/qrc-lang/qrc/lang"
 	"github.com/qrc-lang/qrc/limits"
+	"github.com/qrc-lang/qrc/modelfile"
 )
 
 // Job is what a worker needs to evaluate a model over one shard: the
@@ -97,7 +98,7 @@ func (j *Job) Load(k int) (*check.Model, error) {
 	if k < 0 || k >= len(j.Shards) {
 		return nil, fmt.Errorf("no shard %d", k)
 	}
-	m, _, diags := check.LoadSource(j.File, []byte(j.Source), j.options(j.Shards[k], nil))
+	m, _, diags := modelfile.LoadSource(j.File, []byte(j.Source), j.options(j.Shards[k], nil))
 	if err := diags.Err(); err != nil {
 		return nil, fmt.Errorf("shard %s: %w", j.Shards[k], err)
 	}
@@ -107,7 +108,7 @@ func (j *Job) Load(k int) (*check.Model, error) {
 // LoadWith checks the model with its data set replaced by set (the
 // coordinator's sample).
 func (j *Job) LoadWith(set *data.Set) (*check.Model, error) {
-	m, _, diags := check.LoadSource(j.File, []byte(j.Source), j.options("", set))
+	m, _, diags := modelfile.LoadSource(j.File, []byte(j.Source), j.options("", set))
 	if err := diags.Err(); err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/data"
+	"github.com/qrc-lang/qrc/modelfile"
 	"github.com/qrc-lang/qrc/problem"
 	"github.com/qrc-lang/qrc/solve"
 )
@@ -72,7 +73,7 @@ func sampleProblem(t *testing.T, frac float64) (*solve.Problem, *check.Model, so
 	require.NoError(t, err)
 	sample, err := data.Concat("sample", []*data.Set{rows.Set("sample")})
 	require.NoError(t, err)
-	m, _, diags := check.LoadFile("../examples/npc.qrc", check.Options{Sets: map[string]*data.Set{"train": sample}})
+	m, _, diags := modelfile.Load("../examples/npc.qrc", check.Options{Sets: map[string]*data.Set{"train": sample}})
 	require.NoError(t, diags.Err())
 	prog, err := autodiff.Compile(m)
 	require.NoError(t, err)

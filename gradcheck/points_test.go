@@ -10,6 +10,7 @@ import (
 
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/domain"
+	"github.com/qrc-lang/qrc/modelfile"
 )
 
 func TestSampleStaysInTheDomain(t *testing.T) {
@@ -104,7 +105,7 @@ var W[2, 4] in ball(0.1, rows)
 var u[2]
 minimize t + sum(j in 1..3) x[j] + norm2(W[1]) + norm2(u)
 `
-	m, _, diags := check.LoadSource("m.qrc", []byte(src), check.Options{})
+	m, _, diags := modelfile.LoadSource("m.qrc", []byte(src), check.Options{})
 	require.NotNil(t, m, diags.Error())
 	pts := Points(m, 3, 1)
 	require.Len(t, pts, 4)

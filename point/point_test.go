@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/modelfile"
 )
 
 const modelSrc = `var t in box(-5, 5) = 1.5
@@ -22,7 +23,7 @@ minimize t + norm1(x) + norm2(W[1]) + norm2(W[2])
 
 func model(t *testing.T) *check.Model {
 	t.Helper()
-	m, _, diags := check.LoadSource("m.qrc", []byte(modelSrc), check.Options{})
+	m, _, diags := modelfile.LoadSource("m.qrc", []byte(modelSrc), check.Options{})
 	require.NotNil(t, m, diags.Error())
 	require.Equal(t, 10, m.NumScalars)
 	return m

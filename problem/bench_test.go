@@ -10,6 +10,7 @@ import (
 
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/internal/npcref"
+	"github.com/qrc-lang/qrc/modelfile"
 	"github.com/qrc-lang/qrc/problem"
 )
 
@@ -72,7 +73,7 @@ func synthetic(b *testing.B, n int) string {
 func BenchmarkInnerStep(b *testing.B) {
 	for _, n := range []int{10_000, 100_000, 1_000_000} {
 		path := synthetic(b, n)
-		mm, _, diags := check.LoadFile(filepath.Join("..", "examples", "npc.qrc"), check.Options{Data: []check.Assign{{Name: "train", Value: path}}})
+		mm, _, diags := modelfile.Load(filepath.Join("..", "examples", "npc.qrc"), check.Options{Data: []check.Assign{{Name: "train", Value: path}}})
 		if err := diags.Err(); err != nil {
 			b.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/modelfile"
 	"github.com/qrc-lang/qrc/problem"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -21,7 +22,7 @@ subject to
     cap: w[1] <= 0.8
     floor: sum(j in 1..3) w[j] >= 0.2
 `
-	m, _, diags := check.LoadSource("eq.qrc", []byte(src), check.Options{})
+	m, _, diags := modelfile.LoadSource("eq.qrc", []byte(src), check.Options{})
 	require.NotNil(t, m, "%v", diags)
 	cs := problem.Constraints(m)
 	type row struct {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/modelfile"
 	"github.com/qrc-lang/qrc/problem"
 	"github.com/qrc-lang/qrc/solve"
 )
@@ -20,10 +21,10 @@ func load(t testing.TB, name string, src string) (*check.Model, *autodiff.Progra
 	var m *check.Model
 	var diags interface{ Err() error }
 	if src == "" {
-		mm, _, d := check.LoadFile(filepath.Join("..", "examples", name), check.Options{})
+		mm, _, d := modelfile.Load(filepath.Join("..", "examples", name), check.Options{})
 		m, diags = mm, d
 	} else {
-		mm, _, d := check.LoadSource(name, []byte(src), check.Options{Dir: filepath.Join("..", "examples")})
+		mm, _, d := modelfile.LoadSource(name, []byte(src), check.Options{Dir: filepath.Join("..", "examples")})
 		m, diags = mm, d
 	}
 	require.NoError(t, diags.Err())

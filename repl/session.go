@@ -34,6 +34,7 @@ import (
 	"github.com/qrc-lang/qrc/diag"
 	"github.com/qrc-lang/qrc/internal/solvecli"
 	"github.com/qrc-lang/qrc/lang"
+	"github.com/qrc-lang/qrc/modelfile"
 	"github.com/qrc-lang/qrc/solve"
 )
 
@@ -485,7 +486,7 @@ func diff(l, old diag.List) diag.List {
 // checkDecls checks a list of declarations as one model.
 func (s *Session) checkDecls(decls []ast.Decl) (*check.Model, diag.List) {
 	f := &ast.File{Name: sessionName, Decls: decls}
-	return check.Check(f, check.Options{Dir: ".", Cache: &s.cache})
+	return check.Check(f, check.Options{Dir: ".", Loader: modelfile.Data{Cache: &s.cache}})
 }
 
 // oneLine is a declaration's text on one line, shortened.

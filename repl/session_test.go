@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/modelfile"
 	"github.com/qrc-lang/qrc/solve"
 )
 
@@ -296,7 +297,7 @@ func TestSaveWritesAModelQrcAccepts(t *testing.T) {
 	assert.Contains(t, string(text), "param extra = 2 * s  # a comment")
 	assert.Contains(t, string(text), "subject to\n    budget: ")
 	// it is a valid model: the same one
-	m, _, diags := check.LoadFile(path, check.Options{})
+	m, _, diags := modelfile.Load(path, check.Options{})
 	require.NotNil(t, m, "%v\n%s", diags, text)
 	assert.Equal(t, h.s.model.NumScalars, m.NumScalars)
 	assert.Len(t, m.Constraints, 2)

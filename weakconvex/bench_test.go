@@ -4,10 +4,11 @@ import (
 	"testing"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/modelfile"
 )
 
 func BenchmarkAnalyzeNPCPendigits(b *testing.B) {
-	m, _, _ := check.LoadFile("../examples/npc.qrc", check.Options{Data: []check.Assign{{Name: "train", Value: pendigits}}})
+	m, _, _ := modelfile.Load("../examples/npc.qrc", check.Options{Data: []check.Assign{{Name: "train", Value: pendigits}}})
 	if m == nil {
 		b.Skip("no data")
 	}

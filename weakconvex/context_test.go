@@ -13,12 +13,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/modelfile"
 )
 
 // A cancelled context stops the analysis of a model over data rows with
 // the context's error, and an open one gives the same report as Analyze.
 func TestAnalyzeContext(t *testing.T) {
-	m, _, diags := check.LoadFile("../examples/npc.qrc", check.Options{})
+	m, _, diags := modelfile.Load("../examples/npc.qrc", check.Options{})
 	require.NotNil(t, m, "%v", diags)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -57,7 +58,7 @@ func TestAnalyzeGivesUpEarly(t *testing.T) {
 	}
 	require.NoError(t, w.Flush())
 	require.NoError(t, f.Close())
-	m, _, diags := check.LoadFile("../examples/npc.qrc", check.Options{Data: []check.Assign{{Name: "train", Value: path}}})
+	m, _, diags := modelfile.Load("../examples/npc.qrc", check.Options{Data: []check.Assign{{Name: "train", Value: path}}})
 	require.NotNil(t, m, "%v", diags)
 	r := Analyze(m)
 	require.Error(t, r.Err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/modelfile"
 	"github.com/qrc-lang/qrc/problem"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -27,7 +28,7 @@ func TestNPCPendigitsTight(t *testing.T) {
 	if testing.Short() {
 		t.Skip("finite-difference Hessians over 7494 rows take a while")
 	}
-	m, _, diags := check.LoadFile("../examples/npc.qrc", check.Options{Data: []check.Assign{{Name: "train", Value: pendigits}}})
+	m, _, diags := modelfile.Load("../examples/npc.qrc", check.Options{Data: []check.Assign{{Name: "train", Value: pendigits}}})
 	require.NotNil(t, m, "%v", diags)
 	r := Analyze(m)
 	require.NoError(t, r.Err)

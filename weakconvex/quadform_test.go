@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/modelfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func loadModel(t *testing.T, src string) *check.Model {
 	t.Helper()
-	m, _, diags := check.LoadSource("case.qrc", []byte(src), check.Options{})
+	m, _, diags := modelfile.LoadSource("case.qrc", []byte(src), check.Options{})
 	require.NotNil(t, m, "%v", diags)
 	return m
 }

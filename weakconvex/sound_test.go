@@ -9,6 +9,7 @@ import (
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/domain"
+	"github.com/qrc-lang/qrc/modelfile"
 	"github.com/qrc-lang/qrc/problem"
 	"github.com/stretchr/testify/require"
 )
@@ -160,7 +161,7 @@ func TestSoundModels(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, corpus)
 	for _, f := range append(files, corpus...) {
-		m, _, diags := check.LoadFile(f, check.Options{})
+		m, _, diags := modelfile.Load(f, check.Options{})
 		require.NotNil(t, m, "%s: %v", f, diags)
 		// npc.qrc has ten functions over 3000 rows: fewer pairs keep the
 		// test within seconds.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/modelfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +25,7 @@ func sig(z) = 1 / (1 + exp(-z))
 func loadExpr(t testing.TB, expr string) *check.Model {
 	t.Helper()
 	src := header + "minimize " + expr + "\n"
-	m, _, diags := check.LoadSource("case.qrc", []byte(src), check.Options{})
+	m, _, diags := modelfile.LoadSource("case.qrc", []byte(src), check.Options{})
 	require.NotNil(t, m, "%s: %v", expr, diags)
 	return m
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/qrc-lang/qrc"
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/modelfile"
 	"github.com/qrc-lang/qrc/summary"
 	"github.com/qrc-lang/qrc/weakconvex"
 )
@@ -76,7 +77,7 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "qrc check: --explain prints text; it does not combine with --json")
 		return exitUsage
 	}
-	m, sources, diags := check.LoadFile(file, mf.checkOptions())
+	m, sources, diags := modelfile.Load(file, mf.checkOptions())
 	s := summary.Of(file, m, diags)
 	var wc *weakconvex.Report
 	if m != nil {

@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/modelfile"
 	"github.com/qrc-lang/qrc/point"
 )
 
@@ -61,7 +62,7 @@ func run(model, result, dataFlag, wName, bName, group string) (*Metrics, error) 
 		}
 		opts.Data = []check.Assign{{Name: name, Value: path}}
 	}
-	mod, _, diags := check.LoadFile(model, opts)
+	mod, _, diags := modelfile.Load(model, opts)
 	if diags.HasErrors() {
 		return nil, diags.Err()
 	}
