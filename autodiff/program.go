@@ -41,6 +41,10 @@ type Program struct {
 	tune     tuning          // the thresholds it was compiled with (options.go)
 	off      map[string]bool // the passes it was compiled without (passes.go)
 	mapped   bool            // its arena was mapped from the kernel (arena_linux.go)
+	size     int             // the arena's length
+	// tmpl is the program as compiled, never run, that NewEvaluator
+	// copies (evaluator.go); nil in an evaluator's program
+	tmpl *Program
 
 	// replicas (replica.go): their size per worker, each helper's, and the
 	// Eval (evalGen) each helper's replicas of each forward phase are of
@@ -94,6 +98,7 @@ func (p *Program) finish(c *compiler, opts Options) (*Program, error) {
 		return nil, err
 	}
 	p.job.Fn = p.block
+	p.tmpl = p.instance(false)
 	return p, nil
 }
 
@@ -198,7 +203,17 @@ func (p *Program) link(c *compiler) error {
 	if err := checkArena(c, size); err != nil {
 		return err
 	}
+	p.size = size
+	p.layout(size)
+	return nil
+}
+
+// layout allocates the arena of size float64s and lays out in it every
+// instruction's output (its value, adjoint and aux) and scratch space, in
+// program order; a view takes its operand's storage.
+func (p *Program) layout(size int) {
 	p.arena = allocateArena(p, size)
+	p.vars = nil
 	off := 0
 	take := func(n int) []float64 {
 		s := p.arena[off : off+n : off+n]
@@ -223,7 +238,6 @@ func (p *Program) link(c *compiler) error {
 			p.vars = append(p.vars, in)
 		}
 	}
-	return nil
 }
 
 // checkArena refuses a program whose work space of size float64s (a
