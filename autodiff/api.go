@@ -22,7 +22,8 @@
 // order, so values and subgradients are bitwise the same on any number of
 // cores (parallel.go).
 //
-// A Program is not safe for concurrent use.
+// A Program is not safe for concurrent use; the Evaluators made from it
+// (NewEvaluator) are, each with run state of its own (evaluator.go).
 package autodiff
 
 import (

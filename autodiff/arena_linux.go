@@ -4,16 +4,12 @@ package autodiff
 
 import (
 	"runtime"
-	"sync/atomic"
 	"syscall"
 	"unsafe"
 )
 
 // arenaMapMin is the smallest arena mapped from the kernel directly.
 const arenaMapMin = 4 << 20
-
-// mappedArenas counts the arenas allocateArena mapped (for the tests).
-var mappedArenas atomic.Int64
 
 // allocateArena returns n zeroed float64s for p's registers. An arena of
 // 4 MiB or more is mapped from the kernel, outside the Go heap, and backed
@@ -33,7 +29,7 @@ func allocateArena(p *Program, n int) []float64 {
 		return make([]float64, n)
 	}
 	_ = syscall.Madvise(b, 14) // MADV_HUGEPAGE; failure is harmless
-	mappedArenas.Add(1)
+	p.mapped = true
 	runtime.AddCleanup(p, func(b []byte) { _ = syscall.Munmap(b) }, b)
 	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }

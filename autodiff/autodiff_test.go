@@ -21,8 +21,35 @@ import (
 	"github.com/qrc-lang/qrc/modelfile"
 )
 
+// testOptions returns the options the tests compile with: the default
+// thresholds, and the IR verifier run after every pass. The helpers below
+// change them for a test.
+func testOptions() *Options {
+	tune := defaultTuning()
+	return &Options{verify: true, tune: &tune}
+}
+
+// allParallel makes the programs compiled with o run every phase on as
+// many cores as GOMAXPROCS allows, however few its rows.
+func allParallel(o *Options) *Options {
+	o.tune.parallelMinRows = 0
+	return o
+}
+
+// without makes the programs compiled with o skip the named passes.
+func without(o *Options, passes ...string) *Options {
+	o.Disable = append(o.Disable, passes...)
+	return o
+}
+
 // load checks a model file (with --data style overrides) and compiles it.
 func load(t testing.TB, path string, opts check.Options) (*check.Model, *Program) {
+	t.Helper()
+	return loadWith(t, path, opts, testOptions())
+}
+
+// loadWith is load with compile options.
+func loadWith(t testing.TB, path string, opts check.Options, o *Options) (*check.Model, *Program) {
 	t.Helper()
 	m, src, diags := modelfile.Load(path, opts)
 	if m == nil {
@@ -30,7 +57,7 @@ func load(t testing.TB, path string, opts check.Options) (*check.Model, *Program
 		diags.Print(&b, src)
 		t.Fatalf("%s: %s", path, b.String())
 	}
-	p, err := Compile(m)
+	p, err := CompileWith(m, *o)
 	require.NoError(t, err)
 	return m, p
 }
@@ -38,6 +65,12 @@ func load(t testing.TB, path string, opts check.Options) (*check.Model, *Program
 // compileSource checks and compiles a model given as text, written to a
 // temporary directory together with the given data files.
 func compileSource(t testing.TB, src string, files map[string]string) (*check.Model, *Program, error) {
+	t.Helper()
+	return compileSourceWith(t, src, files, testOptions())
+}
+
+// compileSourceWith is compileSource with compile options.
+func compileSourceWith(t testing.TB, src string, files map[string]string, o *Options) (*check.Model, *Program, error) {
 	t.Helper()
 	dir := t.TempDir()
 	for name, text := range files {
@@ -50,7 +83,7 @@ func compileSource(t testing.TB, src string, files map[string]string) (*check.Mo
 		diags.Print(&b, srcs)
 		t.Fatalf("model does not check:\n%s\n%s", src, b.String())
 	}
-	p, err := Compile(m)
+	p, err := CompileWith(m, *o)
 	return m, p, err
 }
 
@@ -128,6 +161,7 @@ func fdCheck(t *testing.T, p *Program, x []float64) float64 {
 }
 
 func TestExamplesFiniteDifferences(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, name := range []string{"npc", "fairness", "phase"} {
 		t.Run(name, func(t *testing.T) {
@@ -145,6 +179,7 @@ func TestExamplesFiniteDifferences(t *testing.T) {
 func pendigits(t testing.TB) string { return shareddata.Require(t, "pendigits") }
 
 func TestNPCAtZeroPendigits(t *testing.T) {
+	t.Parallel()
 	path := pendigits(t)
 	m, p := load(t, "../examples/npc.qrc", check.Options{Data: []check.Assign{{Name: "train", Value: path}}})
 	vals := make([]float64, len(p.Functions()))
@@ -160,6 +195,7 @@ func TestNPCAtZeroPendigits(t *testing.T) {
 // TestNPCAgainstKernel compares values and every subgradient with the
 // hand-written gonum kernel at random points.
 func TestNPCAgainstKernel(t *testing.T) {
+	t.Parallel()
 	m, p := load(t, "../examples/npc.qrc", check.Options{})
 	requireNPCKernel(t, m, p, npcref.New(m.Data[0].Set, 10), rand.New(rand.NewPCG(3, 4)), 3)
 }
@@ -197,6 +233,7 @@ func requireNPCKernel(t *testing.T, m *check.Model, p *Program, h *npcref.Kernel
 }
 
 func TestCombination(t *testing.T) {
+	t.Parallel()
 	m, p := load(t, "../examples/npc.qrc", check.Options{})
 	rng := rand.New(rand.NewPCG(5, 6))
 	x := randomPoint(m, rng)
@@ -237,14 +274,15 @@ func TestNoAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	requireNoAllocations(t, run)
+	requireNoAllocations(t, p, run)
 }
 
-// requireNoAllocations checks that run (an evaluation and a gradient)
-// allocates nothing once warm, on one core and on 2 and 4.
-func requireNoAllocations(t *testing.T, run func()) {
+// requireNoAllocations checks that run (an evaluation and a gradient of
+// p) allocates nothing once warm, on one core and on 2 and 4 (every phase
+// of p on every core).
+func requireNoAllocations(t *testing.T, p *Program, run func()) {
 	t.Helper()
-	allParallel(t)
+	p.tune.parallelMinRows = 0
 	require.Zero(t, testing.AllocsPerRun(20, run), "allocations per Eval+Gradient")
 	if raceEnabled {
 		// 10 in 100 runs under the race detector on a loaded machine, none
@@ -277,6 +315,7 @@ func requireNoAllocations(t *testing.T, run func()) {
 // TestAtoms checks every built-in, through the compiler, against finite
 // differences at random smooth points.
 func TestAtoms(t *testing.T) {
+	t.Parallel()
 	pos := "var x[3] in box(0.2, 3)\n"
 	any := "var x[3] in box(-3, 3)\n"
 	cases := []struct{ decl, obj string }{
@@ -343,6 +382,7 @@ func TestAtoms(t *testing.T) {
 // TestKnownValues checks values and subgradients against closed forms,
 // including the documented choices at kinks.
 func TestKnownValues(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		decl, obj string
 		x         []float64
@@ -393,6 +433,7 @@ func TestKnownValues(t *testing.T) {
 // TestStableForms: 1/(1+exp(z)), logistic and sigmoid at extreme z give
 // the right value and a finite subgradient.
 func TestStableForms(t *testing.T) {
+	t.Parallel()
 	decl := "var x[2] in box(-2000, 2000)\n"
 	for _, tc := range []struct {
 		obj  string
@@ -423,6 +464,7 @@ func TestStableForms(t *testing.T) {
 }
 
 func TestEvalErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		src, want string
 		grad      bool
@@ -462,6 +504,7 @@ func TestEvalErrors(t *testing.T) {
 // TestDataBlocks covers data comprehensions: filters resolved into row
 // blocks, a matrix-vector product, and columns.
 func TestDataBlocks(t *testing.T) {
+	t.Parallel()
 	csv := "a,b,g,y\n1,2,0,1\n3,-1,1,-1\n0.5,0.5,0,1\n-2,1,1,1\n"
 	src := `data d = csv("d.csv", label = "y", drop = ["g"])
 var x[2] in box(-3, 3) = 0.5
@@ -505,6 +548,7 @@ subject to
 // bit for bit; a subset gives the mean over that subset; the estimate is
 // unbiased.
 func TestSamples(t *testing.T) {
+	t.Parallel()
 	m, p := load(t, "../examples/fairness.qrc", check.Options{})
 	rng := rand.New(rand.NewPCG(13, 14))
 	x := randomPoint(m, rng)
@@ -594,6 +638,7 @@ func dotRow(a, b []float64) float64 {
 // in both constraints; with the objective's dot over all rows that is 3
 // products, not 5, and one mean per group, not two.
 func TestSharing(t *testing.T) {
+	t.Parallel()
 	_, p := load(t, "../examples/fairness.qrc", check.Options{})
 	dots, means := 0, 0
 	for _, in := range p.insts {
@@ -626,6 +671,7 @@ func TestSharing(t *testing.T) {
 // and every subgradient (by Gradient and by Jacobian), with the
 // hand-written kernel npcref.Fair.
 func TestFairAgainstKernel(t *testing.T) {
+	t.Parallel()
 	m, p, err := compileSource(t, fmt.Sprintf(fairAdult, adult(t)), nil)
 	require.NoError(t, err)
 	set := m.Data[0].Set
@@ -659,6 +705,7 @@ func TestFairAgainstKernel(t *testing.T) {
 // features: the same values and subgradients as dot(...) (to rounding), and
 // no elementwise product over rows x classes x features is formed.
 func TestSumDot(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("../examples/npc.qrc")
 	require.NoError(t, err)
 	text := strings.Replace(string(src), "dot(W[k] - W[l], train.X[i])", "sum(j in 1..train.d) (W[k,j] - W[l,j]) * train.X[i,j]", 1)

@@ -440,7 +440,7 @@ func BenchmarkSparseLogistic(b *testing.B) {
 
 // BenchmarkStream compares, on npc.qrc over 10^5 and 10^6 synthetic rows
 // (16 features), a streamed program (windowed registers, the reverse pass
-// recomputing the rows' values; the default from streamMinBytes) with the
+// recomputing the rows' values; the default from tuning.streamMinBytes) with the
 // same model keeping every register whole, interleaved: full evaluations
 // (Eval and Jacobian: "full"), Eval with one weighted Gradient, as the
 // smooth oracle does ("grad"), and Eval alone, as its line search does
@@ -450,10 +450,12 @@ func BenchmarkStream(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) {
 			opts := check.Options{Data: []check.Assign{{Name: "train", Value: syntheticSVM(b, n, 16, 10)}}}
-			setStreamMinBytes(b, math.MaxInt64)
-			m, whole := load(b, "../examples/npc.qrc", opts)
-			setStreamMinBytes(b, 0)
-			_, streamed := load(b, "../examples/npc.qrc", opts)
+			o := testOptions()
+			o.tune.streamMinBytes = math.MaxInt64
+			m, whole := loadWith(b, "../examples/npc.qrc", opts, o)
+			o = testOptions()
+			o.tune.streamMinBytes = 0
+			_, streamed := loadWith(b, "../examples/npc.qrc", opts, o)
 			if !streamed.streamed() || whole.streamed() {
 				b.Fatal("the programs do not stream as asked")
 			}
@@ -498,10 +500,8 @@ func gradEvaluator(b *testing.B, p *Program, x []float64) func() {
 // evaluations; qrc-us is by reference, ref-us gathered.
 func BenchmarkRowRefs(b *testing.B) {
 	opts := check.Options{Data: []check.Assign{{Name: "train", Value: syntheticSVM(b, 1_000_000, 16, 10)}}}
-	rowRefsAll(b, false)
-	m, gathered := load(b, "../examples/npc.qrc", opts)
-	rowRefsAll(b, true)
-	_, refs := load(b, "../examples/npc.qrc", opts)
+	m, gathered := loadWith(b, "../examples/npc.qrc", opts, rowRefsAll(testOptions(), false))
+	_, refs := loadWith(b, "../examples/npc.qrc", opts, rowRefsAll(testOptions(), true))
 	if refProducts(refs) == 0 || refProducts(gathered) > 0 {
 		b.Fatal("the programs do not read their rows as asked")
 	}

@@ -35,6 +35,13 @@ type compiler struct {
 	failed   bool
 	scale    SumScale        // CompileScaled's hook, or nil
 	sites    map[ast.Pos]int // per source position, the data sums and means scaled so far
+	tune     tuning          // the options' thresholds
+}
+
+// newCompiler returns a compiler with the scale (or nil) and the options'
+// thresholds.
+func newCompiler(scale SumScale, opts Options) *compiler {
+	return &compiler{scale: scale, tune: opts.tuning(), axisKeys: map[string]*axis{}, cse: map[string]*reg{}, memo: map[memoKey]*reg{}, vars: map[*check.Var]*reg{}, leaves: map[string]*reg{}}
 }
 
 type memoKey struct {

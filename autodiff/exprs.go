@@ -16,8 +16,8 @@ func CompileExprs(nvars int, exprs []check.Expr, names []string) (*Program, erro
 	if len(names) != len(exprs) {
 		return nil, fmt.Errorf("autodiff: CompileExprs with %d expressions and %d names", len(exprs), len(names))
 	}
-	c := &compiler{axisKeys: map[string]*axis{}, cse: map[string]*reg{}, memo: map[memoKey]*reg{}, vars: map[*check.Var]*reg{}, leaves: map[string]*reg{}}
-	p := &Program{nvars: nvars}
+	c := newCompiler(nil, Options{})
+	p := &Program{nvars: nvars, tune: c.tune}
 	root := c.newScope(nil)
 	for i, e := range exprs {
 		if !e.Shape().IsScalar() {
@@ -26,5 +26,5 @@ func CompileExprs(nvars int, exprs []check.Expr, names []string) (*Program, erro
 		p.funcs = append(p.funcs, Function{Name: names[i], Pos: e.Src().Pos()})
 		p.outs = append(p.outs, c.expr(e, root))
 	}
-	return p.finish(c)
+	return p.finish(c, Options{})
 }

@@ -11,6 +11,7 @@ import (
 // forward; backward the mean (4), the sigmoid (4) and the dot into x
 // (2*4*3).
 func TestFlops(t *testing.T) {
+	t.Parallel()
 	csv := "a,b,c,y\n1,2,3,0\n4,5,6,1\n7,8,9,0\n1,1,1,1\n"
 	_, p, err := compileSource(t, "data s = csv(\"d.csv\", label = \"y\")\nvar x[3] in box(-3, 3)\nminimize mean(i in s) sigmoid(dot(s.X[i], x))\n", map[string]string{"d.csv": csv})
 	require.NoError(t, err)

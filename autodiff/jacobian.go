@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -57,6 +56,9 @@ type jacState struct {
 	// reverse phase is serial (jacSerial), -1 for one not in it; nil
 	// until needed, empty when a phase has blocks
 	order []int
+	// serialRuns and apartRuns count the Jacobians computed by jacSerial
+	// and by jacApart (for the tests)
+	serialRuns, apartRuns int
 }
 
 // deferred reports whether in's reverse pass stores its output adjoint
@@ -127,7 +129,7 @@ func (p *Program) Jacobian(rows [][]float64) error {
 			return nil
 		}
 		if done, err := p.jacSerial(rows); done {
-			jacSerialRuns.Add(1)
+			p.jac.serialRuns++
 			return err
 		}
 		for f := range nf {
@@ -205,7 +207,7 @@ func (p *Program) jacMultiply(in *inst, rows [][]float64) {
 	// block b on the worker that has it in the passes (Job.Run's equal
 	// parts are the passes' shares of one segment)
 	p.jac.run = in
-	if a.n < parallelMinRows {
+	if a.n < p.tune.parallelMinRows {
 		for b := range a.nb {
 			p.jacBlock(0, b)
 		}
@@ -305,11 +307,10 @@ func (p *Program) linkApart() {
 		}
 	}
 	p.jac.apart = 1
-	p.linkTails()
+	if p.enabled("tails") {
+		p.linkTails()
+	}
 }
-
-// noEarlyTails turns the early tails off (for tests and benchmarks).
-var noEarlyTails = false
 
 // jacApart computes the Jacobian with the first reverse phase run once
 // for every function (linkApart), when the functions are apart there,
@@ -327,7 +328,7 @@ func (p *Program) jacApart(rows [][]float64) bool {
 	if p.jac.apart < 0 {
 		return false
 	}
-	jacApartRuns.Add(1)
+	p.jac.apartRuns++
 	p.markFor(func(int) bool { return true })
 	for _, r := range p.outs {
 		if !r.konst {
@@ -335,7 +336,7 @@ func (p *Program) jacApart(rows [][]float64) bool {
 		}
 	}
 	t := &p.jac.tails
-	if t.ok && !noEarlyTails {
+	if t.ok {
 		t.rows, t.on = rows, true
 		p.run(&p.bwd[0], false, nil) // it runs every tail (tails.go)
 		t.rows, t.on = nil, false
@@ -359,12 +360,6 @@ func (p *Program) jacApart(rows [][]float64) bool {
 	}
 	return finite
 }
-
-// jacSerialRuns counts the Jacobians computed by jacSerial (for tests).
-var jacSerialRuns atomic.Int64
-
-// jacApartRuns counts the Jacobians computed by jacApart (for tests).
-var jacApartRuns atomic.Int64
 
 // jacSerial computes the Jacobian one function at a time, as Gradient
 // does, but runs each function's reverse pass over the instructions it

@@ -27,14 +27,6 @@ const (
 	maxPartial = 1 << 22
 )
 
-// parallelMinRows is the fewest rows, over a phase's active segments, that
-// are run on more than one core. A smaller phase (tens of microseconds)
-// runs on the caller: a helper that the system deschedules in the middle
-// of a block holds up the caller for as long, which on a busy machine
-// costs far more than such a phase gains. Tests lower it to reach the
-// parallel path with small data.
-var parallelMinRows = 4096
-
 // A seg is the instructions of a phase that run in blocks along one axis,
 // in the order they run within a block.
 type seg struct {
@@ -294,6 +286,9 @@ func (p *Program) linkBlocks() {
 		}
 	}
 	p.fwd, p.bwd = p.schedule(true), p.schedule(false)
+	for i := range p.fwd {
+		p.fwd[i].idx = i
+	}
 	for _, phs := range [][]phase{p.fwd, p.bwd} {
 		for _, ph := range phs {
 			n := 0
@@ -358,14 +353,14 @@ func (p *Program) run(ph *phase, fwd bool, x []float64) {
 		}
 	}
 	parts := p.parts(blocks)
-	if rows < parallelMinRows {
+	if rows < p.tune.parallelMinRows {
 		parts = 1
 	}
 	// a fully replicated phase on several workers runs its serial
 	// instructions on the caller as it starts its first block, while the
 	// helpers compute their replicas (replica.go); the setting out of the
 	// blocks above reads none of their values
-	pre := fwd && ph.full && !noReplicas && blocks > 0 && parts > 1 && parts <= len(p.repBufs)
+	pre := fwd && ph.full && blocks > 0 && parts > 1 && parts <= len(p.repBufs)
 	if !pre {
 		p.serial(ph, fwd, x)
 	}
@@ -470,7 +465,7 @@ func (p *Program) block(w, i int) {
 	a := sg.ax
 	lo := it.block * a.rows
 	bk := blk{ax: a, lo: lo, hi: min(lo+a.rows, a.n), w: w}
-	if w > 0 && p.repSize > 0 && !noReplicas {
+	if w > 0 && p.repSize > 0 {
 		bk.rep = p.replicas(w)
 	} else if w == 0 && p.cur.pre {
 		p.serial(ph, fwd, x)

@@ -34,11 +34,10 @@ func evalAll(t *testing.T, p *Program, x []float64) [][]float64 {
 // of rows) with GOMAXPROCS 1, 2 and 4 and requires bitwise equal values and
 // subgradients, on all rows and on a sample.
 func TestCoresBitwise(t *testing.T) {
-	allParallel(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, name := range []string{"npc", "fairness", "phase"} {
 		t.Run(name, func(t *testing.T) {
-			m, p := load(t, "../examples/"+name+".qrc", check.Options{})
+			m, p := loadWith(t, "../examples/"+name+".qrc", check.Options{}, allParallel(testOptions()))
 			blocks := 0
 			for _, ph := range p.fwd {
 				for _, s := range ph.segs {
@@ -163,15 +162,7 @@ subject to
 	}
 }
 
-// allParallel runs every phase of the test's programs on as many cores as
-// GOMAXPROCS allows, however few its rows, until the test ends.
-func allParallel(t testing.TB) {
-	old := parallelMinRows
-	parallelMinRows = 0
-	t.Cleanup(func() { parallelMinRows = old })
-}
-
-// TestSmallPhaseOnCaller: a phase of fewer than parallelMinRows rows runs
+// TestSmallPhaseOnCaller: a phase of fewer than tuning.parallelMinRows rows runs
 // on the caller alone (worker 0), a larger one on every core.
 func TestSmallPhaseOnCaller(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
@@ -195,7 +186,7 @@ func TestSmallPhaseOnCaller(t *testing.T) {
 		return seen
 	}
 	require.Equal(t, map[int]bool{0: true}, workersSeen(), "3000 rows run on the caller")
-	allParallel(t)
+	p.tune.parallelMinRows = 0
 	seen := workersSeen()
 	require.True(t, seen[0])
 	for w := range seen {
@@ -208,7 +199,6 @@ func TestSmallPhaseOnCaller(t *testing.T) {
 // bitwise the same values and subgradients on 1, 2 and 4 cores, and
 // agree with finite differences.
 func TestNewFunctionsCoresBitwise(t *testing.T) {
-	allParallel(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	rng := rand.New(rand.NewPCG(29, 30))
 	csv := []byte("a,b,c,y\n")
@@ -221,7 +211,7 @@ minimize mean(i in s) (sin(dot(w, s.X[i])) + atan(s.y[i] * dot(w, s.X[i]))) + pr
 subject to
     c: mean(i in s) erf(dot(w, s.X[i]))^2 * cos(w[3]) + mean(i in s) tan(dot(w, s.X[i]) / 20) <= 1
 `
-	m, p, err := compileSource(t, src, map[string]string{"d.csv": string(csv)})
+	m, p, err := compileSourceWith(t, src, map[string]string{"d.csv": string(csv)}, allParallel(testOptions()))
 	require.NoError(t, err)
 	x := randomPoint(m, rng)
 	var want [][]float64

@@ -28,16 +28,23 @@ type Program struct {
 	resamp  [][]*reg // per sampleable axis, the constant registers over it
 	evaled  bool
 
-	fwd, bwd []phase     // the passes' schedules (parallel.go)
-	items    []item      // the blocks of the phase being run, by worker
-	ends     []int       // where each worker's part of items ends
-	job      workers.Job // runs the blocks of a phase on every core
-	cur      current     // the phase being run, for the workers
-	g        []float64   // Gradient's output while it runs
-	keep     bool        // keep the adjoints after the reverse pass (for a diagnosis)
-	jac      jacState    // Jacobian's state (jacobian.go)
-	need     []bool      // per instruction: a reverse block recomputes it (stream.go)
-	slots    int         // the workers a streamed program has windows for (stream.go), or 0
+	fwd, bwd []phase         // the passes' schedules (parallel.go)
+	items    []item          // the blocks of the phase being run, by worker
+	ends     []int           // where each worker's part of items ends
+	job      workers.Job     // runs the blocks of a phase on every core
+	cur      current         // the phase being run, for the workers
+	g        []float64       // Gradient's output while it runs
+	keep     bool            // keep the adjoints after the reverse pass (for a diagnosis)
+	jac      jacState        // Jacobian's state (jacobian.go)
+	need     []bool          // per instruction: a reverse block recomputes it (stream.go)
+	slots    int             // the workers a streamed program has windows for (stream.go), or 0
+	tune     tuning          // the thresholds it was compiled with (options.go)
+	off      map[string]bool // the passes it was compiled without (passes.go)
+	mapped   bool            // its arena was mapped from the kernel (arena_linux.go)
+	size     int             // the arena's length
+	// tmpl is the program as compiled, never run, that NewEvaluator
+	// copies (evaluator.go); nil in an evaluator's program
+	tmpl *Program
 
 	// replicas (replica.go): their size per worker, each helper's, and the
 	// Eval (evalGen) each helper's replicas of each forward phase are of
@@ -49,11 +56,11 @@ type Program struct {
 
 // Compile compiles a checked model. The error, when not nil, is a diag.List
 // whose entries give the file, line and column of what cannot be compiled.
-func Compile(m *check.Model) (*Program, error) { return compile(m, nil) }
+func Compile(m *check.Model) (*Program, error) { return compile(m, nil, Options{}) }
 
-func compile(m *check.Model, scale SumScale) (*Program, error) {
-	c := &compiler{scale: scale, axisKeys: map[string]*axis{}, cse: map[string]*reg{}, memo: map[memoKey]*reg{}, vars: map[*check.Var]*reg{}, leaves: map[string]*reg{}}
-	p := &Program{nvars: m.NumScalars}
+func compile(m *check.Model, scale SumScale, opts Options) (*Program, error) {
+	c := newCompiler(scale, opts)
+	p := &Program{nvars: m.NumScalars, tune: c.tune}
 	root := c.newScope(nil)
 	// f0
 	obj := Function{Name: "objective", Objective: true}
@@ -70,12 +77,12 @@ func compile(m *check.Model, scale SumScale) (*Program, error) {
 		p.funcs = append(p.funcs, Function{Name: k.Name, Pos: k.Group.Src.Pos(), Constraint: k})
 		p.outs = append(p.outs, c.expr(k.F, root))
 	}
-	return p.finish(c)
+	return p.finish(c, opts)
 }
 
-// finish checks that every function compiled to a scalar and links the
-// program.
-func (p *Program) finish(c *compiler) (*Program, error) {
+// finish checks that every function compiled to a scalar and runs the
+// passes (passes.go) on the program.
+func (p *Program) finish(c *compiler, opts Options) (*Program, error) {
 	if c.failed {
 		c.diags.Sort()
 		return nil, c.diags
@@ -87,26 +94,11 @@ func (p *Program) finish(c *compiler) (*Program, error) {
 		}
 	}
 	p.insts = c.insts
-	for k, in := range p.insts {
-		in.k = k
-		in.blocked()
-	}
-	p.planStream()
-	p.findShares()
-	p.gatherScattered()
-	p.unfuse()
-	p.linkBlocks()
-	p.linkWindows()
-	p.linkSlots()
-	p.linkSumBack()
-	if err := p.link(c); err != nil {
+	if err := p.runPasses(c, opts); err != nil {
 		return nil, err
 	}
-	p.linkRowRefs()
-	p.linkShares()
-	p.linkJacobian()
-	p.linkReplicas()
 	p.job.Fn = p.block
+	p.tmpl = p.instance(false)
 	return p, nil
 }
 
@@ -211,7 +203,17 @@ func (p *Program) link(c *compiler) error {
 	if err := checkArena(c, size); err != nil {
 		return err
 	}
+	p.size = size
+	p.layout(size)
+	return nil
+}
+
+// layout allocates the arena of size float64s and lays out in it every
+// instruction's output (its value, adjoint and aux) and scratch space, in
+// program order; a view takes its operand's storage.
+func (p *Program) layout(size int) {
 	p.arena = allocateArena(p, size)
+	p.vars = nil
 	off := 0
 	take := func(n int) []float64 {
 		s := p.arena[off : off+n : off+n]
@@ -236,7 +238,6 @@ func (p *Program) link(c *compiler) error {
 			p.vars = append(p.vars, in)
 		}
 	}
-	return nil
 }
 
 // checkArena refuses a program whose work space of size float64s (a

@@ -30,10 +30,6 @@ package autodiff
 // repMaxFloats bounds the replicas' size per worker.
 const repMaxFloats = 1 << 16
 
-// noReplicas turns the replicas off, for BenchmarkReplicas: the phases run
-// their serial instructions on the caller before their blocks.
-var noReplicas bool
-
 // replicable reports whether in may run on a helper into its replica: an
 // instruction whose forward pass writes only its output, through the
 // block's view, and whose output does not grow with the rows.
@@ -73,7 +69,6 @@ func (p *Program) linkReplicas() {
 	size := 0
 	for i := range p.fwd {
 		ph := &p.fwd[i]
-		ph.idx = i
 		n, used := 0, false
 		for _, in := range ph.serial {
 			if !replicable(in) {

@@ -22,9 +22,8 @@ import (
 // replicas are of an older Eval and must be refreshed); and a helper's
 // replicas, when it made them, are the caller's values bit for bit.
 func TestReplicas(t *testing.T) {
-	allParallel(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	m, p := load(t, "../examples/npc.qrc", check.Options{})
+	m, p := loadWith(t, "../examples/npc.qrc", check.Options{}, allParallel(testOptions()))
 	require.True(t, p.fwd[0].full, "the first forward phase is replicated")
 	require.Positive(t, p.repSize)
 	rng := rand.New(rand.NewPCG(51, 52))
@@ -115,37 +114,41 @@ func TestReplicas(t *testing.T) {
 func BenchmarkReplicas(b *testing.B) {
 	b.Run("pendigits", func(b *testing.B) {
 		opts := check.Options{Data: []check.Assign{{Name: "train", Value: pendigits(b)}}}
-		m, p := load(b, "../examples/npc.qrc", opts)
-		benchReplicas(b, p, randomPoint(m, rand.New(rand.NewPCG(1, 1))))
+		benchReplicas(b, func(o *Options) (*check.Model, *Program) { return loadWith(b, "../examples/npc.qrc", opts, o) })
 	})
 	b.Run("usps", func(b *testing.B) {
 		opts := check.Options{Data: []check.Assign{{Name: "train", Value: syntheticSVM(b, 7291, 256, 10)}}}
-		m, p := load(b, "../examples/npc.qrc", opts)
-		benchReplicas(b, p, randomPoint(m, rand.New(rand.NewPCG(1, 1))))
+		benchReplicas(b, func(o *Options) (*check.Model, *Program) { return loadWith(b, "../examples/npc.qrc", opts, o) })
 	})
 	b.Run("fair", func(b *testing.B) {
-		m, p, err := compileSource(b, fmt.Sprintf(fairAdult, adult(b)), nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		benchReplicas(b, p, randomPoint(m, rand.New(rand.NewPCG(1, 1))))
+		benchReplicas(b, func(o *Options) (*check.Model, *Program) {
+			m, p, err := compileSourceWith(b, fmt.Sprintf(fairAdult, adult(b)), nil, o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return m, p
+		})
 	})
 }
 
-func benchReplicas(b *testing.B, p *Program, x []float64) {
+// benchReplicas compiles a model with replicas and without (the pass
+// "replicas" disabled) and times both.
+func benchReplicas(b *testing.B, compile func(o *Options) (*check.Model, *Program)) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		b.Skip("needs -cpu 2 or more")
 	}
-	full := fullEvaluator(b, p, x)
+	m, p := compile(testOptions())
+	_, plain := compile(without(testOptions(), "replicas"))
+	x := randomPoint(m, rand.New(rand.NewPCG(1, 1)))
+	fulls := [3]func(){fullEvaluator(b, p, x), fullEvaluator(b, plain, x), fullEvaluator(b, p, x)}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	defer func() { noReplicas = false }()
 	best := [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)} // 1 core; 2 without; 2 with
 	order := []int{0, 1, 2}
 	for b.Loop() {
 		order[1], order[2] = order[2], order[1] // neither two-core run always comes first
 		for _, k := range order {
 			runtime.GOMAXPROCS(min(k+1, 2))
-			noReplicas = k == 1
+			full := fulls[k]
 			full() // as in benchCores: wake the pool's helpers
 			t0 := time.Now()
 			full()

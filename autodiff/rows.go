@@ -35,14 +35,6 @@ import (
 // (gatherScattered) unless it would take a 32nd of the memory a data set
 // may take (data.MemoryLimit, QRC_DATA_MEMORY) or more.
 
-// rowRefMinBytes is the size of a block of consecutive rows from which it
-// is kept by reference; rowRefSubsetMinBytes, of other blocks (-1: a 32nd
-// of the data memory limit). Variables, so that tests can use small data.
-var (
-	rowRefMinBytes       int64 = 64 << 20
-	rowRefSubsetMinBytes int64 = -1
-)
-
 // rowRefs is the value of a constant register that holds rows of a data
 // set's dense matrix by reference.
 type rowRefs struct {
@@ -111,7 +103,7 @@ func (c *compiler) rowRefGather(x *reg, idx []*reg, src ast.Node) *reg {
 	n, d := x.elem[0], x.elem[1]
 	i := idx[0]
 	bytes := int64(i.fullBatch()) * int64(d) * 8
-	if len(i.axes) == 0 || i.esize != 1 || len(i.val) < i.fullBatch() || bytes < rowRefMinBytes {
+	if len(i.axes) == 0 || i.esize != 1 || len(i.val) < i.fullBatch() || bytes < c.tune.rowRefMinBytes {
 		return nil
 	}
 	axes := slices.Clone(i.axes)
@@ -141,9 +133,9 @@ func (c *compiler) rowRefGather(x *reg, idx []*reg, src ast.Node) *reg {
 
 // subsetMinBytes returns the size from which a block of rows that are not
 // consecutive is kept by reference.
-func subsetMinBytes() int64 {
-	if rowRefSubsetMinBytes >= 0 {
-		return rowRefSubsetMinBytes
+func (t tuning) subsetMinBytes() int64 {
+	if t.rowRefSubsetMinBytes >= 0 {
+		return t.rowRefSubsetMinBytes
 	}
 	limit, _ := data.MemoryLimit()
 	return limit / 32
@@ -260,7 +252,7 @@ func (p *Program) gatherScattered() {
 		done[r] = true
 		rr := r.refs
 		n := len(rr.rows) * rr.d
-		if int64(n)*8 >= subsetMinBytes() || n > maxKonst {
+		if int64(n)*8 >= p.tune.subsetMinBytes() || n > maxKonst {
 			continue
 		}
 		val := make([]float64, n)

@@ -12,15 +12,14 @@ import (
 	"github.com/qrc-lang/qrc/check"
 )
 
-// rowRefsAll keeps every block of data rows by reference until the test
-// ends (with on false: none).
-func rowRefsAll(t testing.TB, on bool) {
-	old, oldSubset := rowRefMinBytes, rowRefSubsetMinBytes
-	rowRefMinBytes, rowRefSubsetMinBytes = math.MaxInt64, math.MaxInt64
+// rowRefsAll makes the programs compiled with o keep every block of data
+// rows by reference (with on false: none).
+func rowRefsAll(o *Options, on bool) *Options {
+	o.tune.rowRefMinBytes, o.tune.rowRefSubsetMinBytes = math.MaxInt64, math.MaxInt64
 	if on {
-		rowRefMinBytes, rowRefSubsetMinBytes = 0, 0
+		o.tune.rowRefMinBytes, o.tune.rowRefSubsetMinBytes = 0, 0
 	}
-	t.Cleanup(func() { rowRefMinBytes, rowRefSubsetMinBytes = old, oldSubset })
+	return o
 }
 
 // rowRefModels are streamModels plus npc.qrc with its product written as
@@ -75,19 +74,20 @@ func refProducts(p *Program) int {
 // not; the products read the rows in place (no gathered block is left in
 // the program for them).
 func TestRowRefsBitwise(t *testing.T) {
-	allParallel(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for i, sm := range rowRefModels {
 		for _, streamed := range []bool{false, true} {
 			t.Run(sm.name+map[bool]string{false: "", true: "/streamed"}[streamed], func(t *testing.T) {
-				if streamed {
-					streamSmall(t, true)
+				opts := func(on bool) *Options {
+					o := rowRefsAll(allParallel(testOptions()), on)
+					if streamed {
+						streamSmall(o, true)
+					}
+					return o
 				}
-				rowRefsAll(t, false)
-				_, gathered := rowRefModels[i].compile(t)
+				_, gathered := rowRefModels[i].compileWith(t, opts(false))
 				require.Zero(t, refProducts(gathered))
-				rowRefsAll(t, true)
-				m, refs := rowRefModels[i].compile(t)
+				m, refs := rowRefModels[i].compileWith(t, opts(true))
 				if sm.name != "sparse" {
 					require.Positive(t, refProducts(refs), "the products read their rows by reference")
 				}
@@ -99,11 +99,12 @@ func TestRowRefsBitwise(t *testing.T) {
 }
 
 // TestRowRefsPolicy: blocks of consecutive rows (a mean over all rows)
-// are kept by reference from rowRefMinBytes and read in place, without a
+// are kept by reference from tuning.rowRefMinBytes and read in place, without a
 // copy; so are blocks of scattered rows whose product is shared (a group's
 // rows, read only when its mean is sampled); other blocks of scattered
 // rows only from the subset threshold.
 func TestRowRefsPolicy(t *testing.T) {
+	t.Parallel()
 	src := `data s = csv("d.csv", label = "y", drop = ["g"])
 var x[3] in ball(2)
 minimize mean(i in s) logistic(-s.y[i] * dot(s.X[i], x))
@@ -113,10 +114,9 @@ subject to
 	// the group's mean alone: nothing to share with
 	alone := strings.Replace(src, "mean(i in s) logistic(-s.y[i] * dot(s.X[i], x))", "x[1]^2", 1)
 	files := map[string]string{"d.csv": streamData(3000, 5)}
-	oldAll, oldSubset := rowRefMinBytes, rowRefSubsetMinBytes
-	t.Cleanup(func() { rowRefMinBytes, rowRefSubsetMinBytes = oldAll, oldSubset })
-	rowRefMinBytes, rowRefSubsetMinBytes = 0, math.MaxInt64
-	m, p, err := compileSource(t, src, files)
+	o := testOptions()
+	o.tune.rowRefMinBytes, o.tune.rowRefSubsetMinBytes = 0, math.MaxInt64
+	m, p, err := compileSourceWith(t, src, files, o)
 	require.NoError(t, err)
 	n := m.Data[0].Set.N()
 	byRef, shared := 0, 0
@@ -140,14 +140,14 @@ subject to
 	}
 	require.Equal(t, 2, byRef, "both products read their rows by reference")
 	require.Equal(t, 1, shared, "the group's product is shared")
-	_, p, err = compileSource(t, alone, files)
+	_, p, err = compileSourceWith(t, alone, files, o)
 	require.NoError(t, err)
 	require.Zero(t, refProducts(p), "scattered rows no product shares are gathered below the subset threshold")
-	rowRefSubsetMinBytes = 0
-	_, p, err = compileSource(t, alone, files)
+	o = testOptions()
+	o.tune.rowRefMinBytes, o.tune.rowRefSubsetMinBytes = 0, 0
+	_, p, err = compileSourceWith(t, alone, files, o)
 	require.NoError(t, err)
 	require.Equal(t, 1, refProducts(p), "and by reference above it")
-	rowRefMinBytes, rowRefSubsetMinBytes = oldAll, oldSubset
 	_, p, err = compileSource(t, src, files)
 	require.NoError(t, err)
 	require.Zero(t, refProducts(p), "small blocks are gathered")
@@ -156,8 +156,8 @@ subject to
 // TestRowRefsMemory: kept by reference, the rows of npc.qrc's ten class
 // means take 4 bytes a row instead of a gathered copy of the data.
 func TestRowRefsMemory(t *testing.T) {
-	rowRefsAll(t, true)
-	m, p := load(t, "../examples/npc.qrc", check.Options{})
+	t.Parallel()
+	m, p := loadWith(t, "../examples/npc.qrc", check.Options{}, rowRefsAll(testOptions(), true))
 	n, d := m.Data[0].Set.N(), m.Data[0].Set.D()
 	refs := 0
 	for _, in := range p.insts {
@@ -174,8 +174,8 @@ func TestRowRefsMemory(t *testing.T) {
 // at SetSample, into a buffer of the sample's size, and read in place
 // again after ResetSamples.
 func TestRowRefsSample(t *testing.T) {
-	rowRefsAll(t, true)
-	m, p := load(t, "../examples/fairness.qrc", check.Options{})
+	t.Parallel()
+	m, p := loadWith(t, "../examples/fairness.qrc", check.Options{}, rowRefsAll(testOptions(), true))
 	d := m.Data[0].Set.D()
 	x := randomPoint(m, rand.New(rand.NewPCG(3, 4)))
 	vals := make([]float64, len(p.Functions()))

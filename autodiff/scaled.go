@@ -41,7 +41,7 @@ func CompileScaled(m *check.Model, scale SumScale) (*Program, error) {
 	if scale == nil {
 		return nil, fmt.Errorf("autodiff: CompileScaled without a scale")
 	}
-	return compile(m, scale)
+	return compile(m, scale, Options{})
 }
 
 // rowsOf returns the number of combinations of the axes' values.

@@ -24,10 +24,6 @@ import (
 // subset is not a subset of the base's sample, so a sampled sharer computes
 // its own product as it would without sharing.
 
-// noShare turns sharing off, for tests that compare with the unshared
-// evaluation.
-var noShare bool
-
 // share links a sharer to its base: the instruction over the base axis
 // that computes the same thing for a superset of the sharer's rows.
 type share struct {
@@ -42,13 +38,10 @@ func (s *share) active(sharer *inst) bool {
 	return s != nil && sharer.fwdAx.pos == nil && s.base.fwdAx.pos == nil
 }
 
-// findShares links every shareable instruction to its base. It runs after
-// the instructions' block axes are set. (On a streamed axis the base's
-// and the sharers' registers keep every row: stream.go.)
+// findShares links every shareable instruction to its base (pass
+// "shares"). (On a streamed axis the base's and the sharers' registers
+// keep every row: stream.go.)
 func (p *Program) findShares() {
-	if noShare {
-		return
-	}
 	// position of every row number in each data axis, made on demand
 	where := map[*axis]map[float64]int32{}
 	posOf := func(a *axis) map[float64]int32 {

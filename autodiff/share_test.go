@@ -50,13 +50,12 @@ func shareData(n int, rng *rand.Rand) string {
 	return csv
 }
 
-// compileShare compiles a model of shareModels with sharing on (or off).
-func compileShare(t *testing.T, body, csv string, share bool) (*check.Model, *Program) {
+// compileShare compiles a model of shareModels with the options (sharing
+// off when they disable the pass "shares").
+func compileShare(t *testing.T, body, csv string, o *Options) (*check.Model, *Program) {
 	t.Helper()
-	noShare = !share
-	defer func() { noShare = false }()
 	src := "data s = csv(\"d.csv\", label = \"y\", drop = [\"u\", \"v\", \"g\"])\nvar x[s.d] in ball(2)\n" + body
-	m, p, err := compileSource(t, src, map[string]string{"d.csv": csv})
+	m, p, err := compileSourceWith(t, src, map[string]string{"d.csv": csv}, o)
 	require.NoError(t, err)
 	return m, p
 }
@@ -93,7 +92,6 @@ func jacobianOf(t *testing.T, p *Program, x []float64) [][]float64 {
 // finite differences on 1 and 2 cores, bitwise the same on 1, 2 and 4,
 // and on samples of the subsets (which are not shared).
 func TestShareSubsets(t *testing.T) {
-	allParallel(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	rng := rand.New(rand.NewPCG(21, 22))
 	csv := shareData(1500, rng) // several blocks of rows
@@ -101,8 +99,8 @@ func TestShareSubsets(t *testing.T) {
 	wantShares := map[string][2]int{"overlap": {2, 0}, "disjoint-cover": {2, 2}, "not-covering": {2, 0}}
 	for name, body := range shareModels {
 		t.Run(name, func(t *testing.T) {
-			m, p := compileShare(t, body, csv, true)
-			_, q := compileShare(t, body, csv, false)
+			m, p := compileShare(t, body, csv, allParallel(testOptions()))
+			_, q := compileShare(t, body, csv, without(allParallel(testOptions()), "shares"))
 			d, e := countShares(p)
 			require.Equal(t, wantShares[name], [2]int{d, e}, "shared products and exponentials")
 			d, e = countShares(q)
@@ -180,6 +178,7 @@ func TestShareSubsets(t *testing.T) {
 // (nor of other data) share nothing, and products of other data or of
 // other variables are not mistaken for the base's.
 func TestShareNeedsBase(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(23, 24))
 	csv := shareData(300, rng)
 	for _, body := range []string{`
@@ -190,7 +189,7 @@ minimize mean(i in s) sigmoid(dot(s.X[i], v)) + mean(i in s where s.g[i] == 1) s
 `, `
 minimize mean(i in s) sigmoid(dot(s.X[i], x)) + mean(i in s where s.g[i] == 1) sigmoid(dot(2 * s.X[i], x))
 `} {
-		m, p := compileShare(t, body, csv, true)
+		m, p := compileShare(t, body, csv, testOptions())
 		d, e := countShares(p)
 		require.Zero(t, d+e, body)
 		require.Less(t, fdCheck(t, p, randomPoint(m, rng)), 1e-6, body)
@@ -224,7 +223,7 @@ func TestJacobian(t *testing.T) {
 	require.Error(t, p.Jacobian(rows[:nf-1]))
 	short := append([][]float64{make([]float64, 1)}, rows[1:]...)
 	require.Error(t, p.Jacobian(short))
-	requireNoAllocations(t, func() {
+	requireNoAllocations(t, p, func() {
 		if err := p.Eval(x, vals); err != nil {
 			t.Fatal(err)
 		}
@@ -237,6 +236,7 @@ func TestJacobian(t *testing.T) {
 // TestJacobianNotFinite: a subgradient that is not finite is the same
 // *EvalError from Jacobian as from Gradient.
 func TestJacobianNotFinite(t *testing.T) {
+	t.Parallel()
 	csv := "a,b,y\n0,0,1\n1,2,-1\n"
 	src := "data s = csv(\"d.csv\", label = \"y\")\nvar x[2] in box(-1, 1)\nminimize mean(i in s) sqrt(sigmoid(dot(s.X[i], x)) - 0.5)\n"
 	_, p, err := compileSource(t, src, map[string]string{"d.csv": csv})
@@ -259,6 +259,7 @@ func TestJacobianNotFinite(t *testing.T) {
 // phi(z), the only sigmoid of its margins, keeps the plain fused sigmoid
 // (no register of exponentials).
 func TestExpSharing(t *testing.T) {
+	t.Parallel()
 	count := func(p *Program) (exps, fromExp, plain int) {
 		for _, in := range p.insts {
 			switch {
@@ -273,7 +274,7 @@ func TestExpSharing(t *testing.T) {
 		return exps, fromExp, plain
 	}
 	rng := rand.New(rand.NewPCG(29, 30))
-	_, p := compileShare(t, shareModels["disjoint-cover"], shareData(300, rng), true)
+	_, p := compileShare(t, shareModels["disjoint-cover"], shareData(300, rng), testOptions())
 	e, f, u := count(p)
 	require.Equal(t, [3]int{3, 5, 0}, [3]int{e, f, u})
 	for _, in := range p.insts {
@@ -292,25 +293,28 @@ func TestExpSharing(t *testing.T) {
 // after all of them. The fairness model's functions share their rows and
 // do not take that path.
 func TestJacobianApart(t *testing.T) {
-	allParallel(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	t.Cleanup(func() { noEarlyTails = false })
-	m, p := load(t, "../examples/npc.qrc", check.Options{})
-	p.linkApart()
-	require.True(t, p.jac.tails.ok, "npc's tails can run early")
+	m, early := loadWith(t, "../examples/npc.qrc", check.Options{}, allParallel(testOptions()))
+	early.linkApart()
+	require.True(t, early.jac.tails.ok, "npc's tails can run early")
+	_, afterAll := loadWith(t, "../examples/npc.qrc", check.Options{}, without(allParallel(testOptions()), "tails"))
+	afterAll.linkApart()
+	require.False(t, afterAll.jac.tails.ok, "without the pass the tails run after every block")
 	x := randomPoint(m, rand.New(rand.NewPCG(31, 32)))
 	for _, sampled := range []bool{false, true} {
 		if sampled {
-			require.NoError(t, p.SetSample(0, []int{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4}))
+			for _, p := range []*Program{early, afterAll} {
+				require.NoError(t, p.SetSample(0, []int{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4}))
+			}
 		}
 		for _, procs := range []int{1, 2, 4} {
-			for _, late := range []bool{false, true} {
-				noEarlyTails = late
+			for _, p := range []*Program{early, afterAll} {
+				late := p == afterAll
 				runtime.GOMAXPROCS(procs)
 				want := evalAll(t, p, x)
-				before := jacApartRuns.Load()
+				before := p.jac.apartRuns
 				got := jacobianOf(t, p, x)
-				require.Equal(t, before+1, jacApartRuns.Load(), "npc's Jacobian runs its first phase once")
+				require.Equal(t, before+1, p.jac.apartRuns, "npc's Jacobian runs its first phase once")
 				for i := range want {
 					for j := range want[i] {
 						require.Equal(t, math.Float64bits(want[i][j]), math.Float64bits(got[i][j]), "sampled %v, GOMAXPROCS %d, late tails %v, row %d, element %d", sampled, procs, late, i, j)
@@ -319,7 +323,8 @@ func TestJacobianApart(t *testing.T) {
 			}
 		}
 	}
-	p.ResetSamples()
+	early.ResetSamples()
+	afterAll.ResetSamples()
 	_, q := load(t, "../examples/fairness.qrc", check.Options{})
 	q.linkApart()
 	require.Equal(t, int8(-1), q.jac.apart, "the fairness model's functions share x's product")

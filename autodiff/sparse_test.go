@@ -95,9 +95,9 @@ subject to hinge: mean(i in D) max(0, 1 - (D.y[i] - 2) * sum(j in 1..D.d) W[1, j
 
 // compileSparseAndDense compiles the checked model m twice: as loaded (its
 // sets sparse) and after converting every sparse set to dense.
-func compileSparseAndDense(t *testing.T, m *check.Model) (sp, dn *Program) {
+func compileSparseAndDense(t *testing.T, m *check.Model, o *Options) (sp, dn *Program) {
 	t.Helper()
-	sp, err := Compile(m)
+	sp, err := CompileWith(m, *o)
 	require.NoError(t, err)
 	require.Positive(t, countSparse(sp), "the program has no sparse dot product")
 	for _, ds := range m.Data {
@@ -106,7 +106,7 @@ func compileSparseAndDense(t *testing.T, m *check.Model) (sp, dn *Program) {
 		_, err := ds.Set.Dense()
 		require.NoError(t, err)
 	}
-	dn, err = Compile(m)
+	dn, err = CompileWith(m, *o)
 	require.NoError(t, err)
 	require.Zero(t, countSparse(dn))
 	return sp, dn
@@ -143,13 +143,12 @@ func requireClose(t *testing.T, a, b [][]float64, tol float64) {
 // against finite differences, for bitwise equality on 1, 2 and 4 cores and
 // for allocations.
 func TestSparseAgreesDense(t *testing.T) {
-	allParallel(t)
 	dir := t.TempDir()
 	sparseGen{n: 1500, d: 400, perRow: 4, classes: 3}.write(t, filepath.Join(dir, "d.svm"))
 	path := filepath.Join(dir, "m.qrc")
 	m, _, diags := modelfile.LoadSource(path, []byte(sparseModel), check.Options{})
 	require.NotNil(t, m, "%v", diags)
-	sp, dn := compileSparseAndDense(t, m)
+	sp, dn := compileSparseAndDense(t, m, allParallel(testOptions()))
 	require.Equal(t, 5, countSparse(sp), "logistic, one per class, hinge")
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 3 {
@@ -203,7 +202,7 @@ func TestSparseAgreesDense(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	requireNoAllocations(t, run)
+	requireNoAllocations(t, sp, run)
 }
 
 // TestSparseCompilerFallback compiles models whose sparse X the checker
@@ -212,6 +211,7 @@ func TestSparseAgreesDense(t *testing.T) {
 // compiler makes the blocks it needs dense itself, and the values and
 // subgradients equal those of the dense program.
 func TestSparseCompilerFallback(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sparseGen{n: 400, d: 50, perRow: 6, classes: 3}.write(t, filepath.Join(dir, "d.svm"))
 	src := `data D = libsvm("d.svm")
@@ -223,11 +223,11 @@ subject to c: mean(i in D) sum(j in 1..D.d) (w[j] * D.X[i, j])^2 <= 1
 	require.NotNil(t, m, "%v", diags)
 	set := m.Data[0].Set
 	require.NotNil(t, set.X, "the checker converts the set")
-	dn, err := Compile(m)
+	dn, err := CompileWith(m, *testOptions())
 	require.NoError(t, err)
 	x := set.X
 	set.X = nil // as if the checker had not
-	sp, err := Compile(m)
+	sp, err := CompileWith(m, *testOptions())
 	set.X = x
 	require.NoError(t, err)
 	require.Equal(t, 1, countSparse(sp), "dot(w, D.X[i]) still runs sparse")
@@ -242,6 +242,7 @@ subject to c: mean(i in D) sum(j in 1..D.d) (w[j] * D.X[i, j])^2 <= 1
 // against central differences, on a smooth model (the hinge's kink is
 // left out).
 func TestSparseFiniteDifferences(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sparseGen{n: 300, d: 60, perRow: 5, classes: 3}.write(t, filepath.Join(dir, "d.svm"))
 	src := `data D = libsvm("d.svm")
@@ -252,7 +253,7 @@ subject to c: mean(i in D where D.y[i] == 2) sigmoid(dot(D.X[i], w - v)) <= 0.3
 `
 	m, _, diags := modelfile.LoadSource(filepath.Join(dir, "m.qrc"), []byte(src), check.Options{})
 	require.NotNil(t, m, "%v", diags)
-	p, err := Compile(m)
+	p, err := CompileWith(m, *testOptions())
 	require.NoError(t, err)
 	require.Equal(t, 3, countSparse(p))
 	x := randomPoint(m, rand.New(rand.NewPCG(5, 6)))
@@ -289,7 +290,7 @@ minimize mean(i in D) log(1 + exp(-D.y[i] * dot(w, D.X[i])))
 	require.NotNil(t, m, "%v", diags)
 	set := m.Data[0].Set
 	require.True(t, set.IsSparse())
-	p, err := Compile(m)
+	p, err := CompileWith(m, *testOptions())
 	require.NoError(t, err)
 	require.Equal(t, 1, countSparse(p))
 	x := randomPoint(m, rand.New(rand.NewPCG(1, 2)))
@@ -336,6 +337,7 @@ minimize mean(i in D) log(1 + exp(-D.y[i] * dot(w, D.X[i])))
 // rows, 123 binary features, 11% nonzero) against the dense one, for a
 // logistic loss by dot and a hinge by a sum over the features.
 func TestSparseA9A(t *testing.T) {
+	t.Parallel()
 	path := shareddata.Require(t, "a9a.t")
 	src := fmt.Sprintf(`data D = libsvm(%q)
 var w[D.d] in box(-1, 1)
@@ -346,7 +348,7 @@ subject to hinge: mean(i in D) max(0, 1 - D.y[i] * sum(j in 1..D.d) w[j] * D.X[i
 	m, _, diags := modelfile.LoadSource(filepath.Join(t.TempDir(), "m.qrc"), []byte(src), check.Options{})
 	require.NotNil(t, m, "%v", diags)
 	require.True(t, m.Data[0].Set.IsSparse(), "a9a.t is stored sparse")
-	sp, dn := compileSparseAndDense(t, m)
+	sp, dn := compileSparseAndDense(t, m, testOptions())
 	require.Equal(t, 2, countSparse(sp))
 	rng := rand.New(rand.NewPCG(11, 12))
 	for range 3 {
@@ -368,7 +370,7 @@ minimize mean(i in D) abs(D.X[i, 2] * w[2] - dot(w, D.X[i]))
 	m, _, diags := modelfile.LoadSource(filepath.Join(dir, "m.qrc"), []byte(src), check.Options{})
 	require.NotNil(t, m, "%v", diags)
 	require.NotNil(t, m.Data[0].Set.X, "converted for the elementwise use")
-	p, err := Compile(m)
+	p, err := CompileWith(m, *testOptions())
 	require.NoError(t, err)
 	require.Zero(t, countSparse(p))
 
@@ -380,7 +382,7 @@ minimize mean(i in D where D.X[i, 5] != 0 or i <= 50) log(1 + exp(-D.y[i] * dot(
 	m, _, diags = modelfile.LoadSource(filepath.Join(dir, "m.qrc"), []byte(src), check.Options{})
 	require.NotNil(t, m, "%v", diags)
 	require.True(t, m.Data[0].Set.X == nil, "the set was converted")
-	p, err = Compile(m)
+	p, err = CompileWith(m, *testOptions())
 	require.NoError(t, err)
 	require.Equal(t, 1, countSparse(p))
 	require.Equal(t, 1, len(p.Samples()))
@@ -442,6 +444,7 @@ minimize mean(i in D) abs(D.X[i, 1] * w)
 // generated 10^4 × 10^5 set with the hand-written CSR kernel the benchmark
 // runs beside it.
 func TestSparseAgainstKernel(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("writes and loads a 10^4 × 10^5 set")
 	}

@@ -47,48 +47,18 @@ import (
 // products shared across row subsets and their exponentials (share.go),
 // which a subset reads at the rows of other blocks.
 
-// streamMinBytes is the size of the rows' registers, over the whole
-// program, from which the program streams: below it they are kept whole.
-// Beyond a core's cache (1 MiB of L2 on the build machine) windows are
-// faster: a block's values and adjoints stay in cache from one
-// instruction of its chain to the next instead of going to memory and
-// back, and the blocks are larger. On the build machine streaming took
-// the fairness model on adult.csv (30 162 rows, 4.8 MiB of registers)
-// from 1.10–1.14 times its hand-written reference to 0.93–0.98, and
-// pendigits and the USPS-sized set (4.2 and 4.1 MiB) a few percent
-// faster. The examples (1.7 MiB at most) are kept whole, as the tests
-// that compare streamed programs with whole ones expect. A variable, so
-// that tests can stream small data.
-var streamMinBytes int64 = 2 << 20
+// The thresholds (tuning.streamMinBytes and the rest, options.go) are
+// chosen so that a register that fits a core's cache stays whole: beyond
+// it windows are faster, as a block's values and adjoints stay in cache
+// from one instruction of its chain to the next instead of going to memory
+// and back, and the blocks are larger (docs/performance.md). The examples
+// stay whole, as the tests that compare streamed programs with whole ones
+// expect.
 
-// streamAuxMaxBytes is the size of the windowed registers' aux (what the
-// forward pass records for the reverse pass: derivatives, which operand
-// won a max) over every row up to which it is kept for every row, unless
-// that is more than a quarter of the memory a data set may take
-// (data.MemoryLimit, QRC_DATA_MEMORY). Above it the aux is windowed too,
-// and a reverse pass recomputes the rows' values to get it (see the top of
-// this file). A variable for tests.
-var streamAuxMaxBytes int64 = 1 << 30
-
-// streamWindows can be turned off by tests: the axes are then split into
-// the blocks of a streamed program but every register keeps all its rows,
-// the reference a streamed program must match bit for bit.
-var streamWindows = true
-
-// streamBlockBytes is the size aimed at for one block of a streamed
-// axis's registers, so that a worker's windows stay in its core's cache;
-// its blocks have from streamMinRows to streamMaxRows rows. Variables, so
-// that tests can make many small blocks.
-var (
-	streamBlockBytes int64 = 256 << 10
-	streamMinRows          = blockRows
-	streamMaxRows          = 4096
-)
-
-// planStream decides which axes stream: when the registers over data rows
-// would take streamMinBytes or more in all, every data axis with such
-// registers streams, with blocks of about streamBlockBytes of them. It
-// runs before findShares and linkBlocks.
+// planStream decides which axes stream (pass "stream"): when the
+// registers over data rows would take tune.streamMinBytes or more in all,
+// every data axis with such registers streams, with blocks of about
+// tune.streamBlockBytes of them.
 func (p *Program) planStream() {
 	perRow := map[*axis]int64{}
 	var total int64
@@ -110,13 +80,14 @@ func (p *Program) planStream() {
 		perRow[a] += n / int64(max(1, len(a.vals)))
 		total += n
 	}
-	if total < streamMinBytes || total == 0 {
+	t := p.tune
+	if total < t.streamMinBytes || total == 0 {
 		return
 	}
 	for _, a := range axes {
-		rows := int(streamBlockBytes / max(1, perRow[a]))
+		rows := int(t.streamBlockBytes / max(1, perRow[a]))
 		a.stream = true
-		a.minRows = min(streamMaxRows, max(streamMinRows, rows))
+		a.minRows = min(t.streamMaxRows, max(t.streamMinRows, rows))
 	}
 }
 
@@ -151,12 +122,11 @@ func (p *Program) places(phs []phase) []where {
 
 // linkWindows decides which registers are windowed (see the top of this
 // file) and, for every segment of the reverse pass over a streamed axis,
-// the windowed instructions a block may have to recompute. It runs after
-// linkBlocks and before the arena is laid out.
+// the windowed instructions a block may have to recompute (pass
+// "windows"). Without it the streamed axes are split into the same blocks
+// but every register keeps all its rows: the reference a streamed program
+// must match bit for bit.
 func (p *Program) linkWindows() {
-	if !streamWindows {
-		return
-	}
 	streamed := false
 	for _, in := range p.insts {
 		streamed = streamed || in.fwdAx.streams()
@@ -209,7 +179,7 @@ func (p *Program) linkWindows() {
 	}
 	limit, _ := data.MemoryLimit()
 	for _, in := range p.insts {
-		in.out.auxWin = in.out.win && aux > min(streamAuxMaxBytes, limit/4)
+		in.out.auxWin = in.out.win && aux > min(p.tune.streamAuxMaxBytes, limit/4)
 	}
 	// the candidates for recomputation in each reverse segment: the
 	// windowed instructions whose values (or windowed aux) its

@@ -13,24 +13,24 @@ import (
 	"github.com/qrc-lang/qrc/check"
 )
 
-// streamSmall makes every program compiled until the test ends stream,
-// however small its data, in blocks of 16 rows (so that a worker's
-// windows serve many blocks), or, with windows false, split into the same
-// blocks with every register kept whole: the reference.
-func streamSmall(t testing.TB, windows bool) {
-	oldMin, oldBytes, oldRows, oldWin := streamMinBytes, streamBlockBytes, streamMinRows, streamWindows
-	streamMinBytes, streamBlockBytes, streamMinRows, streamWindows = 0, 1, 16, windows
-	t.Cleanup(func() {
-		streamMinBytes, streamBlockBytes, streamMinRows, streamWindows = oldMin, oldBytes, oldRows, oldWin
-	})
+// streamSmall makes every program compiled with o stream, however small
+// its data, in blocks of 16 rows (so that a worker's windows serve many
+// blocks), or, with windows false, split into the same blocks with every
+// register kept whole: the reference.
+func streamSmall(o *Options, windows bool) *Options {
+	o.tune.streamMinBytes, o.tune.streamBlockBytes, o.tune.streamMinRows = 0, 1, 16
+	if !windows {
+		without(o, "windows")
+	}
+	return o
 }
 
-// streamAuxToo windows the aux of windowed registers too until the test
-// ends, however small: a reverse pass recomputes the values it reads.
-func streamAuxToo(t testing.TB) {
-	old := streamAuxMaxBytes
-	streamAuxMaxBytes = -1
-	t.Cleanup(func() { streamAuxMaxBytes = old })
+// streamAuxToo windows the aux of windowed registers of the programs
+// compiled with o too, however small: a reverse pass recomputes the values
+// it reads.
+func streamAuxToo(o *Options) *Options {
+	o.tune.streamAuxMaxBytes = -1
+	return o
 }
 
 // streamData is a data set for the stream tests: n rows of three
@@ -100,21 +100,20 @@ type testModel struct {
 }
 
 // compile checks and compiles the model.
-func (tm testModel) compile(t *testing.T) (*check.Model, *Program) {
+func (tm testModel) compile(t testing.TB) (*check.Model, *Program) {
 	t.Helper()
-	if tm.path != "" {
-		return load(t, tm.path, check.Options{})
-	}
-	m, p, err := compileSource(t, tm.src, tm.files)
-	require.NoError(t, err)
-	return m, p
+	return tm.compileWith(t, testOptions())
 }
 
-// setStreamMinBytes sets streamMinBytes until the test or benchmark ends.
-func setStreamMinBytes(tb testing.TB, n int64) {
-	old := streamMinBytes
-	streamMinBytes = n
-	tb.Cleanup(func() { streamMinBytes = old })
+// compileWith checks and compiles the model with compile options.
+func (tm testModel) compileWith(t testing.TB, o *Options) (*check.Model, *Program) {
+	t.Helper()
+	if tm.path != "" {
+		return loadWith(t, tm.path, check.Options{}, o)
+	}
+	m, p, err := compileSourceWith(t, tm.src, tm.files, o)
+	require.NoError(t, err)
+	return m, p
 }
 
 // allResults returns the values, one Gradient per function, a Gradient
@@ -138,7 +137,6 @@ func allResults(t *testing.T, p *Program, x []float64, rng *rand.Rand) [][]float
 // blocks with every register kept whole, on 1, 2 and 4 cores, on all rows
 // and on a sample.
 func TestStreamBitwise(t *testing.T) {
-	allParallel(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for i, sm := range streamModels {
 		for _, auxToo := range []bool{false, true} {
@@ -153,14 +151,13 @@ func streamBitwise(t *testing.T, i int, auxToo bool) {
 	sm := streamModels[i]
 	{
 		{
-			streamSmall(t, false)
-			_, whole := streamModels[i].compile(t)
+			_, whole := streamModels[i].compileWith(t, streamSmall(allParallel(testOptions()), false))
 			require.False(t, whole.streamed())
-			streamSmall(t, true)
+			o := streamSmall(allParallel(testOptions()), true)
 			if auxToo {
-				streamAuxToo(t)
+				streamAuxToo(o)
 			}
-			m, streamed := streamModels[i].compile(t)
+			m, streamed := streamModels[i].compileWith(t, o)
 			require.True(t, streamed.streamed(), "some registers are windowed")
 			windowed, kept := 0, 0
 			for _, in := range streamed.insts {
@@ -243,13 +240,12 @@ func requireSameBits(t *testing.T, want, p *Program, x []float64, every, mult in
 // default one (its own blocks, shared products) to rounding, and checks
 // it against finite differences.
 func TestStreamAgainstUnstreamed(t *testing.T) {
-	allParallel(t)
+	t.Parallel()
 	for i, sm := range streamModels {
 		t.Run(sm.name, func(t *testing.T) {
-			m, plain := streamModels[i].compile(t)
+			m, plain := streamModels[i].compileWith(t, allParallel(testOptions()))
 			require.False(t, plain.streamed())
-			streamSmall(t, true)
-			_, streamed := streamModels[i].compile(t)
+			_, streamed := streamModels[i].compileWith(t, streamSmall(allParallel(testOptions()), true))
 			x := randomPoint(m, rand.New(rand.NewPCG(uint64(i), 5)))
 			want, got := evalAll(t, plain, x), evalAll(t, streamed, x)
 			for r := range want {
@@ -268,6 +264,7 @@ func TestStreamAgainstUnstreamed(t *testing.T) {
 // windowed register is reported at the same place, with the same words,
 // as without streaming.
 func TestStreamErrors(t *testing.T) {
+	t.Parallel()
 	data := map[string]string{"d.csv": streamData(500, 2)}
 	for i, tc := range []struct {
 		src  string
@@ -301,11 +298,11 @@ minimize mean(i in s) sqrt(pos(dot(s.X[i], x)))
 				require.NoError(t, err)
 				require.False(t, plain.streamed())
 				want := errorOf(plain, start(m))
-				streamSmall(t, true)
+				o := streamSmall(testOptions(), true)
 				if auxToo {
-					streamAuxToo(t)
+					streamAuxToo(o)
 				}
-				_, streamed, err := compileSource(t, tc.src, data)
+				_, streamed, err := compileSourceWith(t, tc.src, data, o)
 				require.NoError(t, err)
 				require.True(t, streamed.streamed())
 				require.Equal(t, want, errorOf(streamed, start(m)))
@@ -334,8 +331,7 @@ minimize mean(i in s) sqrt(pos(dot(s.X[i], x)))
 
 // TestStreamNoAllocations: a streamed evaluation allocates nothing.
 func TestStreamNoAllocations(t *testing.T) {
-	streamSmall(t, true)
-	m, p := load(t, "../examples/npc.qrc", check.Options{})
+	m, p := loadWith(t, "../examples/npc.qrc", check.Options{}, streamSmall(testOptions(), true))
 	require.True(t, p.streamed())
 	x := randomPoint(m, rand.New(rand.NewPCG(1, 1)))
 	vals := make([]float64, len(p.Functions()))
@@ -343,7 +339,7 @@ func TestStreamNoAllocations(t *testing.T) {
 	for f := range rows {
 		rows[f] = make([]float64, p.NumVars())
 	}
-	requireNoAllocations(t, func() {
+	requireNoAllocations(t, p, func() {
 		if err := p.Eval(x, vals); err != nil {
 			t.Fatal(err)
 		}
@@ -353,15 +349,15 @@ func TestStreamNoAllocations(t *testing.T) {
 	})
 }
 
-// TestStreamWorkSpace: on data whose registers exceed streamMinBytes the
+// TestStreamWorkSpace: on data whose registers exceed tuning.streamMinBytes the
 // program streams by default, and its work space grows with the rows only
 // by the derivatives its reverse pass reads (the windowed registers' aux,
 // a few floats a row), or not at all when those are windowed too: the
 // same model on 20 000 and on 80 000 rows.
 func TestStreamWorkSpace(t *testing.T) {
-	oldMin, oldBytes := streamMinBytes, streamBlockBytes
-	streamMinBytes, streamBlockBytes = 256<<10, 16<<10
-	t.Cleanup(func() { streamMinBytes, streamBlockBytes = oldMin, oldBytes })
+	t.Parallel()
+	o := testOptions()
+	o.tune.streamMinBytes, o.tune.streamBlockBytes = 256<<10, 16<<10
 	src := `data s = csv("d.csv", label = "y", drop = ["g"])
 var x[3] in ball(2)
 minimize mean(i in s) logistic(-s.y[i] * dot(s.X[i], x))
@@ -370,7 +366,7 @@ subject to
 `
 	// rest is the work space without the aux kept for every row
 	rest := func(n int) (floats, aux int) {
-		_, p, err := compileSource(t, src, map[string]string{"d.csv": streamData(n, 3)})
+		_, p, err := compileSourceWith(t, src, map[string]string{"d.csv": streamData(n, 3)}, o)
 		require.NoError(t, err)
 		for _, in := range p.insts {
 			if o := in.out; o.win && !o.auxWin && in.needsAux() {
@@ -391,7 +387,7 @@ subject to
 	large, _ := rest(80000)
 	require.Equal(t, small, large, "the windows do not grow with the rows")
 	require.Less(t, large, 80*whole/4, "80 times the registers of 1000 rows")
-	streamAuxToo(t)
+	streamAuxToo(o)
 	small, aux = rest(20000)
 	require.Zero(t, aux)
 	large, _ = rest(80000)
@@ -399,11 +395,12 @@ subject to
 }
 
 // TestStreamDefault: by default a program streams once its registers over
-// rows reach 2 MiB (streamMinBytes): planStream counts 592 bytes of them
+// rows reach 2 MiB (tuning.streamMinBytes): planStream counts 592 bytes of them
 // a row for npc.qrc, so its 3000 shipped rows (1.7 MiB) are kept whole
 // and 5000 rows (2.8 MiB) stream.
 func TestStreamDefault(t *testing.T) {
-	require.Equal(t, int64(2<<20), streamMinBytes)
+	t.Parallel()
+	require.Equal(t, int64(2<<20), defaultTuning().streamMinBytes)
 	_, small := load(t, "../examples/npc.qrc", check.Options{})
 	require.False(t, small.streamed(), "3000 rows")
 	_, large := load(t, "../examples/npc.qrc", check.Options{Data: []check.Assign{{Name: "train", Value: syntheticSVM(t, 5000, 16, 10)}}})

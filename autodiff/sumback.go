@@ -31,9 +31,6 @@ package autodiff
 // adjoint in each block) or over the rows themselves (its output is
 // cleared once all the blocks are done, as S's reverse would leave it).
 func (p *Program) linkSumBack() {
-	if noSumBack {
-		return
-	}
 	readers := p.uses()
 	segOf := make(map[*inst]*seg)
 	for _, ph := range p.bwd {
@@ -99,10 +96,6 @@ func plainSum(in *inst) bool {
 // shares reports whether in shares values with another instruction
 // (share.go).
 func shares(in *inst) bool { return in.share != nil || len(in.sharers) > 0 }
-
-// noSumBack can be set by tests: every sum's reverse then runs apart from
-// its function's, the reference the fused pairs must match bit for bit.
-var noSumBack = false
 
 // fusedSum reports whether in is a sum whose reverse pass its elementwise
 // operand's runs (linkSumBack); fusedUnary whether in is that operand.

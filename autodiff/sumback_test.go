@@ -43,24 +43,24 @@ func fusedSums(p *Program) int {
 // apart, on 1, 2 and 4 cores, with registers whole, windowed, and windowed
 // with their aux recomputed.
 func TestSumBackBitwise(t *testing.T) {
-	allParallel(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	t.Cleanup(func() { noSumBack = false })
 	wantFused := map[string]int{"npc": 20, "fairness": 3, "phase": 1, "centred": 2, "sparse": 2, "classmean": 4, "product": 1}
 	for _, tm := range sumBackModels {
 		for _, mode := range []string{"whole", "windowed", "aux"} {
 			t.Run(tm.name+"/"+mode, func(t *testing.T) {
-				if mode != "whole" {
-					streamSmall(t, true)
+				opts := func() *Options {
+					o := allParallel(testOptions())
+					if mode != "whole" {
+						streamSmall(o, true)
+					}
+					if mode == "aux" {
+						streamAuxToo(o)
+					}
+					return o
 				}
-				if mode == "aux" {
-					streamAuxToo(t)
-				}
-				noSumBack = true
-				_, apart := tm.compile(t)
+				_, apart := tm.compileWith(t, without(opts(), "sumback"))
 				require.Zero(t, fusedSums(apart))
-				noSumBack = false
-				m, fused := tm.compile(t)
+				m, fused := tm.compileWith(t, opts())
 				if n, ok := wantFused[tm.name]; ok {
 					require.Equal(t, n, fusedSums(fused), "fused sums")
 				}

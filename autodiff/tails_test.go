@@ -19,9 +19,8 @@ import (
 // checks that the helpers did queue segments (else the queue went
 // untested, and it says so).
 func TestTailsOnCaller(t *testing.T) {
-	allParallel(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	m, p := load(t, "../examples/npc.qrc", check.Options{})
+	m, p := loadWith(t, "../examples/npc.qrc", check.Options{}, allParallel(testOptions()))
 	x := randomPoint(m, rand.New(rand.NewPCG(71, 72)))
 	runtime.GOMAXPROCS(1)
 	want := evalAll(t, p, x)[1:]
