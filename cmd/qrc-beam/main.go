@@ -35,7 +35,7 @@ import (
 	"github.com/qrc-lang/qrc"
 	"github.com/qrc-lang/qrc/beamrun"
 	"github.com/qrc-lang/qrc/distrib"
-	"github.com/qrc-lang/qrc/internal/solvecli"
+	"github.com/qrc-lang/qrc/solvecmd"
 )
 
 const usage = `Usage: qrc-beam solve [flags] MODEL.qrc
@@ -94,7 +94,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.CommandLine // Beam's flags are registered there
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
-	flags := solvecli.RegisterFlags(fs)
+	flags := solvecmd.RegisterFlags(fs)
 	var sets assigns
 	fs.Var(&sets, "set", "")
 	dataPath := fs.String("data", "", "")
@@ -102,7 +102,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	beamLog := fs.Bool("beam-log", false, "")
 	rest, file := reorder(args)
 	if err := fs.Parse(rest); err != nil {
-		return solvecli.ExitUsage
+		return solvecmd.ExitUsage
 	}
 	beam.Init() // a worker started by a runner runs its harness here and exits
 	if !*beamLog {
@@ -111,19 +111,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if file == "" || fs.NArg() > 0 {
 		fmt.Fprint(stderr, usage)
-		return solvecli.ExitUsage
+		return solvecmd.ExitUsage
 	}
 	settings, err := flags.Settings()
 	if err != nil {
 		fmt.Fprintf(stderr, "qrc-beam: %v\n", err)
-		return solvecli.ExitUsage
+		return solvecmd.ExitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	job, err := distrib.NewJob(file, *dataPath, sets)
 	if err != nil {
 		fmt.Fprintf(stderr, "qrc-beam: %v\n", err)
-		return solvecli.ExitInvalid
+		return solvecmd.ExitInvalid
 	}
 	quiet := *flags.Quiet
 	runner := &beamrun.Runner{Job: job, Temp: *outDir}
@@ -140,7 +140,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sample, err := runner.Prepare(ctx, *flags.Sample, *flags.Seed)
 	if err != nil {
 		fmt.Fprintf(stderr, "qrc-beam: %v\n", err)
-		return solvecli.ExitInvalid
+		return solvecmd.ExitInvalid
 	}
 	if !quiet {
 		fmt.Fprintf(stderr, "qrc-beam: %d rows in %d shards; a sample of %d rows in memory\n", runner.Rows(), len(job.Shards), sample.N())
@@ -152,18 +152,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	model, err := qrc.Load(file, opts...)
 	if err != nil {
 		fmt.Fprintf(stderr, "qrc-beam: %v\n", err)
-		return solvecli.ExitInvalid
+		return solvecmd.ExitInvalid
 	}
 	if err := distrib.Check(model.Checked()); err != nil {
 		fmt.Fprintf(stderr, "qrc-beam: %v\n", err)
-		return solvecli.ExitInvalid
+		return solvecmd.ExitInvalid
 	}
 	*flags.Oracle = "dynamic"
 	settings.FullRows = runner.Rows()
 	settings.FullPass = func(x []float64) ([]float64, [][]float64, error) {
 		return runner.Pass(ctx, x)
 	}
-	r := &solvecli.Run{Name: "solve", Model: model, X0: model.Start(), Flags: flags, Settings: settings,
+	r := &solvecmd.Run{Name: "solve", Model: model, X0: model.Start(), Flags: flags, Settings: settings,
 		Ctx: ctx, Stdout: stdout, Stderr: stderr, Progress: true}
 	_, code := r.Solve()
 	return code

@@ -18,10 +18,10 @@ import (
 	"github.com/qrc-lang/qrc"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/fileio"
-	"github.com/qrc-lang/qrc/internal/solvecli"
 	"github.com/qrc-lang/qrc/point"
 	"github.com/qrc-lang/qrc/problem"
 	"github.com/qrc-lang/qrc/solve"
+	"github.com/qrc-lang/qrc/solvecmd"
 	"github.com/qrc-lang/qrc/trace"
 )
 
@@ -110,7 +110,7 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("compare", compareCommand.usage, stderr)
 	var (
 		methods   = fs.String("methods", methodIQRC+","+methodPenalty, "")
-		timeLimit = solvecli.DurationFlag(fs, "time-limit")
+		timeLimit = solvecmd.DurationFlag(fs, "time-limit")
 		out       = fs.String("out", "", "")
 		inner     = fs.Int("inner", 0, "")
 		rhoHat    = fs.Float64("rho-hat", 0, "")
@@ -140,7 +140,7 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	case *inner < 0 || *inner == 1 || *every < 0:
 		fmt.Fprintln(stderr, "qrc compare: --inner must be at least 2, and --record-every must not be negative")
 		return exitUsage
-	case !(*rhoHat > 0 || *rhoHat == 0 && !solvecli.Given(fs, "rho-hat")) || !(*eps > 0 || *eps == 0 && !solvecli.Given(fs, "eps")):
+	case !(*rhoHat > 0 || *rhoHat == 0 && !solvecmd.Given(fs, "rho-hat")) || !(*eps > 0 || *eps == 0 && !solvecmd.Given(fs, "eps")):
 		fmt.Fprintln(stderr, "qrc compare: --rho-hat and --eps must be positive, as for qrc solve")
 		return exitUsage
 	}
@@ -153,7 +153,7 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if slices.Contains(list, name) {
 			o, _ := solve.OracleNamed(name)
 			if err := model.CheckOracle(o, false); err != nil {
-				solvecli.PrintSolveError(stderr, "compare", model, err)
+				solvecmd.PrintSolveError(stderr, "compare", model, err)
 				return exitInvalid
 			}
 		}

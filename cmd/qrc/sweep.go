@@ -20,9 +20,9 @@ import (
 
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/fileio"
-	"github.com/qrc-lang/qrc/internal/solvecli"
 	"github.com/qrc-lang/qrc/point"
 	"github.com/qrc-lang/qrc/solve"
+	"github.com/qrc-lang/qrc/solvecmd"
 )
 
 var sweepCommand = &command{
@@ -63,7 +63,7 @@ type sweepRow struct {
 
 func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("sweep", sweepCommand.usage, stderr)
-	flags := solvecli.RegisterFlags(fs)
+	flags := solvecmd.RegisterFlags(fs)
 	over := fs.String("over", "", "")
 	var mf modelFlags
 	mf.register(fs)
@@ -121,7 +121,7 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		out := filepath.Join(*dir, name+"="+v+".json")
 		*flags.Out = out
-		run := &solvecli.Run{Name: "sweep", Model: model, X0: x0,
+		run := &solvecmd.Run{Name: "sweep", Model: model, X0: x0,
 			Flags: flags, Settings: settings, Ctx: ctx, Stdout: io.Discard, Stderr: stderr, Progress: false}
 		fmt.Fprintf(stderr, "qrc sweep: %s = %s ...\n", name, v)
 		rep, c := run.Solve()

@@ -1,8 +1,10 @@
-// Package solvecli is qrc solve's command line over the library: the
+// Package solvecmd is qrc solve's command line over the library: the
 // flags, their mapping to the library's solve options, the output files
 // (--out, --trace, --checkpoint) and the report on standard output, shared
-// by cmd/qrc (solve, sweep) and the REPL's :solve.
-package solvecli
+// by cmd/qrc (solve, sweep), cmd/qrc-beam and the REPL's :solve. It is
+// not a kernel, so it lives outside internal/ (which holds only the
+// code every layer shares: evaluation kernels, test helpers).
+package solvecmd
 
 import (
 	"bytes"
