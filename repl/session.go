@@ -79,7 +79,7 @@ type solveRequest struct {
 // returns the solver's result. The error is for bad flags or a solve that
 // could not start; what goes wrong while solving is in the result.
 func runSolve(req *solveRequest) (*solve.Result, error) {
-	flags, settings, err := solvecmd.ParseArgs(req.args)
+	flags, opts, err := solvecmd.ParseArgs(req.args)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func runSolve(req *solveRequest) (*solve.Result, error) {
 		ctx = context.Background()
 	}
 	run := &solvecmd.Run{Name: "repl", Model: qrc.NewModel("session", req.model, req.prog, req.sources), X0: req.x0,
-		Flags: flags, Settings: settings, Ctx: ctx, Stdout: req.out, Stderr: req.err,
+		Flags: flags, Options: opts, Ctx: ctx, Stdout: req.out, Stderr: req.err,
 		Progress: req.interactive, HideTime: !req.interactive}
 	rep, _ := run.Solve()
 	if rep == nil {

@@ -35,6 +35,7 @@ import (
 	"github.com/qrc-lang/qrc"
 	"github.com/qrc-lang/qrc/beamrun"
 	"github.com/qrc-lang/qrc/distrib"
+	"github.com/qrc-lang/qrc/solve"
 	"github.com/qrc-lang/qrc/solvecmd"
 )
 
@@ -113,7 +114,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return solvecmd.ExitUsage
 	}
-	settings, err := flags.Settings()
+	opts, err := flags.Options()
 	if err != nil {
 		fmt.Fprintf(stderr, "qrc-beam: %v\n", err)
 		return solvecmd.ExitUsage
@@ -145,11 +146,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if !quiet {
 		fmt.Fprintf(stderr, "qrc-beam: %d rows in %d shards; a sample of %d rows in memory\n", runner.Rows(), len(job.Shards), sample.N())
 	}
-	opts := []qrc.Option{qrc.WithData(job.Data, sample)}
+	loadOpts := []qrc.Option{qrc.WithData(job.Data, sample)}
 	for _, a := range sets {
-		opts = append(opts, qrc.WithParamExpr(a[0], a[1]))
+		loadOpts = append(loadOpts, qrc.WithParamExpr(a[0], a[1]))
 	}
-	model, err := qrc.Load(file, opts...)
+	model, err := qrc.Load(file, loadOpts...)
 	if err != nil {
 		fmt.Fprintf(stderr, "qrc-beam: %v\n", err)
 		return solvecmd.ExitInvalid
@@ -158,12 +159,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "qrc-beam: %v\n", err)
 		return solvecmd.ExitInvalid
 	}
-	*flags.Oracle = "dynamic"
-	settings.FullRows = runner.Rows()
-	settings.FullPass = func(x []float64) ([]float64, [][]float64, error) {
+	opts.Oracle = solve.Dynamic
+	opts.FullRows = runner.Rows()
+	opts.FullPass = func(x []float64) ([]float64, [][]float64, error) {
 		return runner.Pass(ctx, x)
 	}
-	r := &solvecmd.Run{Name: "solve", Model: model, X0: model.Start(), Flags: flags, Settings: settings,
+	r := &solvecmd.Run{Name: "solve", Model: model, X0: model.Start(), Flags: flags, Options: opts,
 		Ctx: ctx, Stdout: stdout, Stderr: stderr, Progress: true}
 	_, code := r.Solve()
 	return code

@@ -141,7 +141,7 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) (code int) {
 	if !ok {
 		return exitUsage
 	}
-	settings, err := flags.Settings()
+	opts, err := flags.Options()
 	if err != nil {
 		fmt.Fprintf(stderr, "qrc solve: %v\n", err)
 		return exitUsage
@@ -187,7 +187,7 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) (code int) {
 	ctx, release := notifyStop()
 	defer release()
 	run := &solvecmd.Run{Name: "solve", Model: model, X0: model.Start(),
-		Flags: flags, Settings: settings, Ctx: ctx, Stdout: stdout, Stderr: stderr, Progress: true}
+		Flags: flags, Options: opts, Ctx: ctx, Stdout: stdout, Stderr: stderr, Progress: true}
 	_, code = run.Solve()
 	return code
 }

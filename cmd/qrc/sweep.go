@@ -90,7 +90,7 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "qrc sweep: sweeps run IQRC (--method iqrc or stochastic)")
 		return exitUsage
 	}
-	settings, err := flags.Settings()
+	opts, err := flags.Options()
 	if err != nil {
 		fmt.Fprintf(stderr, "qrc sweep: %v\n", err)
 		return exitUsage
@@ -122,7 +122,7 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		out := filepath.Join(*dir, name+"="+v+".json")
 		*flags.Out = out
 		run := &solvecmd.Run{Name: "sweep", Model: model, X0: x0,
-			Flags: flags, Settings: settings, Ctx: ctx, Stdout: io.Discard, Stderr: stderr, Progress: false}
+			Flags: flags, Options: opts, Ctx: ctx, Stdout: io.Discard, Stderr: stderr, Progress: false}
 		fmt.Fprintf(stderr, "qrc sweep: %s = %s ...\n", name, v)
 		rep, c := run.Solve()
 		if rep == nil {
