@@ -303,6 +303,18 @@ type TextOptions struct {
 	// NoTime leaves out the time, so that the text is the same on every
 	// run (qrc repl does it for scripts).
 	NoTime bool
+	// Names, when not nil, renames what the text names of the library:
+	// the options in the verdict (Options.Outer = 400) and the way to all
+	// the values (Report.WriteJSON). qrc maps them to its flags.
+	Names func(string) string
+}
+
+// name is s renamed by Names.
+func (o TextOptions) name(s string) string {
+	if o.Names == nil {
+		return s
+	}
+	return o.Names(s)
 }
 
 // WriteText prints the report for people, as qrc solve does: the status,
@@ -313,7 +325,7 @@ func (r *Report) WriteText(w io.Writer, opts TextOptions) {
 	if r.model != nil {
 		m = r.model.checked
 	}
-	r.text(w, m, r.Variables.X, opts.NoTime)
+	r.text(w, m, r.Variables.X, opts)
 }
 
 // WriteJSON writes the report as indented JSON, qrc solve --json's result;
@@ -329,7 +341,7 @@ func (r *Report) X() []float64 { return r.Variables.X }
 func (r *Report) Result() *solve.Result { return r.result }
 
 // text prints the result for people.
-func (r *Report) text(w io.Writer, m *check.Model, x []float64, noTime bool) {
+func (r *Report) text(w io.Writer, m *check.Model, x []float64, opts TextOptions) {
 	fmt.Fprintf(w, "status         %s\n", r.Status)
 	if r.Error != "" {
 		fmt.Fprintf(w, "error          %s\n", r.Error)
@@ -368,7 +380,7 @@ func (r *Report) text(w io.Writer, m *check.Model, x []float64, noTime bool) {
 		fmt.Fprintf(w, "violated       %s\n", strings.Join(r.Violated, ", "))
 	}
 	if r.Verdict != "" {
-		fmt.Fprintf(w, "verdict        %s\n", r.Verdict)
+		fmt.Fprintf(w, "verdict        %s\n", opts.name(r.Verdict))
 	}
 	fmt.Fprintf(w, "iterations     %d outer (%d in phase 1), %d inner; rho_hat %s", r.OuterIterations, r.Phase1Outer, r.InnerIterations, num(r.Settings.RhoHat))
 	if r.RhoDoublings > 0 {
@@ -387,7 +399,7 @@ func (r *Report) text(w io.Writer, m *check.Model, x []float64, noTime bool) {
 		fmt.Fprintf(w, " (batch %d, V %s, alpha %s); values below are on all rows", r.Settings.Batch, num(r.Settings.V), num(r.Settings.Alpha))
 	}
 	fmt.Fprintln(w)
-	if !noTime {
+	if !opts.NoTime {
 		fmt.Fprintf(w, "time           %.3gs\n", r.Seconds)
 	}
 	if r.Penalty != nil {
@@ -439,7 +451,7 @@ func (r *Report) text(w io.Writer, m *check.Model, x []float64, noTime bool) {
 			for _, e := range xv {
 				lo, hi = math.Min(lo, e), math.Max(hi, e)
 			}
-			fmt.Fprintf(w, "%s: %s, min %s, max %s, norm %s (all values: --json or --out)\n", v.Name, v.Shape, num(lo), num(hi), num(floats.Norm(xv, 2)))
+			fmt.Fprintf(w, "%s: %s, min %s, max %s, norm %s (all values: %s)\n", v.Name, v.Shape, num(lo), num(hi), num(floats.Norm(xv, 2)), opts.name("Report.WriteJSON"))
 		}
 	}
 }
@@ -545,45 +557,45 @@ func (r *Report) diagnose(d *solve.Diagnosis, res *solve.Result, s solve.Setting
 	reason := phase1Reasons[d.Phase1]
 	switch {
 	case res.Status == solve.Infeasible && reason != "":
-		r.Verdict = "locally infeasible: " + reason + "; the model may be feasible from another start (--start)"
+		r.Verdict = "locally infeasible: " + reason + "; the model may be feasible from another start (Options.Start)"
 		if d.Tried > 0 {
-			r.Verdict += fmt.Sprintf("; %d perturbed start(s) (--restarts, --seed %d) found none either", d.Tried, r.Settings.Seed)
+			r.Verdict += fmt.Sprintf("; %d perturbed start(s) (Options.Restarts, Options.Seed = %d) found none either", d.Tried, r.Settings.Seed)
 			if d.Restart > 0 {
 				r.Verdict += fmt.Sprintf("; the point shown is from restart %d, the least infeasible", d.Restart)
 			}
 		} else if restarts == 0 {
-			r.Verdict += "; no other start was tried (--restarts 0)"
+			r.Verdict += "; no other start was tried (Options.Restarts = 0)"
 		}
 	case res.Status.Success() && d.Restart > 0:
-		r.Verdict = fmt.Sprintf("%s from the given start; restart %d (a perturbed start, scale %s, --seed %d) found this feasible point",
+		r.Verdict = fmt.Sprintf("%s from the given start; restart %d (a perturbed start, scale %s, Options.Seed = %d) found this feasible point",
 			reason, d.Restart, num(d.Scale), r.Settings.Seed)
 	case res.Status == solve.Unbounded:
 		r.Verdict = fmt.Sprintf("unbounded: the objective fell to %s at a feasible point with ||x||_inf = %s; it has no minimum on the feasible set (or its scale is beyond double precision): bound the variables (a box) or check the model's signs",
 			num(res.Objective), num(floats.Norm(res.X, math.Inf(1))))
 	case res.Status == solve.Stalled && res.Probe != nil && res.Probe.Found:
-		r.Verdict = fmt.Sprintf("stalled: the point passes the certificate of near stationarity, but a feasible point lower than it is near (the probe), after the solve had left %d such points already: it is no minimum. Try another start (--start random) or a tighter --eps",
+		r.Verdict = fmt.Sprintf("stalled: the point passes the certificate of near stationarity, but a feasible point lower than it is near (the probe), after the solve had left %d such points already: it is no minimum. Try another start (Options.Start = point.Random) or a tighter Options.Eps",
 			len(res.Probe.Escapes))
 	case res.Status == solve.Stalled && res.NoProgress:
-		r.Verdict = "stalled: the objective fell by less than eps/100 of its size over the last 100 outer steps, and the point is not certified nearly stationary within eps; its certificate is below. Try a looser --eps, another start (--start random), or --outer to go on regardless"
+		r.Verdict = "stalled: the objective fell by less than eps/100 of its size over the last 100 outer steps, and the point is not certified nearly stationary within eps; its certificate is below. Try a looser Options.Eps, another start (Options.Start = point.Random), or Options.Outer to go on regardless"
 	case res.Status == solve.Stalled:
 		oracle := "accurate"
 		if s.Oracle != nil {
 			oracle = s.Oracle.String()
 		}
-		r.Verdict = fmt.Sprintf("stalled: the %s oracle could neither move this point nor certify it, even with 16 times its evaluation budget; its certificate is below. Try a looser --eps, a larger --rho-hat (the model may be more nonconvex than assumed), or --oracle switching",
+		r.Verdict = fmt.Sprintf("stalled: the %s oracle could neither move this point nor certify it, even with 16 times its evaluation budget; its certificate is below. Try a looser Options.Eps, a larger Options.RhoHat (the model may be more nonconvex than assumed), or Options.Oracle = switching",
 			oracle)
 	case (res.Status == solve.IterationLimit || res.Status == solve.TimeLimit) && d.LastMoving:
 		moving := fmt.Sprintf("the iterates were still moving (last step %s; max(1, rho_hat) * step = %s > eps = %s)",
 			num(d.LastStep), num(math.Max(1, d.LastRhoHat)*d.LastStep), num(r.Settings.Eps))
 		switch {
 		case res.Stats.RhoDoublings >= 3 && (s.Oracle == solve.Switching || s.Oracle == solve.Stochastic):
-			r.Verdict = fmt.Sprintf("stopped on the %s while %s, in short steps because the safeguard raised rho_hat from %s to %s (%d doublings); that happens when the subproblems are solved too loosely: raise --inner (e.g. --inner %d)",
+			r.Verdict = fmt.Sprintf("stopped on the %s while %s, in short steps because the safeguard raised rho_hat from %s to %s (%d doublings); that happens when the subproblems are solved too loosely: raise Options.Inner (e.g. Options.Inner = %d)",
 				limitName(res.Status, r), moving, num(r.Settings.RhoHatStart), num(r.Settings.RhoHat), res.Stats.RhoDoublings, 4*r.Settings.InnerStart)
 		case res.Status == solve.TimeLimit:
-			r.Verdict = fmt.Sprintf("stopped on the time limit while %s: raise --time-limit (e.g. --time-limit %s)",
+			r.Verdict = fmt.Sprintf("stopped on the time limit while %s: raise Options.TimeLimit (e.g. Options.TimeLimit = %s)",
 				moving, fmt.Sprint(4*s.TimeLimit))
 		default:
-			r.Verdict = fmt.Sprintf("stopped on the outer-iteration limit while %s: raise --outer (e.g. --outer %d); more --inner iterations (or a more accurate oracle) do not lengthen the steps",
+			r.Verdict = fmt.Sprintf("stopped on the outer-iteration limit while %s: raise Options.Outer (e.g. Options.Outer = %d); more Options.Inner iterations (or a more accurate oracle) do not lengthen the steps",
 				moving, 4*r.Settings.Outer)
 		}
 	}
@@ -594,7 +606,7 @@ func limitName(st solve.Status, r *Report) string {
 	if st == solve.TimeLimit {
 		return "time limit"
 	}
-	return fmt.Sprintf("outer-iteration limit (--outer %d)", r.Settings.Outer)
+	return fmt.Sprintf("outer-iteration limit (Options.Outer = %d)", r.Settings.Outer)
 }
 
 // oracleName is o's name, "" for none.

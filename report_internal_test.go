@@ -27,7 +27,7 @@ func TestConstraintMarks(t *testing.T) {
 		{Name: "eqin", Op: "==", Value: -5e-4, Slack: -5e-4, Violation: 5e-4},
 	}}
 	var b strings.Builder
-	r.text(&b, &check.Model{}, nil, false)
+	r.text(&b, &check.Model{}, nil, TextOptions{})
 	line := func(name string) string {
 		return regexp.MustCompile(`(?m)^` + name + ` .*$`).FindString(b.String())
 	}
@@ -45,7 +45,7 @@ func TestStalledVerdict(t *testing.T) {
 	r := &Report{Status: "stalled"}
 	r.diagnose(&solve.Diagnosis{}, &solve.Result{Status: solve.Stalled}, solve.Settings{Oracle: solve.Bundle}, 0)
 	assert.Contains(t, r.Verdict, "stalled: the bundle oracle could neither move this point nor certify it")
-	assert.Contains(t, r.Verdict, "--eps")
+	assert.Contains(t, r.Verdict, "Options.Eps")
 	r = &Report{Status: "stalled"}
 	r.diagnose(&solve.Diagnosis{}, &solve.Result{Status: solve.Stalled}, solve.Settings{}, 0)
 	assert.Contains(t, r.Verdict, "the accurate oracle")

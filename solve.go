@@ -28,21 +28,10 @@ type SolveOption func(*solveConfig)
 
 // solveConfig collects the SolveOptions of one solve.
 type solveConfig struct {
-	method      Method
-	settings    solve.Settings
-	seed        uint64
-	oracle      solve.Oracle // nil: auto
-	rhoSet      bool
-	rhoHatSet   bool
-	theory      bool
-	sigma       float64
-	batch       int
-	allowBiased bool
-	restarts    int
-	start       []float64
-	recorders   []Recorder
-	notes       func(Note)
-	err         error // the first invalid option
+	opts      Options
+	recorders []Recorder
+	notes     func(Note)
+	err       error // the first invalid option
 	// kinkNote, when set, is the note of an automatic choice of the bundle
 	// oracle for a model with a kink: applyAnalysis tells it, or picks the
 	// smooth oracle instead when the analysis finds every function
@@ -54,8 +43,15 @@ type solveConfig struct {
 // where the kink is and why, and what the note says of the data.
 type kinkNote struct{ kink, data string }
 
-// WithMethod solves with the method m (IQRC by default).
-func WithMethod(m Method) SolveOption { return func(c *solveConfig) { c.method = m } }
+// WithMethod solves with the method m (IQRC by default): Options.Method.
+func WithMethod(m Method) SolveOption {
+	return func(c *solveConfig) {
+		if m == nil && c.err == nil {
+			c.err = errors.New("WithMethod: nil method")
+		}
+		c.opts.Method = m
+	}
+}
 
 // WithOracle makes IQRC solve its subproblems with the oracle o:
 // solve.Smooth or solve.Bundle (certified gaps), solve.Switching
@@ -63,63 +59,70 @@ func WithMethod(m Method) SolveOption { return func(c *solveConfig) { c.method =
 // default, picks one: stochastic when the data means run over at least
 // AutoStochasticRows rows and can be estimated without bias, else smooth
 // for a differentiable model and bundle for one with a kink.
-func WithOracle(o solve.Oracle) SolveOption { return func(c *solveConfig) { c.oracle = o } }
+func WithOracle(o solve.Oracle) SolveOption { return func(c *solveConfig) { c.opts.Oracle = o } }
 
 // WithSettings sets the solver's settings: RhoHat, Rho, Eps, EpsHat,
-// Inner, Outer, TimeLimit, Pick, Seed, MaxEvals, V and Alpha (zero means
-// the default; the default Seed is 1, as for qrc solve, and WithSeed sets
-// any seed). Their Oracle, Recorder and Stop are not used: see WithOracle,
-// WithRecorder and the context.
+// Inner, Outer, TimeLimit, Pick, Seed, MaxEvals, V, Alpha, the dynamic
+// oracle's schedule, RecordEvery, NoSafeguard, FullPass and FullRows
+// (zero means the default; a zero Seed leaves the seed as it was). Their
+// Oracle, Recorder and Context are not used: see WithOracle, WithRecorder
+// and the context.
+//
+// Deprecated: set the fields of Options and use WithOptions, or the
+// SolveOption of the one setting (WithSeed, WithRho ...).
 func WithSettings(s solve.Settings) SolveOption {
 	return func(c *solveConfig) {
-		c.settings = s
+		o := &c.opts
+		o.RhoHat, o.Rho, o.Eps, o.EpsHat, o.Inner, o.Outer = s.RhoHat, s.Rho, s.Eps, s.EpsHat, s.Inner, s.Outer
+		o.TimeLimit, o.Pick, o.MaxEvals, o.V, o.Alpha = s.TimeLimit, s.Pick, s.MaxEvals, s.V, s.Alpha
+		o.SampleStart, o.SampleGrowth, o.SampleRounds, o.RecordEvery = s.SampleStart, s.SampleGrowth, s.SampleRounds, s.RecordEvery
+		o.NoSafeguard, o.FullPass, o.FullRows = s.NoSafeguard, s.FullPass, s.FullRows
 		if s.Seed != 0 {
-			c.seed = s.Seed
+			o.Seed = s.Seed
 		}
-		c.rhoSet = c.rhoSet || s.Rho > 0
-		c.rhoHatSet = c.rhoHatSet || s.RhoHat > 0
 	}
 }
 
 // WithSeed seeds the random pick, the minibatches, the monitoring samples
-// and the restarts (default 1).
-func WithSeed(seed uint64) SolveOption { return func(c *solveConfig) { c.seed = seed } }
+// and the restarts (default 1): Options.Seed.
+func WithSeed(seed uint64) SolveOption { return func(c *solveConfig) { c.opts.Seed = seed } }
 
 // WithRho sets the weak-convexity modulus the oracle assumes (< RhoHat),
-// instead of the one the weak-convexity analysis derives.
+// instead of the one the weak-convexity analysis derives: Options.Rho.
 func WithRho(rho float64) SolveOption {
-	return func(c *solveConfig) { c.settings.Rho, c.rhoSet = rho, true }
+	return func(c *solveConfig) { c.opts.Rho, c.opts.RhoSet = rho, true }
 }
 
 // WithRhoHat sets the proximal parameter's start, instead of the one
-// derived from the weak-convexity analysis.
+// derived from the weak-convexity analysis: Options.RhoHat.
 func WithRhoHat(rhoHat float64) SolveOption {
-	return func(c *solveConfig) { c.settings.RhoHat, c.rhoHatSet = rhoHat, true }
+	return func(c *solveConfig) { c.opts.RhoHat = rhoHat }
 }
 
 // WithTheory sets EpsHat, Inner (K) and Outer (T) by the paper's formulas
 // from the derived rho, M, the domain's diameter and the Slater constant
-// sigma (qrc solve --theory); a Note gives the values.
+// sigma; a Note gives the values: Options.Theory and Options.Sigma.
 func WithTheory(sigma float64) SolveOption {
-	return func(c *solveConfig) { c.theory, c.sigma = true, sigma }
+	return func(c *solveConfig) { c.opts.Theory, c.opts.Sigma = true, sigma }
 }
 
 // WithBatch sets the rows the stochastic oracle draws from each row set per
-// step (default problem.DefaultBatch).
-func WithBatch(n int) SolveOption { return func(c *solveConfig) { c.batch = n } }
+// step (default problem.DefaultBatch): Options.Batch.
+func WithBatch(n int) SolveOption { return func(c *solveConfig) { c.opts.Batch = n } }
 
 // WithAllowBiased lets the stochastic oracle sample data means that sit
-// inside a nonlinearity; their minibatch estimates are biased.
-func WithAllowBiased() SolveOption { return func(c *solveConfig) { c.allowBiased = true } }
+// inside a nonlinearity; their minibatch estimates are biased:
+// Options.AllowBiased.
+func WithAllowBiased() SolveOption { return func(c *solveConfig) { c.opts.AllowBiased = true } }
 
 // WithRestarts sets how many perturbed starts are tried when phase 1 gives
-// up (default solve.DefaultRestarts; 0: none).
-func WithRestarts(n int) SolveOption { return func(c *solveConfig) { c.restarts = n } }
+// up (default solve.DefaultRestarts; 0: none): Options.Restarts.
+func WithRestarts(n int) SolveOption { return func(c *solveConfig) { c.opts.Restarts = n } }
 
 // WithStart starts the solve at x (NumVars values) instead of the model's
-// start: a warm start from an earlier Report's X.
+// start: a warm start from an earlier Report's X (Options.Start).
 func WithStart(x []float64) SolveOption {
-	return func(c *solveConfig) { c.start = slices.Clone(x) }
+	return func(c *solveConfig) { c.opts.Start = slices.Clone(x) }
 }
 
 // WithRecorder adds a Recorder told about the solve's iterations.
@@ -204,6 +207,27 @@ func refuseEqualities(m *check.Model, why string) error {
 	return e
 }
 
+// refuseEqualitiesFor refuses m's equality constraints, if it has any,
+// for a method other than IQRC, or an oracle that takes none (every
+// oracle but Smooth, and Dynamic, whose stages run Smooth on a smooth
+// model); smooth says whether the model is differentiable on X.
+func refuseEqualitiesFor(m *check.Model, method Method, oracle solve.Oracle, smooth bool) error {
+	if equalityKinds(m) == nil {
+		return nil
+	}
+	if _, ok := method.(iqrcMethod); !ok {
+		return refuseEqualities(m, fmt.Sprintf("the %s method takes inequality constraints only; IQRC with the smooth oracle takes equalities", method.Name()))
+	}
+	if oracle == solve.Smooth || oracle == solve.Dynamic && smooth {
+		return nil
+	}
+	ok, kink := check.Smooth(m)
+	if ok {
+		return refuseEqualities(m, fmt.Sprintf("the %s oracle takes inequality constraints only; Options.Oracle = smooth takes equalities", oracle))
+	}
+	return refuseEqualities(m, fmt.Sprintf("the %s oracle takes inequality constraints only, and the smooth oracle, which takes equalities, needs a differentiable model (%s: %s)", oracle, kink.Expr.Src().Pos(), kink.Reason))
+}
+
 // nonlinearEqualityNote is the note that a model with a nonlinear
 // equality is outside the paper's theory, naming the first such constraint.
 func nonlinearEqualityNote(m *check.Model, kinds []solve.ConstraintKind) (Note, bool) {
@@ -248,7 +272,7 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c := &solveConfig{method: IQRC, sigma: 1, batch: problem.DefaultBatch, restarts: solve.DefaultRestarts, seed: 1}
+	c := &solveConfig{opts: DefaultOptions()}
 	for i, o := range opts {
 		if o == nil {
 			return nil, fmt.Errorf("Solve: option %d of %d is nil", i+1, len(opts))
@@ -258,13 +282,16 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 	if c.err != nil {
 		return nil, c.err
 	}
-	if c.method == nil {
-		return nil, errors.New("WithMethod: nil method")
+	if c.opts.Method == nil {
+		c.opts.Method = IQRC
+	}
+	if err := c.opts.validate(); err != nil {
+		return nil, err
 	}
 	if c.notes == nil {
 		c.notes = func(Note) {}
 	}
-	x0 := c.start
+	x0 := c.opts.Start
 	if x0 == nil {
 		x0 = m.Start()
 	}
@@ -272,14 +299,14 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 		return nil, fmt.Errorf("the start has %d values, the model %d variables", len(x0), m.checked.NumScalars)
 	}
 	kinds := equalityKinds(m.checked)
-	settings := c.settings
-	settings.Oracle, settings.Recorder, settings.Context, settings.Seed = nil, nil, nil, c.seed
+	method := c.opts.Method
+	settings := c.opts.settings()
 	limit := settings.TimeLimit // the analysis takes its share; the report shows the caller's
-	prob := problem.New(m.checked, m.prog, problem.Options{Batch: c.batch, Seed: settings.Seed})
-	iq, isIQRC := c.method.(iqrcMethod)
+	prob := problem.New(m.checked, m.prog, problem.Options{Batch: c.opts.Batch, Seed: settings.Seed})
+	iq, isIQRC := method.(iqrcMethod)
 	switch {
 	case isIQRC:
-		o := c.oracle
+		o := c.opts.Oracle
 		if iq.oracle != nil {
 			o = iq.oracle
 		}
@@ -290,23 +317,14 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 		if err := c.applyAnalysis(ctx, prob, m.checked, x0, &settings); err != nil {
 			return nil, err
 		}
-	case c.theory:
-		return nil, fmt.Errorf("--theory sets IQRC's parameters; --method %s does not use them", c.method.Name())
+	case c.opts.Theory:
+		return nil, fmt.Errorf("Options.Theory sets IQRC's parameters; Options.Method = %s does not use them", method.Name())
 	default:
-		settings.Oracle = c.oracle
+		settings.Oracle = c.opts.Oracle
 	}
 	if kinds != nil {
-		switch {
-		case !isIQRC:
-			return nil, refuseEqualities(m.checked, fmt.Sprintf("the %s method takes inequality constraints only; IQRC with the smooth oracle takes equalities", c.method.Name()))
-		case settings.Oracle != solve.Smooth && (settings.Oracle != solve.Dynamic || !prob.Smooth):
-			why := "the model is not differentiable"
-			if smooth, kink := check.Smooth(m.checked); smooth {
-				why = fmt.Sprintf("the %s oracle takes inequality constraints only", settings.Oracle)
-			} else {
-				why = fmt.Sprintf("the %s oracle takes inequality constraints only, and the smooth oracle, which takes equalities, needs a differentiable model (%s: %s)", settings.Oracle, kink.Expr.Src().Pos(), kink.Reason)
-			}
-			return nil, refuseEqualities(m.checked, why)
+		if err := refuseEqualitiesFor(m.checked, method, settings.Oracle, prob.Smooth); err != nil {
+			return nil, err
 		}
 		prob.Kinds = kinds
 		if n, ok := nonlinearEqualityNote(m.checked, kinds); ok {
@@ -326,7 +344,7 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 	if prob.Sampler != nil {
 		defer m.prog.ResetSamples() // a stochastic or dynamic solve may leave the program on a sample
 	}
-	run := Run{Model: m, Method: c.method.Name()}
+	run := Run{Model: m, Method: method.Name()}
 	if settings.Oracle == solve.Stochastic {
 		run.MonitorNote = monitorNote(prob, m.prog)
 	}
@@ -352,7 +370,7 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 		err   error
 	)
 	switch {
-	case c.method == Penalty:
+	case method == Penalty:
 		if w := m.SmoothnessWarning(Penalty); w != "" {
 			c.notes(Note{Kind: NoteMethod, Text: w})
 		}
@@ -361,26 +379,26 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 	case isIQRC:
 		res, diagn, err = solve.MinimizeRestarts(prob, x0, settings, c.restartSettings(settings.Seed))
 	default:
-		res, err = c.method.Minimize(ctx, prob, x0, settings)
+		res, err = method.Minimize(ctx, prob, x0, settings)
 	}
 	if err == nil && res == nil {
-		err = fmt.Errorf("method %s returned no result", c.method.Name())
+		err = fmt.Errorf("method %s returned no result", method.Name())
 	}
-	if err == nil && !isIQRC && c.method != Penalty {
+	if err == nil && !isIQRC && method != Penalty {
 		eps := solve.DefaultEps
 		if d, derr := settings.WithDefaults(prob); derr == nil {
 			eps = d.Eps
 		}
-		res, err = checkMethodResult(c.method.Name(), prob, res, eps)
+		res, err = checkMethodResult(method.Name(), prob, res, eps)
 	}
 	if err != nil {
 		return nil, err
 	}
 	settings.TimeLimit = limit
 	report := resultOf(m.file, m.checked, prob, res, settings, time.Since(began))
-	report.Settings.AllowBiased = c.allowBiased
-	report.describeMethod(c.method.Name(), settings, rep)
-	report.diagnose(diagn, res, settings, c.restarts)
+	report.Settings.AllowBiased = c.opts.AllowBiased
+	report.describeMethod(method.Name(), settings, rep)
+	report.diagnose(diagn, res, settings, c.opts.Restarts)
 	report.model, report.result = m, res
 	return report, nil
 }
@@ -388,12 +406,12 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 // restartSettings are the restart settings of the solve, with a note
 // before each restart.
 func (c *solveConfig) restartSettings(seed uint64) solve.Restarts {
-	n := c.restarts
+	n := c.opts.Restarts
 	if n == 0 {
 		n = -1
 	}
 	return solve.Restarts{Starts: n, Seed: seed, Notify: func(k int, scale float64, _ []float64) {
-		c.notes(Note{Kind: NoteRestart, Verbose: true, Text: fmt.Sprintf("phase 1 found no feasible point from this start; restart %d of %d from a perturbed start (scale %s, --seed %d)",
+		c.notes(Note{Kind: NoteRestart, Verbose: true, Text: fmt.Sprintf("phase 1 found no feasible point from this start; restart %d of %d from a perturbed start (scale %s, Options.Seed = %d)",
 			k, n, num(scale), seed)})
 	}}
 }
@@ -425,7 +443,7 @@ func (c *solveConfig) chooseOracle(o solve.Oracle, m *check.Model, prog *autodif
 	}
 	if o != nil && o != solve.Stochastic {
 		if o == solve.Smooth && !smooth {
-			return nil, &RefusalError{Msg: fmt.Sprintf("--oracle smooth needs a differentiable model, and at %s (use --oracle bundle)", why())}
+			return nil, &RefusalError{Msg: fmt.Sprintf("Options.Oracle = smooth needs a differentiable model, and at %s (use Options.Oracle = bundle)", why())}
 		}
 		return o, nil
 	}
@@ -445,10 +463,10 @@ func (c *solveConfig) chooseOracle(o solve.Oracle, m *check.Model, prog *autodif
 		note(true, "oracle dynamic (auto: the data means run over %d rows, at least %d): %s on samples of the rows, then on all of them", rows, AutoStochasticRows, accurate())
 		return solve.Dynamic, nil
 	}
-	if len(biased) > 0 && !c.allowBiased {
+	if len(biased) > 0 && !c.opts.AllowBiased {
 		e := &RefusalError{}
 		for _, b := range biased {
-			e.Diagnostics = append(e.Diagnostics, &diag.Diagnostic{Pos: b.Mean.Src().Pos(), Msg: fmt.Sprintf("%s: this mean over data rows is %s (%s); a minibatch estimate of %s is biased, so the stochastic oracle refuses it (use --oracle smooth, bundle or switching, or --allow-biased to sample it anyway)",
+			e.Diagnostics = append(e.Diagnostics, &diag.Diagnostic{Pos: b.Mean.Src().Pos(), Msg: fmt.Sprintf("%s: this mean over data rows is %s (%s); a minibatch estimate of %s is biased, so the stochastic oracle refuses it (use Options.Oracle = smooth, bundle or switching, or Options.AllowBiased to sample it anyway)",
 				b.Function, b.Why, b.Context.Pos(), b.Function)})
 		}
 		return nil, e
@@ -553,7 +571,7 @@ func (c *solveConfig) tellKinkNote(r *weakconvex.Report, m *check.Model, prob *s
 // Inner (K) and Outer (T) from the paper's formulas.
 func (c *solveConfig) applyAnalysis(ctx context.Context, prob *solve.Problem, m *check.Model, x0 []float64, s *solve.Settings) error {
 	defer c.tellKinkNote(nil, m, prob, s) // on the paths that do not run the analysis
-	if s.Oracle == solve.Dynamic && !c.theory {
+	if s.Oracle == solve.Dynamic && !c.opts.Theory {
 		// large data: the analysis expands every row (about a minute on
 		// 10^6 rows before it gives up), longer than the solve
 		c.notes(Note{Kind: NoteAnalysis, Verbose: true, Text: "the weak-convexity analysis is skipped with the dynamic oracle (qrc check runs it); RhoHat starts at its default and moves on evidence"})
@@ -586,8 +604,8 @@ func (c *solveConfig) applyAnalysis(ctx context.Context, prob *solve.Problem, m 
 		// the solve that follows stops at once, at the start
 		c.notes(Note{Kind: NoteAnalysis, Verbose: true, Text: "the weak-convexity analysis did not finish before the solve was stopped"})
 		return nil
-	case !ok && c.theory:
-		return errors.New("--theory needs the weak-convexity analysis, which did not finish within a quarter of the time limit (raise --time-limit)")
+	case !ok && c.opts.Theory:
+		return errors.New("Options.Theory needs the weak-convexity analysis, which did not finish within a quarter of the time limit (raise Options.TimeLimit)")
 	case !ok:
 		c.notes(Note{Kind: NoteAnalysis, Text: fmt.Sprintf("the weak-convexity analysis did not finish within a quarter of the time limit (%s s); the solve goes on without it: RhoHat starts at its default and moves on evidence", num(time.Since(began).Seconds()))})
 		return nil
@@ -613,7 +631,7 @@ func (c *solveConfig) applyAnalysis(ctx context.Context, prob *solve.Problem, m 
 	}
 	switch {
 	case r.Err != nil || !r.Weak:
-	case c.rhoSet || c.rhoHatSet || c.theory:
+	case c.opts.rhoSet() || c.opts.rhoHatSet() || c.opts.Theory:
 	case s.Oracle == solve.Smooth || s.Oracle == solve.Bundle:
 		// the accurate oracles start RhoHat at the default and move it on
 		// evidence; the derived rho tells the certificate whether its
@@ -625,12 +643,12 @@ func (c *solveConfig) applyAnalysis(ctx context.Context, prob *solve.Problem, m 
 	case 2*r.Rho <= maxDerivedRhoHat:
 		prob.WeakConvexity = r.Rho
 		if r.Rho > 0 {
-			note(true, "rho = %.3g from the weak-convexity analysis (qrc check --explain shows it); RhoHat starts at %.3g", r.Rho, math.Max(solve.DefaultRhoHat, 2*r.Rho))
+			note(true, "rho = %.3g from the weak-convexity analysis (weakconvex.Analyze explains it); RhoHat starts at %.3g", r.Rho, math.Max(solve.DefaultRhoHat, 2*r.Rho))
 		}
 	default:
-		note(true, "the weak-convexity analysis bounds rho by %.3g over all of X; starting RhoHat at twice that would make the steps tiny, so it starts at %g and doubles when a subproblem is not convex (--rho-hat sets it)", r.Rho, solve.DefaultRhoHat)
+		note(true, "the weak-convexity analysis bounds rho by %.3g over all of X; starting RhoHat at twice that would make the steps tiny, so it starts at %g and doubles when a subproblem is not convex (Options.RhoHat sets it)", r.Rho, solve.DefaultRhoHat)
 	}
-	if !c.theory {
+	if !c.opts.Theory {
 		return nil
 	}
 	return c.applyTheory(prob, m, r, x0, s)
@@ -683,27 +701,27 @@ const maxTheoryIter = math.MaxInt32
 // on X.
 func (c *solveConfig) applyTheory(prob *solve.Problem, m *check.Model, r *weakconvex.Report, x0 []float64, s *solve.Settings) error {
 	if !r.Weak || math.IsInf(r.M, 1) || math.IsInf(r.D, 1) {
-		return errors.New("--theory needs every function provably weakly convex with a finite M on a bounded domain (qrc check shows why not)")
+		return errors.New("Options.Theory needs every function provably weakly convex with a finite M on a bounded domain (qrc check shows why not)")
 	}
 	rho := r.Rho
-	if c.rhoSet {
+	if c.opts.rhoSet() {
 		rho = s.Rho
 	}
 	rhoHat := math.Max(solve.DefaultRhoHat, 2*rho)
-	if c.rhoHatSet {
+	if c.opts.rhoHatSet() {
 		rhoHat = s.RhoHat
 	}
 	if rho == 0 { // any rho' >= rho is a modulus: the solver's default
 		rho = rhoHat / 2
 	}
 	if rho >= rhoHat {
-		return fmt.Errorf("--theory: rho = %g must be below RhoHat = %g", rho, rhoHat)
+		return fmt.Errorf("Options.Theory: rho = %g must be below RhoHat = %g", rho, rhoHat)
 	}
 	eps := s.Eps
 	if eps == 0 {
 		eps = solve.DefaultEps
 	}
-	sigma := c.sigma
+	sigma := c.opts.Sigma
 	mu := rhoHat - rho
 	epsHat := math.Min(1, math.Sqrt(mu/4)/math.Sqrt((r.M+rhoHat*r.D)/math.Sqrt(2*sigma*mu)+1)) * eps
 	k := math.Ceil(4 * (r.M*r.M + rhoHat*r.D*r.D) / (mu * epsHat * epsHat))
@@ -711,7 +729,7 @@ func (c *solveConfig) applyTheory(prob *solve.Problem, m *check.Model, r *weakco
 	if m.Objective != nil {
 		vals := make([]float64, prob.M+1)
 		if err := prob.Eval(x0, vals); err != nil {
-			return fmt.Errorf("--theory: evaluating the start: %w", err)
+			return fmt.Errorf("Options.Theory: evaluating the start: %w", err)
 		}
 		gap = math.Max(0, vals[0]-r.Functions[0].Range.Lo)
 	}
@@ -720,7 +738,7 @@ func (c *solveConfig) applyTheory(prob *solve.Problem, m *check.Model, r *weakco
 	if k > maxTheoryIter || t > maxTheoryIter {
 		capped = fmt.Sprintf(" (capped at %d)", maxTheoryIter)
 	}
-	c.notes(Note{Kind: NoteTheory, Text: fmt.Sprintf("--theory: rho = %.4g, M = %.4g, D = %.4g, sigma = %g, f(x0) - f_lb <= %.4g: RhoHat = %.4g, EpsHat = %.4g (Algorithm 1), K = %.4g (Algorithm 2, line 3), T = %.4g (Theorem 1)%s",
+	c.notes(Note{Kind: NoteTheory, Text: fmt.Sprintf("Options.Theory: rho = %.4g, M = %.4g, D = %.4g, sigma = %g, f(x0) - f_lb <= %.4g: RhoHat = %.4g, EpsHat = %.4g (Algorithm 1), K = %.4g (Algorithm 2, line 3), T = %.4g (Theorem 1)%s",
 		rho, r.M, r.D, sigma, gap, rhoHat, epsHat, k, t, capped)})
 	s.RhoHat, s.Rho, s.Eps, s.EpsHat = rhoHat, rho, eps, epsHat
 	s.Inner, s.Outer = int(math.Min(k, maxTheoryIter)), int(math.Min(t, maxTheoryIter))
@@ -752,8 +770,11 @@ func functionNames(prog *autodiff.Program) []string {
 // CheckOracle says why the oracle o (nil: the one Solve would pick) would
 // refuse the model, as a *RefusalError, or returns nil; allowBiased is
 // WithAllowBiased.
+//
+// Deprecated: CheckOptions checks every refusal of the options of a
+// solve, the oracle's among them.
 func (m *Model) CheckOracle(o solve.Oracle, allowBiased bool) error {
-	c := &solveConfig{allowBiased: allowBiased, notes: func(Note) {}}
+	c := &solveConfig{opts: Options{AllowBiased: allowBiased}, notes: func(Note) {}}
 	_, err := c.chooseOracle(o, m.checked, m.prog)
 	return err
 }

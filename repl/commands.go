@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/qrc-lang/qrc/check"
-	"github.com/qrc-lang/qrc/internal/solvecli"
+	"github.com/qrc-lang/qrc/solvecmd"
 )
 
 // command is a REPL command, typed as :NAME ARGS.
@@ -197,7 +197,7 @@ func (s *Session) solveCmd(arg string, _ Statement, _ int) {
 		}
 		args = append(args, a)
 	}
-	if _, _, err := solvecli.ParseArgs(args); err != nil {
+	if _, _, err := solvecmd.ParseArgs(args); err != nil {
 		s.fail(":solve: %v", err)
 		return
 	}
@@ -321,7 +321,7 @@ func (s *Session) setCmd(arg string, _ Statement, _ int) {
 		}
 		args = append(args, "--"+o.name+"="+o.value)
 	}
-	if _, _, err := solvecli.ParseArgs(args); err != nil {
+	if _, _, err := solvecmd.ParseArgs(args); err != nil {
 		s.fail(":set: %v", err)
 		return
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/qrc-lang/qrc/internal/solvecli"
 	"github.com/qrc-lang/qrc/lang"
+	"github.com/qrc-lang/qrc/solvecmd"
 	"github.com/qrc-lang/qrc/stdlib"
 )
 
@@ -76,12 +76,12 @@ func (s *Session) completeCommand(before, trimmed, tail string) (string, []strin
 	case c.name == "help":
 		cands = append(commandNames(), "let", "drop")
 	case c.name == "set":
-		for _, f := range solvecli.FlagNames() {
+		for _, f := range solvecmd.FlagNames() {
 			cands = append(cands, f+"=")
 		}
 	case c.name == "solve":
 		cands = []string{"--cold"}
-		for _, f := range solvecli.FlagNames() {
+		for _, f := range solvecmd.FlagNames() {
 			cands = append(cands, "--"+f)
 		}
 	case c.name == "reset":

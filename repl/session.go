@@ -14,7 +14,7 @@
 // The package does no terminal handling: a LineReader supplies the lines
 // (cmd/qrc edits them with liner on a terminal, reads them plainly from a
 // script). :solve runs the qrc library's solve with the flags, output files
-// and result report of qrc solve (internal/solvecli).
+// and result report of qrc solve (solvecmd).
 package repl
 
 import (
@@ -32,10 +32,10 @@ import (
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/data"
 	"github.com/qrc-lang/qrc/diag"
-	"github.com/qrc-lang/qrc/internal/solvecli"
 	"github.com/qrc-lang/qrc/lang"
 	"github.com/qrc-lang/qrc/modelfile"
 	"github.com/qrc-lang/qrc/solve"
+	"github.com/qrc-lang/qrc/solvecmd"
 )
 
 // InputName is the file name in the positions of typed input: diagnostics
@@ -80,7 +80,7 @@ type solveRequest struct {
 // returns the solver's result. The error is for bad flags or a solve that
 // could not start; what goes wrong while solving is in the result.
 func runSolve(req *solveRequest) (*solve.Result, error) {
-	flags, settings, err := solvecli.ParseArgs(req.args)
+	flags, opts, err := solvecmd.ParseArgs(req.args)
 	if err != nil {
 		return nil, err
 	}
@@ -88,8 +88,8 @@ func runSolve(req *solveRequest) (*solve.Result, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	run := &solvecli.Run{Name: "repl", Model: qrc.NewModel("session", req.model, req.prog, req.sources), X0: req.x0,
-		Flags: flags, Settings: settings, Ctx: ctx, Stdout: req.out, Stderr: req.err,
+	run := &solvecmd.Run{Name: "repl", Model: qrc.NewModel("session", req.model, req.prog, req.sources), X0: req.x0,
+		Flags: flags, Options: opts, Ctx: ctx, Stdout: req.out, Stderr: req.err,
 		Progress: req.interactive, HideTime: !req.interactive}
 	rep, _ := run.Solve()
 	if rep == nil {

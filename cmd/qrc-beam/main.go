@@ -35,7 +35,8 @@ import (
 	"github.com/qrc-lang/qrc"
 	"github.com/qrc-lang/qrc/beamrun"
 	"github.com/qrc-lang/qrc/distrib"
-	"github.com/qrc-lang/qrc/internal/solvecli"
+	"github.com/qrc-lang/qrc/solve"
+	"github.com/qrc-lang/qrc/solvecmd"
 )
 
 const usage = `Usage: qrc-beam solve [flags] MODEL.qrc
@@ -94,7 +95,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.CommandLine // Beam's flags are registered there
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
-	flags := solvecli.RegisterFlags(fs)
+	flags := solvecmd.RegisterFlags(fs)
 	var sets assigns
 	fs.Var(&sets, "set", "")
 	dataPath := fs.String("data", "", "")
@@ -102,7 +103,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	beamLog := fs.Bool("beam-log", false, "")
 	rest, file := reorder(args)
 	if err := fs.Parse(rest); err != nil {
-		return solvecli.ExitUsage
+		return solvecmd.ExitUsage
 	}
 	beam.Init() // a worker started by a runner runs its harness here and exits
 	if !*beamLog {
@@ -111,19 +112,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if file == "" || fs.NArg() > 0 {
 		fmt.Fprint(stderr, usage)
-		return solvecli.ExitUsage
+		return solvecmd.ExitUsage
 	}
-	settings, err := flags.Settings()
+	opts, err := flags.Options()
 	if err != nil {
 		fmt.Fprintf(stderr, "qrc-beam: %v\n", err)
-		return solvecli.ExitUsage
+		return solvecmd.ExitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	job, err := distrib.NewJob(file, *dataPath, sets)
 	if err != nil {
 		fmt.Fprintf(stderr, "qrc-beam: %v\n", err)
-		return solvecli.ExitInvalid
+		return solvecmd.ExitInvalid
 	}
 	quiet := *flags.Quiet
 	runner := &beamrun.Runner{Job: job, Temp: *outDir}
@@ -140,30 +141,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sample, err := runner.Prepare(ctx, *flags.Sample, *flags.Seed)
 	if err != nil {
 		fmt.Fprintf(stderr, "qrc-beam: %v\n", err)
-		return solvecli.ExitInvalid
+		return solvecmd.ExitInvalid
 	}
 	if !quiet {
 		fmt.Fprintf(stderr, "qrc-beam: %d rows in %d shards; a sample of %d rows in memory\n", runner.Rows(), len(job.Shards), sample.N())
 	}
-	opts := []qrc.Option{qrc.WithData(job.Data, sample)}
+	loadOpts := []qrc.Option{qrc.WithData(job.Data, sample)}
 	for _, a := range sets {
-		opts = append(opts, qrc.WithParamExpr(a[0], a[1]))
+		loadOpts = append(loadOpts, qrc.WithParamExpr(a[0], a[1]))
 	}
-	model, err := qrc.Load(file, opts...)
+	model, err := qrc.Load(file, loadOpts...)
 	if err != nil {
 		fmt.Fprintf(stderr, "qrc-beam: %v\n", err)
-		return solvecli.ExitInvalid
+		return solvecmd.ExitInvalid
 	}
 	if err := distrib.Check(model.Checked()); err != nil {
 		fmt.Fprintf(stderr, "qrc-beam: %v\n", err)
-		return solvecli.ExitInvalid
+		return solvecmd.ExitInvalid
 	}
-	*flags.Oracle = "dynamic"
-	settings.FullRows = runner.Rows()
-	settings.FullPass = func(x []float64) ([]float64, [][]float64, error) {
+	opts.Oracle = solve.Dynamic
+	opts.FullRows = runner.Rows()
+	opts.FullPass = func(x []float64) ([]float64, [][]float64, error) {
 		return runner.Pass(ctx, x)
 	}
-	r := &solvecli.Run{Name: "solve", Model: model, X0: model.Start(), Flags: flags, Settings: settings,
+	r := &solvecmd.Run{Name: "solve", Model: model, X0: model.Start(), Flags: flags, Options: opts,
 		Ctx: ctx, Stdout: stdout, Stderr: stderr, Progress: true}
 	_, code := r.Solve()
 	return code

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/qrc-lang/qrc/internal/solvecli"
 	"github.com/qrc-lang/qrc/point"
+	"github.com/qrc-lang/qrc/solvecmd"
 )
 
 var benchCommand = &command{
@@ -81,7 +81,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	for range 3 {
 		if err := full(); err != nil {
-			solvecli.PrintEvalError(stderr, "bench", err, sources)
+			solvecmd.PrintEvalError(stderr, "bench", err, sources)
 			return exitInvalid
 		}
 	}
@@ -91,7 +91,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	for i := range times {
 		t0 := time.Now()
 		if err := full(); err != nil {
-			solvecli.PrintEvalError(stderr, "bench", err, sources)
+			solvecmd.PrintEvalError(stderr, "bench", err, sources)
 			return exitInvalid
 		}
 		times[i] = time.Since(t0).Seconds()

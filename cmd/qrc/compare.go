@@ -18,10 +18,9 @@ import (
 	"github.com/qrc-lang/qrc"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/fileio"
-	"github.com/qrc-lang/qrc/internal/solvecli"
 	"github.com/qrc-lang/qrc/point"
-	"github.com/qrc-lang/qrc/problem"
 	"github.com/qrc-lang/qrc/solve"
+	"github.com/qrc-lang/qrc/solvecmd"
 	"github.com/qrc-lang/qrc/trace"
 )
 
@@ -78,10 +77,9 @@ type compareOptions struct {
 	methods     []string
 	limit       time.Duration
 	out         string
-	settings    solve.Settings // Inner, RhoHat, Eps, RecordEvery
+	options     qrc.Options // Inner, RhoHat, Eps, RecordEvery: the settings every method shares
 	title       string
 	model       *check.Model
-	newProblem  func() *solve.Problem
 	lib         *qrc.Model
 	x0          []float64
 	interrupted chan struct{} // closed by Ctrl-C
@@ -110,7 +108,7 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("compare", compareCommand.usage, stderr)
 	var (
 		methods   = fs.String("methods", methodIQRC+","+methodPenalty, "")
-		timeLimit = solvecli.DurationFlag(fs, "time-limit")
+		timeLimit = solvecmd.DurationFlag(fs, "time-limit")
 		out       = fs.String("out", "", "")
 		inner     = fs.Int("inner", 0, "")
 		rhoHat    = fs.Float64("rho-hat", 0, "")
@@ -140,7 +138,7 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	case *inner < 0 || *inner == 1 || *every < 0:
 		fmt.Fprintln(stderr, "qrc compare: --inner must be at least 2, and --record-every must not be negative")
 		return exitUsage
-	case !(*rhoHat > 0 || *rhoHat == 0 && !solvecli.Given(fs, "rho-hat")) || !(*eps > 0 || *eps == 0 && !solvecli.Given(fs, "eps")):
+	case !(*rhoHat > 0 || *rhoHat == 0 && !solvecmd.Given(fs, "rho-hat")) || !(*eps > 0 || *eps == 0 && !solvecmd.Given(fs, "eps")):
 		fmt.Fprintln(stderr, "qrc compare: --rho-hat and --eps must be positive, as for qrc solve")
 		return exitUsage
 	}
@@ -148,14 +146,14 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitInvalid
 	}
-	m, prog := model.Checked(), model.Program()
-	for _, name := range []string{methodStochastic, methodSmooth} {
-		if slices.Contains(list, name) {
-			o, _ := solve.OracleNamed(name)
-			if err := model.CheckOracle(o, false); err != nil {
-				solvecli.PrintSolveError(stderr, "compare", model, err)
-				return exitInvalid
-			}
+	m := model.Checked()
+	for _, name := range list {
+		// what the library's solve would refuse, before any method runs
+		opts := qrc.DefaultOptions()
+		opts.Method, _ = qrc.MethodNamed(name) // checked by parseMethods
+		if err := model.CheckOptions(opts); err != nil {
+			solvecmd.PrintSolveError(stderr, "compare", model, err)
+			return exitInvalid
 		}
 	}
 	x0 := point.Start(m)
@@ -169,7 +167,8 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "qrc compare: %v\n", err)
 		return exitUsage
 	}
-	s := solve.Settings{Inner: *inner, RhoHat: *rhoHat, Eps: *eps, RecordEvery: *every}
+	s := qrc.DefaultOptions()
+	s.Inner, s.RhoHat, s.Eps, s.RecordEvery = *inner, *rhoHat, *eps, *every
 	if s.Inner == 0 {
 		s.Inner = solve.DefaultInner
 	}
@@ -179,8 +178,8 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if s.RecordEvery == 0 {
 		s.RecordEvery = max(1, s.Inner/20)
 	}
-	o := &compareOptions{methods: list, limit: *timeLimit, out: *out, settings: s, title: *title, model: m, lib: model,
-		newProblem: func() *solve.Problem { return problem.New(m, prog, problem.Options{}) }, x0: x0, interrupted: make(chan struct{}), finished: make(chan struct{})}
+	o := &compareOptions{methods: list, limit: *timeLimit, out: *out, options: s, title: *title, model: m, lib: model,
+		x0: x0, interrupted: make(chan struct{}), finished: make(chan struct{})}
 
 	ctx, release := notifyStop()
 	go func() {
@@ -258,33 +257,35 @@ func (o *compareOptions) run(stderr io.Writer) ([]trace.Record, error) {
 	return all, nil
 }
 
-// runOne runs one method for the time limit in CPU seconds and writes its
-// trace to w.
+// runOne runs one method for the time limit in CPU seconds, through the
+// library's Model.Solve like qrc solve (the weak-convexity analysis, the
+// oracle's choice, restarts), and writes its trace to w.
 func (o *compareOptions) runOne(name string, w io.Writer, stderr io.Writer) ([]trace.Record, error) {
-	prob := o.newProblem()
 	rec := &compareRecorder{w: trace.NewWriter(w), m: o.model, method: name}
-	s := o.settings
-	if name == methodIQRC && s.Oracle == nil {
-		s.Oracle = solve.Switching // the paper's IQRC: Algorithm 2 as the oracle
+	method, err := qrc.MethodNamed(name)
+	if err != nil {
+		return nil, err
 	}
-	s.Outer = math.MaxInt32 // the time limit ends the run, or convergence
-	s.TimeLimit = 10*o.limit + 10*time.Second
-	s.Recorder = rec
+	opts := o.options
+	opts.Method = method
+	if name == methodIQRC {
+		opts.Oracle = solve.Switching // the paper's IQRC: Algorithm 2 as the oracle
+	}
+	opts.Outer = math.MaxInt32 // the time limit ends the run, or convergence
+	opts.TimeLimit = 10*o.limit + 10*time.Second
+	opts.Start = o.x0
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
 	// the start, at CPU time 0
-	vals := make([]float64, prob.M+1)
-	if err := prob.Eval(o.x0, vals); err != nil {
+	ev, err := o.lib.Eval(o.x0)
+	if err != nil {
 		return nil, fmt.Errorf("evaluating the start: %v", err)
 	}
-	inf := maxDomainViolation(o.model, o.x0)
-	for _, v := range vals[1:] {
-		inf = math.Max(inf, v)
-	}
+	inf := math.Max(ev.Infeasibility, maxDomainViolation(o.model, o.x0))
 	runtime.GC()
 	rec.wall0, rec.cpu0 = time.Now(), cpuSeconds()
-	if err := rec.add(trace.Record{Series: trace.Outer, Objective: vals[0], Infeasibility: inf}); err != nil {
+	if err := rec.add(trace.Record{Series: trace.Outer, Objective: ev.Objective, Infeasibility: inf}); err != nil {
 		return nil, err
 	}
 
@@ -310,18 +311,16 @@ func (o *compareOptions) runOne(name string, w io.Writer, stderr io.Writer) ([]t
 		}
 	})
 	fmt.Fprintf(stderr, "qrc compare: running %s for %s of %s\n", name, o.limit, cpuClock)
-	method, err := qrc.MethodNamed(name)
-	if err != nil {
-		return nil, err
+	notes := func(n qrc.Note) {
+		if n.Kind == qrc.NoteMethod { // the penalty method's smoothness warning
+			fmt.Fprintln(stderr, n.Text)
+		}
 	}
-	if w := o.lib.SmoothnessWarning(method); w != "" {
-		fmt.Fprintln(stderr, w)
-	}
-	res, err := method.Minimize(ctx, prob, o.x0, s)
+	rep, err := o.lib.Solve(ctx, qrc.WithOptions(opts), qrc.WithRecorder(rec), qrc.WithNotes(notes))
 	close(done)
 	wg.Wait()
 	if err != nil {
-		return nil, err
+		return nil, errors.New(solvecmd.ToFlags(err.Error()))
 	}
 	if rec.err != nil {
 		return nil, rec.err
@@ -329,6 +328,7 @@ func (o *compareOptions) runOne(name string, w io.Writer, stderr io.Writer) ([]t
 	if err := rec.w.Flush(); err != nil {
 		return nil, err
 	}
+	res := rep.Result()
 	msg := ""
 	if res.Err != nil {
 		msg = " (" + res.Err.Error() + ")"
@@ -350,7 +350,14 @@ type compareRecorder struct {
 	err    error
 }
 
-func (c *compareRecorder) Record(it solve.Iteration) error {
+// Init does nothing: runOne records the start before the solve.
+func (c *compareRecorder) Init(qrc.Run) error { return nil }
+
+// Finish does nothing: runOne flushes the trace.
+func (c *compareRecorder) Finish() {}
+
+// Record adds an outer iterate, or an inner one, to the trace.
+func (c *compareRecorder) Record(it qrc.Iteration) error {
 	if it.Estimate || it.Stage != "" {
 		// the stochastic oracle's inner values are minibatch estimates,
 		// not the model's; heartbeats repeat a point already recorded

@@ -12,9 +12,9 @@ import (
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/diag"
-	"github.com/qrc-lang/qrc/internal/solvecli"
 	"github.com/qrc-lang/qrc/lang"
 	"github.com/qrc-lang/qrc/point"
+	"github.com/qrc-lang/qrc/solvecmd"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -127,7 +127,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fns := prog.Functions()
 	values := make([]float64, len(fns))
 	if err := prog.Eval(x, values); err != nil {
-		solvecli.PrintEvalError(stderr, "eval", err, sources)
+		solvecmd.PrintEvalError(stderr, "eval", err, sources)
 		return exitInvalid
 	}
 	norms := make([]float64, len(fns))
@@ -136,7 +136,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		rows[i] = make([]float64, prog.NumVars())
 	}
 	if err := prog.Jacobian(rows); err != nil {
-		solvecli.PrintEvalError(stderr, "eval", err, sources)
+		solvecmd.PrintEvalError(stderr, "eval", err, sources)
 		return exitInvalid
 	}
 	for i, g := range rows {
@@ -268,7 +268,7 @@ func evalMetricAt(m *check.Model, mt check.Assign, x []float64, stderr io.Writer
 			}
 			v := make([]float64, 1)
 			if err := prog.Eval(x, v); err != nil {
-				solvecli.PrintEvalError(stderr, "eval", err, sources)
+				solvecmd.PrintEvalError(stderr, "eval", err, sources)
 				return 0, false
 			}
 			return v[0], true

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/qrc-lang/qrc/internal/solvecli"
+	"github.com/qrc-lang/qrc/solvecmd"
 )
 
 // More exit codes of qrc solve.
 const (
-	exitInfeasible  = solvecli.ExitInfeasible
-	exitNumerical   = solvecli.ExitNumerical
-	exitInterrupted = solvecli.ExitInterrupted
+	exitInfeasible  = solvecmd.ExitInfeasible
+	exitNumerical   = solvecmd.ExitNumerical
+	exitInterrupted = solvecmd.ExitInterrupted
 )
 
 var solveCommand = &command{
@@ -133,7 +133,7 @@ func init() { solveCommand.run = runSolve }
 
 func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) (code int) {
 	fs := newFlagSet("solve", solveCommand.usage, stderr)
-	flags := solvecli.RegisterFlags(fs)
+	flags := solvecmd.RegisterFlags(fs)
 	var mf modelFlags
 	mf.register(fs)
 	cpuprofile := fs.String("cpuprofile", "", "")
@@ -141,7 +141,7 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) (code int) {
 	if !ok {
 		return exitUsage
 	}
-	settings, err := flags.Settings()
+	opts, err := flags.Options()
 	if err != nil {
 		fmt.Fprintf(stderr, "qrc solve: %v\n", err)
 		return exitUsage
@@ -186,8 +186,8 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) (code int) {
 
 	ctx, release := notifyStop()
 	defer release()
-	run := &solvecli.Run{Name: "solve", Model: model, X0: model.Start(),
-		Flags: flags, Settings: settings, Ctx: ctx, Stdout: stdout, Stderr: stderr, Progress: true}
+	run := &solvecmd.Run{Name: "solve", Model: model, X0: model.Start(),
+		Flags: flags, Options: opts, Ctx: ctx, Stdout: stdout, Stderr: stderr, Progress: true}
 	_, code = run.Solve()
 	return code
 }

@@ -20,9 +20,9 @@ import (
 
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/fileio"
-	"github.com/qrc-lang/qrc/internal/solvecli"
 	"github.com/qrc-lang/qrc/point"
 	"github.com/qrc-lang/qrc/solve"
+	"github.com/qrc-lang/qrc/solvecmd"
 )
 
 var sweepCommand = &command{
@@ -63,7 +63,7 @@ type sweepRow struct {
 
 func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("sweep", sweepCommand.usage, stderr)
-	flags := solvecli.RegisterFlags(fs)
+	flags := solvecmd.RegisterFlags(fs)
 	over := fs.String("over", "", "")
 	var mf modelFlags
 	mf.register(fs)
@@ -90,7 +90,7 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "qrc sweep: sweeps run IQRC (--method iqrc or stochastic)")
 		return exitUsage
 	}
-	settings, err := flags.Settings()
+	opts, err := flags.Options()
 	if err != nil {
 		fmt.Fprintf(stderr, "qrc sweep: %v\n", err)
 		return exitUsage
@@ -121,8 +121,8 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		out := filepath.Join(*dir, name+"="+v+".json")
 		*flags.Out = out
-		run := &solvecli.Run{Name: "sweep", Model: model, X0: x0,
-			Flags: flags, Settings: settings, Ctx: ctx, Stdout: io.Discard, Stderr: stderr, Progress: false}
+		run := &solvecmd.Run{Name: "sweep", Model: model, X0: x0,
+			Flags: flags, Options: opts, Ctx: ctx, Stdout: io.Discard, Stderr: stderr, Progress: false}
 		fmt.Fprintf(stderr, "qrc sweep: %s = %s ...\n", name, v)
 		rep, c := run.Solve()
 		if rep == nil {

@@ -1,4 +1,4 @@
-package solvecli
+package solvecmd
 
 import (
 	"fmt"

@@ -1,8 +1,10 @@
-// Package solvecli is qrc solve's command line over the library: the
+// Package solvecmd is qrc solve's command line over the library: the
 // flags, their mapping to the library's solve options, the output files
 // (--out, --trace, --checkpoint) and the report on standard output, shared
-// by cmd/qrc (solve, sweep) and the REPL's :solve.
-package solvecli
+// by cmd/qrc (solve, sweep), cmd/qrc-beam and the REPL's :solve. It is
+// not a kernel, so it lives outside internal/ (which holds only the
+// code every layer shares: evaluation kernels, test helpers).
+package solvecmd
 
 import (
 	"bytes"
@@ -57,20 +59,22 @@ func PrintEvalError(w io.Writer, name string, err error, sources check.Sources) 
 var iqrcOnlyFlags = []string{"rho-hat", "rho", "inner", "pick", "seed", "oracle", "batch", "allow-biased", "v", "alpha", "sample", "sample-growth", "sample-rounds"}
 
 // checkMethod says why the method, or the flags given with it (oracle is
-// the value of --oracle), do not fit, or returns nil.
+// the value of --oracle), do not fit, or returns nil; whether a method and
+// an oracle go together is the library's rule (qrc.CheckMethodOracle).
 func checkMethod(method, oracle string, given func(string) bool) error {
-	if _, err := qrc.MethodNamed(method); err != nil {
+	m, err := qrc.MethodNamed(method)
+	if err != nil {
 		return err
 	}
-	switch method {
-	case "penalty":
+	if method == "penalty" {
 		for _, f := range iqrcOnlyFlags {
 			if given(f) {
 				return fmt.Errorf("--%s is a setting of --method iqrc; the penalty method does not use it", f)
 			}
 		}
-	case "stochastic", "smooth", "bundle":
-		if given("oracle") && oracle != method {
+	}
+	if o, ok := solve.OracleNamed(oracle); ok && given("oracle") {
+		if qrc.CheckMethodOracle(m, o) != nil { // the message in the user's words (--oracle deterministic)
 			return fmt.Errorf("--method %s is IQRC with --oracle %s; it does not go with --oracle %s", method, method, oracle)
 		}
 	}
@@ -145,66 +149,70 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 	}
 }
 
-// Settings checks the parsed flags and returns the solver settings they
-// give (without Oracle, Recorder and Stop, which depend on the model and
-// the run).
-func (f *Flags) Settings() (solve.Settings, error) {
-	var settings solve.Settings
+// Options checks the parsed flags and returns the library's options they
+// give, one field a flag (without the start, which --start names and Run
+// reads, and the recorders and notes, which are the run's).
+func (f *Flags) Options() (qrc.Options, error) {
+	opts := qrc.DefaultOptions()
 	switch *f.Pick {
 	case "last":
-		settings.Pick = solve.PickLast
+		opts.Pick = solve.PickLast
 	case "random":
-		settings.Pick = solve.PickRandom
+		opts.Pick = solve.PickRandom
 	default:
-		return settings, fmt.Errorf("--pick must be last or random, not %q", *f.Pick)
+		return opts, fmt.Errorf("--pick must be last or random, not %q", *f.Pick)
 	}
 	for _, c := range []struct {
 		name string
 		v    float64
 	}{{"rho-hat", *f.RhoHat}, {"rho", *f.Rho}, {"eps", *f.Eps}} {
 		if c.v < 0 || math.IsNaN(c.v) || (Given(f.FS, c.name) && c.v == 0 && c.name != "rho") {
-			return settings, fmt.Errorf("--%s must be positive", c.name)
+			return opts, fmt.Errorf("--%s must be positive", c.name)
 		}
 	}
 	if _, ok := solve.OracleNamed(*f.Oracle); !ok && *f.Oracle != "auto" {
-		return settings, fmt.Errorf("--oracle must be auto, smooth, bundle, dynamic, switching or stochastic, not %q", *f.Oracle)
+		return opts, fmt.Errorf("--oracle must be auto, smooth, bundle, dynamic, switching or stochastic, not %q", *f.Oracle)
 	}
 	if *f.Batch <= 0 {
-		return settings, errors.New("--batch must be at least 1")
+		return opts, errors.New("--batch must be at least 1")
 	}
 	if *f.Sample <= 0 || *f.SampleGrowth < 2 {
-		return settings, errors.New("--sample must be at least 1 and --sample-growth at least 2")
+		return opts, errors.New("--sample must be at least 1 and --sample-growth at least 2")
 	}
-	settings.SampleStart, settings.SampleGrowth = *f.Sample, *f.SampleGrowth
+	opts.SampleStart, opts.SampleGrowth = *f.Sample, *f.SampleGrowth
 	if *f.SampleRounds < 0 {
-		return settings, errors.New("--sample-rounds must be at least 0")
+		return opts, errors.New("--sample-rounds must be at least 0")
 	}
-	settings.SampleRounds = *f.SampleRounds
+	opts.SampleRounds = *f.SampleRounds
 	switch {
 	case !Given(f.FS, "sample-rounds"):
-		settings.SampleRounds = 0 // the default: DynamicRounds to DynamicMaxRounds
+		opts.SampleRounds = 0 // the default: DynamicRounds to DynamicMaxRounds
 	case *f.SampleRounds == 0:
-		settings.SampleRounds = -1 // growing samples, no control variates
+		opts.SampleRounds = -1 // growing samples, no control variates
 	}
 	if *f.V < 0 || *f.Alpha < 0 || math.IsNaN(*f.V) || math.IsNaN(*f.Alpha) {
-		return settings, errors.New("--v and --alpha must be positive")
+		return opts, errors.New("--v and --alpha must be positive")
 	}
-	settings.V, settings.Alpha = *f.V, *f.Alpha
+	opts.V, opts.Alpha = *f.V, *f.Alpha
 	if !(*f.Sigma > 0) || math.IsInf(*f.Sigma, 1) {
-		return settings, errors.New("--sigma must be positive")
+		return opts, errors.New("--sigma must be positive")
 	}
 	if *f.CheckpointEvery <= 0 {
-		return settings, errors.New("--checkpoint-every must be positive")
+		return opts, errors.New("--checkpoint-every must be positive")
 	}
 	if *f.Inner < 0 || *f.Outer < 0 || *f.TimeLimit < 0 || *f.Restarts < 0 {
-		return settings, errors.New("--inner, --outer, --time-limit and --restarts must not be negative")
+		return opts, errors.New("--inner, --outer, --time-limit and --restarts must not be negative")
 	}
 	if err := checkMethod(*f.Method, *f.Oracle, func(name string) bool { return Given(f.FS, name) }); err != nil {
-		return settings, err
+		return opts, err
 	}
-	settings.RhoHat, settings.Rho, settings.Eps = *f.RhoHat, *f.Rho, *f.Eps
-	settings.Inner, settings.Outer, settings.TimeLimit, settings.Seed = *f.Inner, *f.Outer, *f.TimeLimit, *f.Seed
-	return settings, nil
+	opts.Method, _ = qrc.MethodNamed(*f.Method)   // checked by checkMethod
+	opts.Oracle, _ = solve.OracleNamed(*f.Oracle) // nil for auto
+	opts.RhoHat, opts.Rho, opts.RhoSet, opts.Eps = *f.RhoHat, *f.Rho, Given(f.FS, "rho"), *f.Eps
+	opts.Inner, opts.Outer, opts.TimeLimit, opts.Seed = *f.Inner, *f.Outer, *f.TimeLimit, *f.Seed
+	opts.Batch, opts.AllowBiased, opts.Restarts = *f.Batch, *f.AllowBiased, *f.Restarts
+	opts.Theory, opts.Sigma = *f.Theory, *f.Sigma
+	return opts, nil
 }
 
 // Run is one solve of a compiled model, as qrc solve and the REPL's
@@ -215,7 +223,7 @@ type Run struct {
 	Model    *qrc.Model
 	X0       []float64 // the start unless --start
 	Flags    *Flags
-	Settings solve.Settings // from flags.settings
+	Options  qrc.Options // from Flags.Options
 	Ctx      context.Context
 	Stdout   io.Writer
 	Stderr   io.Writer
@@ -223,28 +231,12 @@ type Run struct {
 	HideTime bool // the report leaves out the time
 }
 
-// options maps the flags to the library's solve options.
+// options are the library's solve options of the run: the flags'
+// Options from x0, with the notes on stderr.
 func (r *Run) options(x0 []float64, quiet bool) []qrc.SolveOption {
-	f := r.Flags
-	method, _ := qrc.MethodNamed(*f.Method) // checked by settings
-	opts := []qrc.SolveOption{qrc.WithMethod(method), qrc.WithSettings(r.Settings), qrc.WithSeed(*f.Seed), qrc.WithBatch(*f.Batch),
-		qrc.WithRestarts(*f.Restarts), qrc.WithStart(x0), qrc.WithNotes(r.note(quiet))}
-	if o, ok := solve.OracleNamed(*f.Oracle); ok {
-		opts = append(opts, qrc.WithOracle(o))
-	}
-	if Given(f.FS, "rho") {
-		opts = append(opts, qrc.WithRho(*f.Rho))
-	}
-	if Given(f.FS, "rho-hat") {
-		opts = append(opts, qrc.WithRhoHat(*f.RhoHat))
-	}
-	if *f.AllowBiased {
-		opts = append(opts, qrc.WithAllowBiased())
-	}
-	if *f.Theory {
-		opts = append(opts, qrc.WithTheory(*f.Sigma))
-	}
-	return opts
+	o := r.Options
+	o.Start = x0
+	return []qrc.SolveOption{qrc.WithOptions(o), qrc.WithNotes(r.note(quiet))}
 }
 
 // note prints the solve's notes on stderr (the verbose ones unless quiet).
@@ -253,6 +245,7 @@ func (r *Run) note(quiet bool) func(qrc.Note) {
 		if n.Verbose && quiet {
 			return
 		}
+		n.Text = ToFlags(n.Text)
 		switch n.Kind {
 		case qrc.NoteMethod:
 			fmt.Fprintln(r.Stderr, n.Text)
@@ -302,6 +295,7 @@ func (r *Run) Solve() (*qrc.Report, int) {
 		return nil, PrintSolveError(r.Stderr, r.Name, r.Model, err)
 	}
 	res := report.Result()
+	report.Verdict = ToFlags(report.Verdict) // for --json and --out too
 	if !quiet {
 		printStages(r.Stderr, res.Stages)
 	}
@@ -344,7 +338,7 @@ func (r *Run) Solve() (*qrc.Report, int) {
 			return report, ExitNumerical
 		}
 	} else {
-		report.WriteText(r.Stdout, qrc.TextOptions{NoTime: r.HideTime})
+		report.WriteText(r.Stdout, qrc.TextOptions{NoTime: r.HideTime, Names: ToFlags})
 	}
 	if len(outErrs) > 0 {
 		return report, ExitUsage
@@ -366,19 +360,26 @@ func (r *Run) Solve() (*qrc.Report, int) {
 	return report, ExitOK
 }
 
-// PrintSolveError prints why a solve could not start and returns the exit
-// code: 1 when the oracle refuses the model, else 2.
+// PrintSolveError prints why a solve could not start, the options it
+// names as flags (ToFlags), and returns the exit code: 1 when the oracle
+// refuses the model, else 2.
 func PrintSolveError(stderr io.Writer, name string, model *qrc.Model, err error) int {
 	var refused *qrc.RefusalError
 	switch {
 	case errors.As(err, &refused) && len(refused.Diagnostics) > 0:
-		refused.Diagnostics.Print(stderr, model.Sources())
+		list := make(diag.List, len(refused.Diagnostics))
+		for i, d := range refused.Diagnostics {
+			c := *d
+			c.Msg = ToFlags(c.Msg)
+			list[i] = &c
+		}
+		list.Print(stderr, model.Sources())
 		return ExitInvalid
 	case errors.As(err, &refused):
-		fmt.Fprintf(stderr, "qrc solve: %s\n", refused.Msg)
+		fmt.Fprintf(stderr, "qrc solve: %s\n", ToFlags(refused.Msg))
 		return ExitInvalid
 	}
-	fmt.Fprintf(stderr, "qrc %s: %v\n", name, err)
+	fmt.Fprintf(stderr, "qrc %s: %s\n", name, ToFlags(err.Error()))
 	return ExitUsage
 }
 
@@ -560,19 +561,19 @@ func DurationFlag(fs *flag.FlagSet, name string) *time.Duration {
 // ParseArgs parses and checks solver flags as qrc solve takes them, without
 // the model file (the REPL's :solve and :set): a bad flag or value is an
 // error saying which.
-func ParseArgs(args []string) (*Flags, solve.Settings, error) {
+func ParseArgs(args []string) (*Flags, qrc.Options, error) {
 	fs := flag.NewFlagSet("solve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	f := RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
-		return nil, solve.Settings{}, err
+		return nil, qrc.Options{}, err
 	}
 	if fs.NArg() > 0 {
-		return nil, solve.Settings{}, fmt.Errorf("unexpected argument %q (the model is the session's)", fs.Arg(0))
+		return nil, qrc.Options{}, fmt.Errorf("unexpected argument %q (the model is the session's)", fs.Arg(0))
 	}
-	settings, err := f.Settings()
-	return f, settings, err
+	opts, err := f.Options()
+	return f, opts, err
 }
 
 // FlagNames lists the solver's flags, without dashes.
