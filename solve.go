@@ -221,11 +221,28 @@ func refuseEqualitiesFor(m *check.Model, method Method, oracle solve.Oracle, smo
 	if oracle == solve.Smooth || oracle == solve.Dynamic && smooth {
 		return nil
 	}
+	if (oracle == solve.Bundle || oracle == solve.Dynamic) && affineOnly(equalityKinds(m)) {
+		return nil // the bundle oracle keeps affine equalities exact
+	}
+	takes := "inequality constraints only"
+	if oracle == solve.Bundle || oracle == solve.Dynamic {
+		takes = "affine equalities only (this one is not affine by its form)"
+	}
 	ok, kink := check.Smooth(m)
 	if ok {
-		return refuseEqualities(m, fmt.Sprintf("the %s oracle takes inequality constraints only; Options.Oracle = smooth takes equalities", oracle))
+		return refuseEqualities(m, fmt.Sprintf("the %s oracle takes %s; Options.Oracle = smooth takes equalities", oracle, takes))
 	}
-	return refuseEqualities(m, fmt.Sprintf("the %s oracle takes inequality constraints only, and the smooth oracle, which takes equalities, needs a differentiable model (%s: %s)", oracle, kink.Expr.Src().Pos(), kink.Reason))
+	return refuseEqualities(m, fmt.Sprintf("the %s oracle takes %s, and the smooth oracle, which takes any equality, needs a differentiable model (%s: %s)", oracle, takes, kink.Expr.Src().Pos(), kink.Reason))
+}
+
+// affineOnly reports whether every equality of kinds is affine.
+func affineOnly(kinds []solve.ConstraintKind) bool {
+	for _, k := range kinds {
+		if k == solve.NonlinearEquality {
+			return false
+		}
+	}
+	return true
 }
 
 // nonlinearEqualityNote is the note that a model with a nonlinear
