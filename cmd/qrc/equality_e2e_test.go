@@ -36,9 +36,9 @@ subject to
 	opt := cvarOptimum(t, R, alpha, c)
 
 	type out struct {
-		Status        string               `json:"status"`
-		Objective     float64              `json:"objective"`
-		Infeasibility float64              `json:"infeasibility"`
+		Status        string         `json:"status"`
+		Objective     float64        `json:"objective"`
+		Infeasibility float64        `json:"infeasibility"`
 		Variables     map[string]any `json:"variables"`
 		Constraints   []struct {
 			Name       string   `json:"name"`
