@@ -104,6 +104,16 @@ def hs110(x):
     return float(np.sum(np.log(x - 2) ** 2 + np.log(10 - x) ** 2) - np.prod(x) ** 0.2), [], []
 
 
+# Schittkowski (1987), problem 261: beyond HS 1-119 (K. Schittkowski, More
+# Test Examples for Nonlinear Programming Codes, Lecture Notes in Economics
+# and Mathematical Systems 282, Springer 1987), in the suite for its tan.
+@problem("hs261", 4, [0] * 4, 0.0, xstar=[0, 1, 1, 1])
+def hs261(x):
+    f = ((math.exp(x[0]) - x[1]) ** 4 + 100 * (x[1] - x[2]) ** 6 + math.tan(x[2] - x[3]) ** 4 + x[0] ** 8
+         + (x[3] - 1) ** 2)
+    return f, [], []
+
+
 # ----------------------------------------------------- inequality constraints
 
 @problem("hs010", 2, [-10, 10], -1.0, xstar=[0, 1])
