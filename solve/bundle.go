@@ -49,6 +49,7 @@ const (
 	bundleMaxCuts  = 200  // the most cuts kept
 	bundleDualIter = 2000 // dual ascent steps per model solve at most
 	bundleStall    = 20   // trial points in a row that do not raise the bound end the oracle
+	trialRetreats  = 30   // halvings toward x_t of a trial point where a function fails
 )
 
 // cut is the linear function l(y) = a + <b, y> and the function (0 for
@@ -188,6 +189,22 @@ func (s *bundleMethod) solve(xt []float64, acc accuracy) (res subResult, halt ha
 		}
 		return F, maxG, nil
 	}
+	// addTrial is addPoint at a trial point y. Where a function cannot be
+	// evaluated or differentiated there (a subgradient that is not finite
+	// at a kink such as sqrt's at 0, an overflow far out), the trial fails
+	// and y moves halfway back to x_t, at most trialRetreats times, as the
+	// smooth oracle's line search shortens its step.
+	addTrial := func(y []float64) (float64, float64, error) {
+		for k := 0; ; k++ {
+			F, maxG, err := addPoint(y)
+			if err == nil || k == trialRetreats {
+				return F, maxG, err
+			}
+			for j := range y {
+				y[j] = xt[j] + 0.5*(y[j]-xt[j])
+			}
+		}
+	}
 	done := func() bool { return s.settled(acc, &res, bestDist) }
 
 	copy(bs.y, xt)
@@ -211,7 +228,7 @@ func (s *bundleMethod) solve(xt []float64, acc accuracy) (res subResult, halt ha
 		} else if stalled++; stalled >= bundleStall*s.effortFactor() {
 			break
 		}
-		_, maxG, err := addPoint(bs.y)
+		_, maxG, err := addTrial(bs.y)
 		if err != nil {
 			return res, running, err
 		}
@@ -227,7 +244,7 @@ func (s *bundleMethod) solve(xt []float64, acc accuracy) (res subResult, halt ha
 					for j := range bs.z {
 						bs.z[j] = s.out[j] + t*(1-short)*(bs.y[j]-s.out[j])
 					}
-					_, maxZ, err := addPoint(bs.z)
+					_, maxZ, err := addTrial(bs.z)
 					if err != nil {
 						return res, running, err
 					}
