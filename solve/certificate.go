@@ -49,7 +49,7 @@ func (s *solver) accurateStep(cur *Point) (next Point, sub subResult, doubled bo
 			}
 			return
 		}
-		if g := gOf(cur.F); g <= 0 && sub.Lower > cur.F[0]+1e-10*(1+math.Abs(cur.F[0])) && !s.p.nonlinearEq {
+		if g := gOf(cur.F); g <= 0 && sub.Lower > cur.F[0]+1e-10*(1+math.Abs(cur.F[0])) {
 			sub.Nonconvex = true // weak duality fails: min (7) <= F(x_t)
 		}
 		if !sub.Nonconvex || s.set.NoSafeguard || s.stats.RhoDoublings >= MaxRhoDoublings {
