@@ -275,7 +275,7 @@ func (e *RefusalError) Error() string {
 // NewModel wraps a model checked and compiled elsewhere (qrc repl builds
 // its model a statement at a time); file names it in reports.
 func NewModel(file string, m *check.Model, prog *autodiff.Program, sources check.Sources) *Model {
-	return &Model{file: file, checked: m, sources: sources, prog: prog}
+	return newModel(file, m, prog, sources, nil)
 }
 
 // Solve minimizes the model's objective subject to its constraints, from
@@ -319,7 +319,10 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 	method := c.opts.Method
 	settings := c.opts.settings()
 	limit := settings.TimeLimit // the analysis takes its share; the report shows the caller's
-	prob := problem.New(m.checked, m.prog, problem.Options{Batch: c.opts.Batch, Seed: settings.Seed})
+	// the run state of this solve, at no sample
+	state := m.runs.take()
+	defer m.runs.give(state)
+	prob := problem.New(m.checked, state, problem.Options{Batch: c.opts.Batch, Seed: settings.Seed})
 	iq, isIQRC := method.(iqrcMethod)
 	switch {
 	case isIQRC:
@@ -359,7 +362,7 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 		prob.Sampler = nil
 	}
 	if prob.Sampler != nil {
-		defer m.prog.ResetSamples() // a stochastic or dynamic solve may leave the program on a sample
+		defer state.ResetSamples() // a stochastic or dynamic solve may leave the run state on a sample
 	}
 	run := Run{Model: m, Method: method.Name()}
 	if settings.Oracle == solve.Stochastic {
