@@ -639,6 +639,19 @@ func (s *solver) finish(status Status, pt Point, err error) *Result {
 			}
 		}
 	}
+	if status == Stalled && pt.Infeasibility <= s.set.Eps && s.newtonPolishes() {
+		// the oracle could not get the point's KKT residual down: a few
+		// Newton steps may (newton.go); the certificate below judges
+		var lam []float64
+		if s.cert != nil && len(s.cert.Multipliers) == s.m {
+			lam = s.cert.Multipliers
+		}
+		if q, err := s.newtonPolish(&pt, lam); err == nil && q != nil {
+			s.stats.NewtonPolish++
+			pt = *q
+			s.track(&pt)
+		}
+	}
 	res.Status = status
 	res.Point = pt
 	if !(pt.Infeasibility <= s.set.Eps) {

@@ -416,7 +416,10 @@ type Stats struct {
 	// the stochastic oracle's last point feasible (0 for the switching
 	// oracle, and when the point was feasible).
 	Polish int
-	Time   time.Duration
+	// NewtonPolish is 1 when the Newton polish (newton.go) moved the
+	// returned point of a stalled solve, 0 otherwise.
+	NewtonPolish int
+	Time         time.Duration
 }
 
 // Result is what Minimize found.
