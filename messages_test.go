@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -93,14 +94,62 @@ func TestMessagesNameOptionsNotFlags(t *testing.T) {
 	}
 }
 
+// The checker's messages about the overrides of Load and Parse and about
+// comparisons name what a library user gave or can call: the value of a
+// parameter (WithParamExpr, WithParam), the file of a data set
+// (WithDataFile), check.CheckEvalExpr; never the flags of the qrc command
+// that give the same (--set, --data, qrc eval --metric).
+func TestCheckMessagesNameNoFlags(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "d.csv"), []byte("a,y\n1,1\n2,1\n"), 0o644))
+	const model = "param r = 1\ndata D = csv(\"d.csv\", label = \"y\")\nvar x in box(-1, 1)\nminimize mean(i in D) (x - D.a[i])^2 + r * x\n"
+	name := filepath.Join(dir, "m.qrc")
+	for _, c := range []struct {
+		src  string
+		opts []qrc.Option
+		want string
+	}{
+		{model, []qrc.Option{qrc.WithParamExpr("r", "3 +")}, "value of param r:1:4: syntax error: unexpected end of file (expected an expression)"},
+		{model, []qrc.Option{qrc.WithParamExpr("nosuch", "1")}, `value of param nosuch: the model has no parameter "nosuch"`},
+		{model, []qrc.Option{qrc.WithParam("nosuch", 1.0)}, `value of param nosuch: the model has no parameter "nosuch"`},
+		{model, []qrc.Option{qrc.WithDataFile("Q", "d.csv")}, `file for data set Q: the model has no data set "Q" (did you mean "D"?)`},
+		{model, []qrc.Option{qrc.WithDataFile("D", filepath.Join(dir, "missing.csv"))}, `cannot load data set "D" (from the file given for it): `},
+		{"var x in box(-1, 1)\nminimize (x > 0) * x\n", nil, "or in an evaluation (an expression checked with check.CheckEvalExpr); in the objective"},
+	} {
+		_, err := qrc.Parse(name, c.src, c.opts...)
+		var le *qrc.Error
+		require.ErrorAs(t, err, &le, c.want)
+		require.Len(t, le.Diagnostics, 1, c.want)
+		var printed strings.Builder
+		le.Print(&printed)
+		for _, msg := range []string{err.Error(), le.Diagnostics[0].Error(), printed.String()} {
+			assert.Contains(t, msg, c.want)
+			assert.NotContains(t, msg, "--", c.want)
+		}
+	}
+	// the value of a parameter is the source its caret is under
+	_, err := qrc.Parse(name, model, qrc.WithParamExpr("r", "3 +"))
+	var le *qrc.Error
+	require.ErrorAs(t, err, &le)
+	var printed strings.Builder
+	le.Print(&printed)
+	assert.Equal(t, "value of param r:1:4: syntax error: unexpected end of file (expected an expression)\n    3 +\n       ^\n", printed.String())
+}
+
 // No string literal of the library's own code names a flag: the messages
 // its tests above do not reach are held to the same rule. (The package's
 // doc comments may say what qrc does with an option; they are not
-// literals.)
+// literals.) The root package and the checker, whose messages reach a
+// library user in an Error, are read.
 func TestNoFlagInLibraryStrings(t *testing.T) {
 	fset := token.NewFileSet()
-	files, err := filepath.Glob("*.go")
-	require.NoError(t, err)
+	var files []string
+	for _, pattern := range []string{"*.go", filepath.Join("check", "*.go"), filepath.Join("modelfile", "*.go")} {
+		matched, err := filepath.Glob(pattern)
+		require.NoError(t, err)
+		files = append(files, matched...)
+	}
+	require.Contains(t, files, filepath.Join("check", "expr.go"))
 	n := 0
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
@@ -120,5 +169,5 @@ func TestNoFlagInLibraryStrings(t *testing.T) {
 			return true
 		})
 	}
-	assert.Greater(t, n, 100, "the package's string literals were read")
+	assert.Greater(t, n, 500, "the packages' string literals were read")
 }

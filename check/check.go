@@ -58,9 +58,27 @@ type Options struct {
 	UsedColumns bool
 }
 
-// SetSourceName is the file name used in positions of the expression given
-// to --set NAME=EXPR.
-func SetSourceName(name string) string { return "--set " + name }
+// SetSourceName is the file name in the positions of the expression that
+// overrides the parameter name (Options.Set): an error in it reads
+// "value of param r:1:4: syntax error ...". The qrc command shows it as the
+// flag that gave the expression (--set r).
+func SetSourceName(name string) string { return "value of param " + name }
+
+// DataSourceName is the file name in the positions of the errors about the
+// file that replaces the data set name's (Options.Data): "file for data
+// set D: the model has no data set ...". The qrc command shows it as the
+// flag that gave the file (--data D).
+func DataSourceName(name string) string { return "file for data set " + name }
+
+// DataFileNote follows the name of a data set whose file, given in
+// Options.Data, cannot be loaded: cannot load data set "D" (from the file
+// given for it): ...
+const DataFileNote = " (from the file given for it)"
+
+// EvalNote names, in the errors about a comparison or a logical operator
+// outside a where filter, the expressions where they are allowed: those
+// checked with CheckEvalExpr, which are evaluated, never differentiated.
+const EvalNote = "an evaluation (an expression checked with check.CheckEvalExpr)"
 
 // Reserved names: built-ins, loaders and domains, which declarations cannot
 // reuse.
@@ -302,7 +320,8 @@ func (c *checker) run() {
 	}
 }
 
-// applyOverrides attaches --set and --data to their declarations.
+// applyOverrides attaches Options.Set and Options.Data to their
+// declarations.
 func (c *checker) applyOverrides() {
 	for i := range c.opts.Set {
 		a := &c.opts.Set[i]
@@ -321,7 +340,7 @@ func (c *checker) applyOverrides() {
 	}
 	for _, a := range c.opts.Data {
 		if g, ok := c.globals[a.Name]; !ok || g.kind != "data set" {
-			c.report(diag.Error, ast.Pos{Filename: "--data " + a.Name}, ast.Pos{},
+			c.report(diag.Error, ast.Pos{Filename: DataSourceName(a.Name)}, ast.Pos{},
 				fmt.Sprintf("the model has no data set %q%s", a.Name, DidYouMean(a.Name, c.namesOfKind("data set"))))
 		}
 	}
@@ -567,7 +586,7 @@ func (c *checker) checkData(d *ast.DataDecl) *DataSet {
 		}
 		src := ""
 		if ds.Override {
-			src = " (from --data " + ds.Name + ")"
+			src = DataFileNote
 		}
 		c.errorf(at, "cannot load data set %q%s: %v", ds.Name, src, err)
 		return nil

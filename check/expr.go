@@ -114,7 +114,7 @@ func (c *checker) expr1(e ast.Expr, sc *scope) Expr {
 			return &Logic{node: node{dep: x.Deps(), src: e}, Op: "not", X: x}
 		}
 		if e.Op == "not" {
-			c.errorf(e, "not is only allowed in a where filter or an evaluation (:eval, qrc eval --metric)")
+			c.errorf(e, "not is only allowed in a where filter or %s", EvalNote)
 			return nil
 		}
 		x := c.expr(e.X, sc)
@@ -233,9 +233,9 @@ func (c *checker) binary(b *ast.Binary, sc *scope) Expr {
 		case c.evalOnly:
 			return c.evalCompare(b, sc)
 		case b.Op == "and" || b.Op == "or":
-			c.errorf(b, "%s is only allowed in a where filter or an evaluation (:eval, qrc eval --metric)", b.Op)
+			c.errorf(b, "%s is only allowed in a where filter or %s", b.Op, EvalNote)
 		default:
-			c.errorf(opAt(b), "a comparison is 0 or 1, a step that is not differentiable, so it is only allowed in a where filter, as a constraint (name: lhs <= rhs), or in an evaluation (:eval, qrc eval --metric); in the objective or a constraint write a smooth surrogate of the step, such as sigmoid(k * (a - b)) for a > b")
+			c.errorf(opAt(b), "a comparison is 0 or 1, a step that is not differentiable, so it is only allowed in a where filter, as a constraint (name: lhs <= rhs), or in %s; in the objective or a constraint write a smooth surrogate of the step, such as sigmoid(k * (a - b)) for a > b", EvalNote)
 		}
 		return nil
 	}

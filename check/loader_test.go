@@ -80,7 +80,7 @@ func TestLoaderOverrideSwitchesLoaderByExtension(t *testing.T) {
 	assert.True(t, l.asked[0].Override)
 	// The loader's error is reported at the declaration's name (an
 	// override's file is not in the model's text).
-	assert.Equal(t, []string{`dir/m.qrc:1:6: cannot load data set "D" (from --data D): no such file in memory`}, errs)
+	assert.Equal(t, []string{`dir/m.qrc:1:6: cannot load data set "D" (from the file given for it): no such file in memory`}, errs)
 }
 
 func TestLoaderErrorAtTheOptionItNames(t *testing.T) {

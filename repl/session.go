@@ -259,14 +259,16 @@ func (s *Session) fail(format string, args ...any) {
 }
 
 // printDiags prints diagnostics with their source lines; those about the
-// model as a whole have no position.
+// model as a whole have no position. The checker's messages are shown as
+// the command line shows them (solvecmd.DiagToFlags: an evaluation is
+// :eval or qrc eval --metric).
 func (s *Session) printDiags(l diag.List) {
 	for _, d := range l {
 		if d.Pos.Filename == sessionName {
-			fmt.Fprintf(s.errw, "%s: %s\n", d.Severity, d.Msg)
+			fmt.Fprintf(s.errw, "%s: %s\n", d.Severity, solvecmd.ToFlags(d.Msg))
 			continue
 		}
-		diag.Render(s.errw, d, s.sources[d.Pos.Filename])
+		diag.Render(s.errw, solvecmd.DiagToFlags(d), s.sources[d.Pos.Filename])
 	}
 }
 

@@ -4,10 +4,15 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/qrc-lang/qrc/ast"
+	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/diag"
 )
 
 // The library's messages, with options, become the messages qrc printed
@@ -30,6 +35,19 @@ func TestToFlags(t *testing.T) {
 		{"x: [100], min 0, max 1, norm 3 (all values: Report.WriteJSON)", "x: [100], min 0, max 1, norm 3 (all values: --json or --out)"},
 		{"rho = 2 from the weak-convexity analysis (weakconvex.Analyze explains it)", "rho = 2 from the weak-convexity analysis (qrc check --explain shows it)"},
 		{"Options.Nosuch stays", "Options.Nosuch stays"},
+		// the checker's overrides and evaluations
+		{"value of param r:1:4: syntax error: unexpected end of file (expected an expression)",
+			"--set r:1:4: syntax error: unexpected end of file (expected an expression)"},
+		{"m.qrc: value of param nosuch: the model has no parameter \"nosuch\" (and 1 more errors)",
+			"m.qrc: --set nosuch: the model has no parameter \"nosuch\" (and 1 more errors)"},
+		{"file for data set Q: the model has no data set \"Q\" (did you mean \"D\"?)",
+			"--data Q: the model has no data set \"Q\" (did you mean \"D\"?)"},
+		{"m.qrc:2:6: cannot load data set \"D\" (from the file given for it): missing.csv: cannot open file: no such file or directory",
+			"m.qrc:2:6: cannot load data set \"D\" (from --data D): missing.csv: cannot open file: no such file or directory"},
+		{"not is only allowed in a where filter or an evaluation (an expression checked with check.CheckEvalExpr)",
+			"not is only allowed in a where filter or an evaluation (:eval, qrc eval --metric)"},
+		// a name the user gave, in quotes, is not a position
+		{"the model has no parameter \"value of param r\"", "the model has no parameter \"value of param r\""},
 	} {
 		assert.Equal(t, c.cli, ToFlags(c.lib))
 	}
@@ -56,4 +74,31 @@ func TestEveryNamedOptionHasAFlag(t *testing.T) {
 		_, ok := optionFlags[name]
 		assert.True(t, ok, "Options.%s has no flag in optionFlags", name)
 	}
+}
+
+// The checker's diagnostics about overrides are shown with the flags that
+// gave them, in their positions and messages, and find their source lines
+// under the flags' names; other diagnostics are copied as they are.
+func TestDiagsToFlags(t *testing.T) {
+	lib := diag.List{
+		{Pos: ast.Pos{Filename: check.SetSourceName("r"), Line: 1, Column: 4}, End: ast.Pos{Filename: check.SetSourceName("r"), Line: 1, Column: 5}, Msg: "syntax error: unexpected end of file (expected an expression)"},
+		{Pos: ast.Pos{Filename: check.DataSourceName("Q")}, Msg: `the model has no data set "Q"`},
+		{Severity: diag.Warning, Pos: ast.Pos{Filename: "m.qrc", Line: 2, Column: 6}, Msg: `cannot load data set "D"` + check.DataFileNote + ": gone"},
+	}
+	sources := check.Sources{"m.qrc": []byte("param r = 1\ndata D = csv(\"d.csv\")\n"), check.SetSourceName("r"): []byte("3 +")}
+	cli := DiagsToFlags(lib)
+	require.Len(t, cli, 3)
+	assert.Equal(t, "--set r:1:4: syntax error: unexpected end of file (expected an expression)", cli[0].Error())
+	assert.Equal(t, "--set r", cli[0].End.Filename)
+	assert.Equal(t, `--data Q: the model has no data set "Q"`, cli[1].Error())
+	assert.Equal(t, `m.qrc:2:6: warning: cannot load data set "D" (from --data D): gone`, cli[2].Error())
+	assert.Equal(t, check.SetSourceName("r"), lib[0].Pos.Filename, "the library's diagnostics are not changed")
+	assert.Nil(t, DiagsToFlags(nil))
+
+	var out strings.Builder
+	PrintDiags(&out, lib, sources)
+	assert.Equal(t, "--set r:1:4: syntax error: unexpected end of file (expected an expression)\n    3 +\n       ^\n"+
+		"--data Q: the model has no data set \"Q\"\n"+
+		"m.qrc:2:6: warning: cannot load data set \"D\" (from --data D): gone\n    data D = csv(\"d.csv\")\n         ^\n", out.String())
+	assert.Equal(t, "m.qrc", SourceToFlag("m.qrc"))
 }

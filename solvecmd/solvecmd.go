@@ -48,10 +48,10 @@ const (
 func PrintEvalError(w io.Writer, name string, err error, sources check.Sources) {
 	var ee *autodiff.EvalError
 	if errors.As(err, &ee) && ee.Pos.Line > 0 {
-		diag.Render(w, &diag.Diagnostic{Pos: ee.Pos, Msg: ee.Msg}, sources[ee.Pos.Filename])
+		diag.Render(w, DiagToFlags(&diag.Diagnostic{Pos: ee.Pos, Msg: ee.Msg}), sources[ee.Pos.Filename])
 		return
 	}
-	fmt.Fprintf(w, "qrc %s: %v\n", name, err)
+	fmt.Fprintf(w, "qrc %s: %s\n", name, ToFlags(err.Error()))
 }
 
 // iqrcOnlyFlags are the qrc solve flags that mean nothing to the penalty
@@ -367,13 +367,7 @@ func PrintSolveError(stderr io.Writer, name string, model *qrc.Model, err error)
 	var refused *qrc.RefusalError
 	switch {
 	case errors.As(err, &refused) && len(refused.Diagnostics) > 0:
-		list := make(diag.List, len(refused.Diagnostics))
-		for i, d := range refused.Diagnostics {
-			c := *d
-			c.Msg = ToFlags(c.Msg)
-			list[i] = &c
-		}
-		list.Print(stderr, model.Sources())
+		PrintDiags(stderr, refused.Diagnostics, model.Sources())
 		return ExitInvalid
 	case errors.As(err, &refused):
 		fmt.Fprintf(stderr, "qrc solve: %s\n", ToFlags(refused.Msg))

@@ -152,7 +152,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	model, err := qrc.Load(file, loadOpts...)
 	if err != nil {
-		fmt.Fprintf(stderr, "qrc-beam: %v\n", err)
+		fmt.Fprintf(stderr, "qrc-beam: %s\n", solvecmd.ToFlags(err.Error()))
 		return solvecmd.ExitInvalid
 	}
 	if err := distrib.Check(model.Checked()); err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/qrc-lang/qrc"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/modelfile"
+	"github.com/qrc-lang/qrc/solvecmd"
 	"github.com/qrc-lang/qrc/summary"
 	"github.com/qrc-lang/qrc/weakconvex"
 )
@@ -78,6 +79,9 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	m, sources, diags := modelfile.Load(file, mf.checkOptions())
+	// the diagnostics name the flags that gave an override (--set r), here
+	// and in the JSON summary
+	diags, sources = solvecmd.DiagsToFlags(diags), solvecmd.SourcesToFlags(sources)
 	s := summary.Of(file, m, diags)
 	var wc *weakconvex.Report
 	if m != nil {

@@ -275,7 +275,7 @@ func evalMetricAt(m *check.Model, mt check.Assign, x []float64, stderr io.Writer
 		}
 	}
 	for _, d := range errs {
-		diag.Render(stderr, d, src)
+		diag.Render(stderr, solvecmd.DiagToFlags(d), src)
 	}
 	return 0, false
 }
@@ -318,21 +318,21 @@ func loadModel(name, file string, mf *modelFlags, warnings bool, stderr io.Write
 	switch {
 	case errors.As(err, &le):
 		if warnings {
-			le.Warnings.Print(stderr, le.Sources)
+			solvecmd.PrintDiags(stderr, le.Warnings, le.Sources)
 		}
 		if len(le.Diagnostics) > 0 {
-			le.Print(stderr)
+			solvecmd.PrintDiags(stderr, le.Diagnostics, le.Sources)
 			printErrorCount(stderr, file, len(le.Diagnostics.Errors()))
 		} else {
-			fmt.Fprintf(stderr, "%s: %v\n", file, le.Err)
+			fmt.Fprintf(stderr, "%s: %s\n", file, solvecmd.ToFlags(le.Err.Error()))
 		}
 		return nil, false
 	case err != nil:
-		fmt.Fprintf(stderr, "qrc %s: %v\n", name, err)
+		fmt.Fprintf(stderr, "qrc %s: %s\n", name, solvecmd.ToFlags(err.Error()))
 		return nil, false
 	}
 	if warnings {
-		model.Warnings().Print(stderr, model.Sources())
+		solvecmd.PrintDiags(stderr, model.Warnings(), model.Sources())
 	}
 	return model, true
 }

@@ -1,11 +1,13 @@
 package main_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Diagnostics and messages are safe and short to print, and say what is
@@ -54,5 +56,69 @@ func TestMessages(t *testing.T) {
 			assert.NotContains(t, r.stderr+r.stdout, w, c.args)
 		}
 		assert.Less(t, len(r.stderr), 2000, "%v: a bounded message", c.args)
+	}
+}
+
+// The library names the overrides it is given (the value of param r, the
+// file for data set D, check.CheckEvalExpr); the command line shows the
+// flags that gave them, as it always has, in its text, its caret lines,
+// its JSON and the REPL.
+func TestOverrideMessagesNameFlags(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"m.qrc":   "param r = 1\ndata D = csv(\"d.csv\", label = \"y\")\nvar x in box(-1, 1)\nminimize mean(i in D) (x - D.a[i])^2 + r * x\n",
+		"d.csv":   "a,y\n1,1\n2,1\n",
+		"cmp.qrc": "var x in box(-1, 1)\nminimize (x > 0) * x\n",
+	})
+	const syntax = "--set r:1:4: syntax error: unexpected end of file (expected an expression)\n    3 +\n       ^\nm.qrc: 1 error\n"
+	const noParam = "--set nosuch: the model has no parameter \"nosuch\"\nm.qrc: 1 error\n"
+	const noData = "--data Q: the model has no data set \"Q\" (did you mean \"D\"?)\nm.qrc: 1 error\n"
+	const missing = "m.qrc:2:6: cannot load data set \"D\" (from --data D): missing.csv: cannot open file: no such file or directory\n" +
+		"    data D = csv(\"d.csv\", label = \"y\")\n         ^\nm.qrc: 1 error\n"
+	const comparison = "cmp.qrc:2:13: a comparison is 0 or 1, a step that is not differentiable, so it is only allowed in a where filter, " +
+		"as a constraint (name: lhs <= rhs), or in an evaluation (:eval, qrc eval --metric); in the objective or a constraint write a smooth " +
+		"surrogate of the step, such as sigmoid(k * (a - b)) for a > b\n    minimize (x > 0) * x\n                ^\n"
+	for _, c := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"check", "m.qrc", "--set", "r=3 +"}, syntax},
+		{[]string{"solve", "m.qrc", "--set", "r=3 +"}, syntax},
+		{[]string{"eval", "m.qrc", "--set", "r=3 +"}, syntax},
+		{[]string{"gradcheck", "m.qrc", "--set", "r=3 +"}, syntax},
+		{[]string{"check", "m.qrc", "--set", "r=log(0-1)"}, "--set r:1:1: parameter \"r\" is NaN\n    log(0-1)\n    ^^^^^^^^\nm.qrc: 1 error\n"},
+		{[]string{"check", "m.qrc", "--set", "nosuch=1"}, noParam},
+		{[]string{"bench", "m.qrc", "--set", "nosuch=1"}, noParam},
+		{[]string{"check", "m.qrc", "--data", "Q=d.csv"}, noData},
+		{[]string{"solve", "m.qrc", "--data", "Q=d.csv"}, noData},
+		{[]string{"check", "m.qrc", "--data", "D=missing.csv"}, missing},
+		{[]string{"solve", "m.qrc", "--data", "D=missing.csv"}, missing},
+		{[]string{"check", "cmp.qrc"}, comparison + "cmp.qrc: 1 error\n"},
+		{[]string{"solve", "cmp.qrc"}, comparison + "cmp.qrc: 1 error\n"},
+		{[]string{"repl", "cmp.qrc"}, comparison + "1 error: the model is unchanged\n"},
+		{[]string{"repl", "m.qrc", "--data", "Q=x.csv"}, "--data Q: the model has no data set \"Q\" (did you mean \"D\"?)\n"},
+	} {
+		r := run1(t, dir, "", c.args...)
+		assert.Equal(t, 1, r.code, "%v: %s", c.args, r.stderr)
+		assert.Equal(t, c.stderr, r.stderr, c.args)
+	}
+	// the JSON summary's diagnostics name the flags too
+	for _, c := range []struct {
+		args           []string
+		pos, file, msg string
+	}{
+		{[]string{"--set", "r=3 +"}, "--set r:1:4", "--set r", "syntax error: unexpected end of file (expected an expression)"},
+		{[]string{"--data", "Q=d.csv"}, "--data Q", "--data Q", `the model has no data set "Q" (did you mean "D"?)`},
+		{[]string{"--data", "D=missing.csv"}, "m.qrc:2:6", "m.qrc", `cannot load data set "D" (from --data D): missing.csv: cannot open file: no such file or directory`},
+	} {
+		r := run1(t, dir, "", append([]string{"check", "--json", "m.qrc"}, c.args...)...)
+		assert.Equal(t, 1, r.code, "%v: %s", c.args, r.stderr)
+		var s struct {
+			Diagnostics []struct{ Pos, File, Message string }
+		}
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &s), r.stdout)
+		require.Len(t, s.Diagnostics, 1, c.args)
+		assert.Equal(t, c.pos, s.Diagnostics[0].Pos, c.args)
+		assert.Equal(t, c.file, s.Diagnostics[0].File, c.args)
+		assert.Equal(t, c.msg, s.Diagnostics[0].Message, c.args)
 	}
 }
