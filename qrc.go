@@ -40,14 +40,23 @@ import (
 )
 
 // Model is a checked and compiled model, ready to solve or evaluate. A
-// Model is not safe for concurrent use: solve or evaluate it from one
-// goroutine at a time.
+// Model is safe for concurrent use: Solve, Eval and Gradcheck may run on
+// several goroutines at once, each on run state of its own (evaluators of
+// the one compiled program, made as needed and kept), and each computes
+// bit for bit what it computes alone. The Program's own methods are not
+// part of this: see Program.
 type Model struct {
 	file     string
 	checked  *check.Model
 	sources  check.Sources
 	prog     *autodiff.Program
+	runs     *runStates
 	warnings diag.List
+}
+
+// newModel returns the model of a checked model m compiled into prog.
+func newModel(file string, m *check.Model, prog *autodiff.Program, sources check.Sources, warnings diag.List) *Model {
+	return &Model{file: file, checked: m, sources: sources, prog: prog, runs: &runStates{prog: prog}, warnings: warnings}
 }
 
 // Option configures [Load] and [Parse].
@@ -244,7 +253,7 @@ func compile(file string, m *check.Model, sources check.Sources, diags diag.List
 		return nil, fmt.Errorf("internal error: the compiled program has %d variables, the model %d", prog.NumVars(), m.NumScalars)
 	}
 	releaseGarbage(m)
-	return &Model{file: file, checked: m, sources: sources, prog: prog, warnings: diags}, nil
+	return newModel(file, m, prog, sources, diags), nil
 }
 
 // releaseGarbage returns the memory that loading, checking and compiling
@@ -270,7 +279,11 @@ func (m *Model) Warnings() diag.List { return m.warnings }
 // objective and expanded constraints.
 func (m *Model) Checked() *check.Model { return m.checked }
 
-// Program is the compiled model: values and subgradients.
+// Program is the compiled model: values and subgradients. Its own
+// methods (Eval, Gradient, SetSample ...) run on the run state that Solve,
+// Eval and Gradcheck use when one runs at a time, so call them only while
+// none of those runs; Program().NewEvaluator() gives run state of its own
+// for an evaluation beside them.
 func (m *Model) Program() *autodiff.Program { return m.prog }
 
 // Sources holds the model's text (and the text of each parameter
@@ -324,7 +337,10 @@ func (m *Model) Eval(x []float64) (*Evaluation, error) {
 	}
 	fns := m.prog.Functions()
 	values := make([]float64, len(fns))
-	if err := m.prog.Eval(x, values); err != nil {
+	run := m.runs.take()
+	err := run.Eval(x, values)
+	m.runs.give(run)
+	if err != nil {
 		return nil, err
 	}
 	ev := &Evaluation{Constraints: []ConstraintValue{}}
@@ -373,5 +389,7 @@ func (m *Model) Gradcheck(opts GradcheckOptions) (*gradcheck.Report, error) {
 		return nil, fmt.Errorf("Gradcheck: %d points of %d scalars are more than limits.MaxElements", opts.Points+1, m.checked.NumScalars)
 	}
 	points := gradcheck.Points(m.checked, opts.Points, opts.Seed)
-	return gradcheck.Check(m.prog, len(m.prog.Functions()), points, gradcheck.Options{Tol: opts.Tol})
+	run := m.runs.take()
+	defer m.runs.give(run)
+	return gradcheck.Check(run, len(m.prog.Functions()), points, gradcheck.Options{Tol: opts.Tol})
 }

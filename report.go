@@ -255,7 +255,7 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 		if k := c.KKT; k != nil {
 			r.KKTResidual, r.KKTComplementarity, r.KKTTolerance = finite(k.Stationarity), finite(k.Complementarity), finite(s.Eps*k.Scale)
 		}
-		if r.Stationarity == nil {
+		if r.Stationarity == nil && !c.Stationary {
 			r.NoCertificate = "the oracle could not bound its distance to x_hat (no feasible point of (7) with a certified gap)"
 		}
 	} else if res.Status.Success() {
@@ -349,6 +349,15 @@ func (r *Report) text(w io.Writer, m *check.Model, x []float64, opts TextOptions
 	fmt.Fprintf(w, "objective      %s\n", num(r.Objective))
 	fmt.Fprintf(w, "infeasibility  %s\n", num(r.Infeasibility))
 	switch {
+	case r.Stationarity == nil && r.Stationary && r.KKTResidual != nil && r.KKTComplementarity != nil && r.KKTTolerance != nil:
+		// certified by the KKT residual at x alone: the oracle found no
+		// bound on ||x - x_hat||
+		fmt.Fprintf(w, "stationarity   nearly stationary: KKT residual %s at x (measured with gradients and the multipliers of (7); complementarity %s; tolerance %s); no bound at x_hat (no feasible point of (7) with a certified gap)",
+			num(*r.KKTResidual), num(*r.KKTComplementarity), num(*r.KKTTolerance))
+		if r.OutsideTheory != "" {
+			fmt.Fprintf(w, "; outside the weakly convex theory (%s): a KKT point, a local solution at best", r.OutsideTheory)
+		}
+		fmt.Fprintln(w)
 	case r.Stationarity != nil:
 		verdict := "nearly stationary"
 		if !r.Stationary {

@@ -68,3 +68,18 @@ func TestProgressShowsTheCertificate(t *testing.T) {
 	assert.True(t, strings.HasPrefix(lines[2], "certifi"), lines[2])
 	assert.Contains(t, lines[2], "(certificate of x_3: 120 inner iterations so far)")
 }
+
+// A point certified by the KKT residual at x alone (the oracle found no
+// bound at x_hat) says so, and does not read as "not certified".
+func TestKKTOnlyCertificateText(t *testing.T) {
+	res, comp, tol := 2.5, 0.004, 42.0
+	r := &Report{Status: "converged", Stationary: true, KKTResidual: &res, KKTComplementarity: &comp, KKTTolerance: &tol, OutsideTheory: `the equality constraint "h1" is not affine`}
+	var b strings.Builder
+	r.text(&b, &check.Model{}, nil, TextOptions{})
+	line := regexp.MustCompile(`(?m)^stationarity .*$`).FindString(b.String())
+	assert.Contains(t, line, "nearly stationary: KKT residual 2.5 at x")
+	assert.Contains(t, line, "tolerance 42")
+	assert.Contains(t, line, "no bound at x_hat")
+	assert.Contains(t, line, "a local solution at best")
+	assert.NotContains(t, b.String(), "not certified")
+}

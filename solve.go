@@ -236,11 +236,28 @@ func refuseEqualitiesFor(m *check.Model, method Method, oracle solve.Oracle, smo
 	if oracle == solve.Smooth || oracle == solve.Dynamic && smooth {
 		return nil
 	}
+	if (oracle == solve.Bundle || oracle == solve.Dynamic) && affineOnly(equalityKinds(m)) {
+		return nil // the bundle oracle keeps affine equalities exact
+	}
+	takes := "inequality constraints only"
+	if oracle == solve.Bundle || oracle == solve.Dynamic {
+		takes = "affine equalities only (this one is not affine by its form)"
+	}
 	ok, kink := check.Smooth(m)
 	if ok {
-		return refuseEqualities(m, fmt.Sprintf("the %s oracle takes inequality constraints only; Options.Oracle = smooth takes equalities", oracle))
+		return refuseEqualities(m, fmt.Sprintf("the %s oracle takes %s; Options.Oracle = smooth takes equalities", oracle, takes))
 	}
-	return refuseEqualities(m, fmt.Sprintf("the %s oracle takes inequality constraints only, and the smooth oracle, which takes equalities, needs a differentiable model (%s: %s)", oracle, kink.Expr.Src().Pos(), kink.Reason))
+	return refuseEqualities(m, fmt.Sprintf("the %s oracle takes %s, and the smooth oracle, which takes any equality, needs a differentiable model (%s: %s)", oracle, takes, kink.Expr.Src().Pos(), kink.Reason))
+}
+
+// affineOnly reports whether every equality of kinds is affine.
+func affineOnly(kinds []solve.ConstraintKind) bool {
+	for _, k := range kinds {
+		if k == solve.NonlinearEquality {
+			return false
+		}
+	}
+	return true
 }
 
 // nonlinearEqualityNote is the note that a model with a nonlinear
@@ -273,7 +290,7 @@ func (e *RefusalError) Error() string {
 // NewModel wraps a model checked and compiled elsewhere (qrc repl builds
 // its model a statement at a time); file names it in reports.
 func NewModel(file string, m *check.Model, prog *autodiff.Program, sources check.Sources) *Model {
-	return &Model{file: file, checked: m, sources: sources, prog: prog}
+	return newModel(file, m, prog, sources, nil)
 }
 
 // Solve minimizes the model's objective subject to its constraints, from
@@ -317,7 +334,10 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 	method := c.opts.Method
 	settings := c.opts.settings()
 	limit := settings.TimeLimit // the analysis takes its share; the report shows the caller's
-	prob := problem.New(m.checked, m.prog, problem.Options{Batch: c.opts.Batch, Seed: settings.Seed})
+	// the run state of this solve, at no sample
+	state := m.runs.take()
+	defer m.runs.give(state)
+	prob := problem.New(m.checked, state, problem.Options{Batch: c.opts.Batch, Seed: settings.Seed})
 	iq, isIQRC := method.(iqrcMethod)
 	switch {
 	case isIQRC:
@@ -360,7 +380,7 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 		prob.Sampler = nil
 	}
 	if prob.Sampler != nil {
-		defer m.prog.ResetSamples() // a stochastic or dynamic solve may leave the program on a sample
+		defer state.ResetSamples() // a stochastic or dynamic solve may leave the run state on a sample
 	}
 	run := Run{Model: m, Method: method.Name()}
 	if settings.Oracle == solve.Stochastic {

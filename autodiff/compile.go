@@ -634,116 +634,19 @@ func (c *compiler) newAxis(vals []float64, sc *scope, set *check.DataSet, op str
 	return a
 }
 
+// compr compiles a comprehension: its index axes (with the filters that
+// select their values now, and a mask for those that relate them to
+// enclosing indices), then its body over them, reduced along them.
 func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
 	src := e.Src()
 	if r, done := c.foldRange(e, sc); done {
 		return r
 	}
-	cand := c.newScope(sc)
-	var own []*axis
-	var mask *reg
-	and := func(m *reg) {
-		if mask == nil {
-			mask = m
-		} else {
-			mask = c.binaryRegs(opAnd, "", mask, m, src)
-		}
-	}
-	for _, b := range e.Binders {
-		var vals []float64
-		var lo, hi *reg
-		if b.Data != nil {
-			if e.Rows != nil && len(e.Binders) == 1 {
-				vals = make([]float64, len(e.Rows))
-				for i, r := range e.Rows {
-					vals[i] = float64(r)
-				}
-			} else {
-				vals = make([]float64, b.Data.Set.N())
-				for i := range vals {
-					vals[i] = float64(i + 1)
-				}
-			}
-		} else {
-			lo, hi = c.expr(b.Lo, cand), c.expr(b.Hi, cand)
-			if lo == nil || hi == nil {
-				return nil
-			}
-			if !lo.konst || !hi.konst {
-				c.errorf(b.Src, "internal error: the bounds of %s must not depend on variables", b.Name) // the checker refuses it first
-				return nil
-			}
-			l, h := math.Inf(1), math.Inf(-1)
-			for _, v := range lo.val {
-				l = math.Min(l, v)
-			}
-			for _, v := range hi.val {
-				h = math.Max(h, v)
-			}
-			if n := math.Floor(h) - math.Ceil(l) + 1; n > limits.MaxRangeValues { // the checker refuses it first (rangeExpandable)
-				c.errorf(b.Src, "internal error: the range of %s has %s values, more than the %d qrc expands (limits.MaxRangeValues); an index the body does not use is folded, and a filter comparing it with constants narrows it", b.Name, strconv.FormatFloat(n, 'g', -1, 64), limits.MaxRangeValues)
-				return nil
-			}
-			for v := math.Ceil(l); v <= h; v++ {
-				vals = append(vals, v)
-			}
-		}
-		c.cands++ // candidate axes get ids of their own, -1, -2, ...
-		ax := &axis{id: -c.cands, depth: len(cand.chain), data: b.Data, vals: vals, n: len(vals)}
-		cand.binders[b] = ax
-		cand.chain = append(cand.chain, ax)
-		own = append(own, ax)
-		if lo != nil && (len(lo.axes) > 0 || len(hi.axes) > 0) {
-			iv := c.konst([]*axis{ax}, nil, vals, b.Src)
-			and(c.binaryRegs(opCmp, ">=", iv, lo, b.Src))
-			and(c.binaryRegs(opCmp, "<=", iv, hi, b.Src))
-		}
-	}
-	// a filter the checker resolved to e.Rows is not compiled again
-	if e.Where != nil && !(e.Rows != nil && len(e.Binders) == 1) {
-		w := c.expr(e.Where, cand)
-		if w == nil {
-			return nil
-		}
-		if !w.konst {
-			c.errorf(e.Where.Src(), "internal error: a where filter must not depend on variables") // the checker refuses it first
-			return nil
-		}
-		and(w)
-	}
-	if c.failed {
+	cands, mask, ok := c.comprCandidates(e, sc)
+	if !ok {
 		return nil
 	}
-	// A filter on the comprehension's only index selects its values now.
-	if mask != nil && len(own) == 1 && (len(mask.axes) == 0 || len(mask.axes) == 1 && mask.axes[0] == own[0]) {
-		var sel []float64
-		for i, v := range own[0].vals {
-			if mask.val[i*len(mask.axes)] != 0 {
-				sel = append(sel, v)
-			}
-		}
-		own[0].vals, own[0].n = sel, len(sel)
-		mask = nil
-	}
-	// The final axes, shared with identical earlier ones.
-	cands := own
-	own = make([]*axis, len(cands))
-	inner := c.newScope(sc)
-	for k, b := range e.Binders {
-		ax := c.newAxis(cands[k].vals, inner, b.Data, e.Op, mask != nil)
-		inner.binders[b] = ax
-		inner.chain = append(inner.chain, ax)
-		own[k] = ax
-	}
-	if mask != nil { // re-express the mask over the final axes
-		axes := slices.Clone(mask.axes)
-		for i, a := range axes {
-			if k := slices.Index(cands, a); k >= 0 {
-				axes[i] = own[k]
-			}
-		}
-		mask = c.konst(axes, mask.elem, mask.val, mask.src)
-	}
+	own, inner, mask := c.comprAxes(e, sc, cands, mask)
 	scaled := c.scale != nil && e.Data != nil && (e.Op == "mean" || e.Op == "sum")
 	for k, ax := range own {
 		if ax.n == 0 {
@@ -767,6 +670,144 @@ func (c *compiler) compr(e *check.Compr, sc *scope) *reg {
 	if body == nil {
 		return nil
 	}
+	return c.comprReduce(e, body, own, mask, scaled)
+}
+
+// comprCandidates returns the candidate axes of e's binders (ids of their
+// own, not shared yet) with every value their bounds or data allow, and
+// the mask of the filters that could not select values (nil when there is
+// none): bounds that depend on an enclosing index, and the where filter
+// unless the checker resolved it (e.Rows). A filter on the only index
+// selects that axis's values here and leaves no mask.
+func (c *compiler) comprCandidates(e *check.Compr, sc *scope) (cands []*axis, mask *reg, ok bool) {
+	src := e.Src()
+	cand := c.newScope(sc)
+	and := func(m *reg) {
+		if mask == nil {
+			mask = m
+		} else {
+			mask = c.binaryRegs(opAnd, "", mask, m, src)
+		}
+	}
+	for _, b := range e.Binders {
+		vals, lo, hi, ok := c.binderValues(e, b, cand)
+		if !ok {
+			return nil, nil, false
+		}
+		c.cands++ // candidate axes get ids of their own, -1, -2, ...
+		ax := &axis{id: -c.cands, depth: len(cand.chain), data: b.Data, vals: vals, n: len(vals)}
+		cand.binders[b] = ax
+		cand.chain = append(cand.chain, ax)
+		cands = append(cands, ax)
+		if lo != nil && (len(lo.axes) > 0 || len(hi.axes) > 0) {
+			iv := c.konst([]*axis{ax}, nil, vals, b.Src)
+			and(c.binaryRegs(opCmp, ">=", iv, lo, b.Src))
+			and(c.binaryRegs(opCmp, "<=", iv, hi, b.Src))
+		}
+	}
+	// a filter the checker resolved to e.Rows is not compiled again
+	if e.Where != nil && !(e.Rows != nil && len(e.Binders) == 1) {
+		w := c.expr(e.Where, cand)
+		if w == nil {
+			return nil, nil, false
+		}
+		if !w.konst {
+			c.errorf(e.Where.Src(), "internal error: a where filter must not depend on variables") // the checker refuses it first
+			return nil, nil, false
+		}
+		and(w)
+	}
+	if c.failed {
+		return nil, nil, false
+	}
+	// A filter on the comprehension's only index selects its values now.
+	if mask != nil && len(cands) == 1 && (len(mask.axes) == 0 || len(mask.axes) == 1 && mask.axes[0] == cands[0]) {
+		var sel []float64
+		for i, v := range cands[0].vals {
+			if mask.val[i*len(mask.axes)] != 0 {
+				sel = append(sel, v)
+			}
+		}
+		cands[0].vals, cands[0].n = sel, len(sel)
+		mask = nil
+	}
+	return cands, mask, true
+}
+
+// binderValues returns the values the binder b of e may take before
+// filters: the rows the checker selected (e.Rows), every row of its data
+// set, or every integer between the extremes of its bounds lo and hi,
+// compiled in the scope cand (constants, which may vary over enclosing
+// indices).
+func (c *compiler) binderValues(e *check.Compr, b *check.Binder, cand *scope) (vals []float64, lo, hi *reg, ok bool) {
+	if b.Data != nil {
+		if e.Rows != nil && len(e.Binders) == 1 {
+			vals = make([]float64, len(e.Rows))
+			for i, r := range e.Rows {
+				vals[i] = float64(r)
+			}
+		} else {
+			vals = make([]float64, b.Data.Set.N())
+			for i := range vals {
+				vals[i] = float64(i + 1)
+			}
+		}
+		return vals, nil, nil, true
+	}
+	lo, hi = c.expr(b.Lo, cand), c.expr(b.Hi, cand)
+	if lo == nil || hi == nil {
+		return nil, nil, nil, false
+	}
+	if !lo.konst || !hi.konst {
+		c.errorf(b.Src, "internal error: the bounds of %s must not depend on variables", b.Name) // the checker refuses it first
+		return nil, nil, nil, false
+	}
+	l, h := math.Inf(1), math.Inf(-1)
+	for _, v := range lo.val {
+		l = math.Min(l, v)
+	}
+	for _, v := range hi.val {
+		h = math.Max(h, v)
+	}
+	if n := math.Floor(h) - math.Ceil(l) + 1; n > limits.MaxRangeValues { // the checker refuses it first (rangeExpandable)
+		c.errorf(b.Src, "internal error: the range of %s has %s values, more than the %d qrc expands (limits.MaxRangeValues); an index the body does not use is folded, and a filter comparing it with constants narrows it", b.Name, strconv.FormatFloat(n, 'g', -1, 64), limits.MaxRangeValues)
+		return nil, nil, nil, false
+	}
+	for v := math.Ceil(l); v <= h; v++ {
+		vals = append(vals, v)
+	}
+	return vals, lo, hi, true
+}
+
+// comprAxes returns the final axes of e's binders, shared with identical
+// earlier ones (newAxis), the scope that binds them for the body, and the
+// mask re-expressed over them.
+func (c *compiler) comprAxes(e *check.Compr, sc *scope, cands []*axis, mask *reg) (own []*axis, inner *scope, _ *reg) {
+	own = make([]*axis, len(cands))
+	inner = c.newScope(sc)
+	for k, b := range e.Binders {
+		ax := c.newAxis(cands[k].vals, inner, b.Data, e.Op, mask != nil)
+		inner.binders[b] = ax
+		inner.chain = append(inner.chain, ax)
+		own[k] = ax
+	}
+	if mask != nil { // re-express the mask over the final axes
+		axes := slices.Clone(mask.axes)
+		for i, a := range axes {
+			if k := slices.Index(cands, a); k >= 0 {
+				axes[i] = own[k]
+			}
+		}
+		mask = c.konst(axes, mask.elem, mask.val, mask.src)
+	}
+	return own, inner, mask
+}
+
+// comprReduce reduces body along the comprehension's axes own, innermost
+// first, skipping what mask leaves out: a masked mean (or a shard's
+// scaled sum) becomes a sum divided by the count of selected entries.
+func (c *compiler) comprReduce(e *check.Compr, body *reg, own []*axis, mask *reg, scaled bool) *reg {
+	src := e.Src()
 	var maskAxes []*axis
 	if mask != nil {
 		maskAxes = mask.axes

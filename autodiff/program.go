@@ -102,9 +102,38 @@ func (p *Program) finish(c *compiler, opts Options) (*Program, error) {
 	return p, nil
 }
 
-// link computes each function's dependencies, lays out every register in
-// one arena, and finds the constants that sampling must regather.
+// link computes each function's dependencies (linkDeps), finds the
+// sampleable axes and the constants that sampling must regather
+// (linkSamples), marks those constants sampleable, and lays out every
+// register in one arena (arenaSize, layout).
 func (p *Program) link(c *compiler) error {
+	p.linkDeps()
+	p.linkSamples(c)
+	size := p.arenaSize()
+	for _, rs := range p.resamp {
+		for _, r := range rs {
+			if r.sp != nil {
+				r.sp.sampleable()
+				continue
+			}
+			if r.refs != nil {
+				r.refs.sampleable()
+				continue
+			}
+			r.full = r.val // its sample buffer is allocated by resample, as large as the samples drawn
+		}
+	}
+	if err := checkArena(c, size); err != nil {
+		return err
+	}
+	p.size = size
+	p.layout(size)
+	return nil
+}
+
+// linkDeps sets p.deps: for each function, the sorted instructions its
+// value reads, through operands and shared products' bases.
+func (p *Program) linkDeps() {
 	p.deps = make([][]int, len(p.outs))
 	seen := make([]int, len(p.insts))
 	for i := range seen {
@@ -136,8 +165,12 @@ func (p *Program) link(c *compiler) error {
 		p.deps[f] = list
 	}
 	p.mark = make([]bool, len(p.insts))
+}
 
-	// sampleable axes: data means without a mask
+// linkSamples sets the sampleable axes (the data means without a mask):
+// p.axes, p.samples, and in p.resamp the constants over each that an
+// instruction reads, which sampling regathers.
+func (p *Program) linkSamples(c *compiler) {
 	used := map[*reg]bool{}
 	for _, in := range p.insts {
 		for _, r := range in.in {
@@ -170,9 +203,12 @@ func (p *Program) link(c *compiler) error {
 		}
 		p.resamp = append(p.resamp, konsts)
 	}
+}
 
-	// one arena for every variable register, its adjoint and aux, and the
-	// sample buffers of constants
+// arenaSize is the float64s of the arena: every computed register's
+// value, adjoint and aux (a view takes its operand's), and the reductions'
+// scratch space.
+func (p *Program) arenaSize() int {
 	size := 0
 	for _, in := range p.insts {
 		n := in.out.storage(p.slots)
@@ -187,25 +223,7 @@ func (p *Program) link(c *compiler) error {
 			size += in.in[0].esize
 		}
 	}
-	for _, rs := range p.resamp {
-		for _, r := range rs {
-			if r.sp != nil {
-				r.sp.sampleable()
-				continue
-			}
-			if r.refs != nil {
-				r.refs.sampleable()
-				continue
-			}
-			r.full = r.val // its sample buffer is allocated by resample, as large as the samples drawn
-		}
-	}
-	if err := checkArena(c, size); err != nil {
-		return err
-	}
-	p.size = size
-	p.layout(size)
-	return nil
+	return size
 }
 
 // layout allocates the arena of size float64s and lays out in it every

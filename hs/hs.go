@@ -1,6 +1,7 @@
 // Package hs is the Hock–Schittkowski test suite: problems 1–119 of Hock &
 // Schittkowski (1981) as qrc models (models/hsNNN.qrc; those with equality
-// constraints in models/eq), the manifest that lists every problem with its
+// constraints in models/eq; one more, problem 261 of Schittkowski's 1987
+// collection, as models/hs261.qrc), the manifest that lists every problem with its
 // published optimum and whether qrc solves it today (problems.tsv), the
 // success rule the suite scores by, and a runner that solves one model with
 // qrc's default settings, as `qrc solve model.qrc` does.

@@ -41,12 +41,27 @@ type Options struct {
 	Seed uint64
 }
 
+// Program is what a Problem evaluates: an *autodiff.Program, or one of
+// its *autodiff.Evaluators (run state of its own, so that problems of one
+// compiled model run on several goroutines at once). The Problem and its
+// Sampler call its methods, so it must not be in use elsewhere while the
+// Problem is.
+type Program interface {
+	NumVars() int
+	Samples() []autodiff.Sample
+	Eval(x, values []float64) error
+	Gradient(w, g []float64) error
+	Jacobian(rows [][]float64) error
+	SetSample(s int, positions []int) error
+	ResetSamples()
+}
+
 // New wraps a compiled model as a solve.Problem. X is the product of the
 // variables' domains, given both as a projection and as inequalities (for
 // methods that do not project, such as package penalty). Its Sampler draws minibatches of every data mean the
 // program can sample (autodiff.Program.Samples); it is nil when there are
 // none.
-func New(m *check.Model, prog *autodiff.Program, opts Options) *solve.Problem {
+func New(m *check.Model, prog Program, opts Options) *solve.Problem {
 	names := make([]string, len(m.Constraints))
 	for i, c := range m.Constraints {
 		names[i] = c.Name
@@ -85,7 +100,7 @@ func New(m *check.Model, prog *autodiff.Program, opts Options) *solve.Problem {
 // Sampler draws minibatches of a program's data means; it implements
 // solve.Sampler.
 type Sampler struct {
-	prog    *autodiff.Program
+	prog    Program
 	batch   []int   // per row set
 	pos     [][]int // the current draw's positions, per row set
 	monitor [][]int // the fixed monitoring sample per row set; nil for all rows
@@ -95,7 +110,7 @@ type Sampler struct {
 
 // NewSampler returns a Sampler for prog's sampleable data means, or nil
 // when it has none.
-func NewSampler(prog *autodiff.Program, opts Options) *Sampler {
+func NewSampler(prog Program, opts Options) *Sampler {
 	sets := prog.Samples()
 	if len(sets) == 0 {
 		return nil
@@ -239,7 +254,7 @@ type Bias struct {
 // one with a filter coupling two indices, always runs over all its rows and
 // biases nothing). A function calling the same user function twice is
 // reported once per mean and reason.
-func Biased(m *check.Model, prog *autodiff.Program) []Bias {
+func Biased(m *check.Model, prog Program) []Bias {
 	sampled := map[string]bool{}
 	for _, set := range prog.Samples() {
 		for _, pos := range set.Means {
@@ -268,7 +283,7 @@ func Biased(m *check.Model, prog *autodiff.Program) []Bias {
 
 // SampledRows returns the total number of rows over the program's
 // sampleable row sets: the work of one full evaluation of its data means.
-func SampledRows(prog *autodiff.Program) int {
+func SampledRows(prog Program) int {
 	n := 0
 	for _, s := range prog.Samples() {
 		n += s.Rows

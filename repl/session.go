@@ -77,7 +77,10 @@ type solveRequest struct {
 
 // runSolve solves a :solve request with the library, as qrc solve does
 // (flags, output files, progress when interactive, the report), and
-// returns the solver's result. The error is for bad flags or a solve that
+// returns the solver's result. The qrc.Model of the solve pairs the
+// session's current checked model with its kept program (qrc.NewModel):
+// docs/repl.md, "How it is built", says why the session does not load
+// its model through qrc.Parse. The error is for bad flags or a solve that
 // could not start; what goes wrong while solving is in the result.
 func runSolve(req *solveRequest) (*solve.Result, error) {
 	flags, opts, err := solvecmd.ParseArgs(req.args)

@@ -49,6 +49,7 @@ const (
 	bundleMaxCuts  = 200  // the most cuts kept
 	bundleDualIter = 2000 // dual ascent steps per model solve at most
 	bundleStall    = 20   // trial points in a row that do not raise the bound end the oracle
+	trialRetreats  = 30   // halvings toward x_t of a trial point where a function fails
 )
 
 // cut is the linear function l(y) = a + <b, y> and the function (0 for
@@ -94,6 +95,13 @@ func (s *bundleMethod) oracle() Oracle { return Bundle }
 // warmMultipliers is nil: the bundle starts afresh at every subproblem.
 func (s *bundleMethod) warmMultipliers() []float64 { return nil }
 
+// plain reports whether function fn (1..M) is one side of an affine
+// equality (split): it enters (7), the cuts and the model as itself,
+// exactly, with no proximal term (conProx).
+func (s *bundleMethod) plain(fn int) bool {
+	return fn > 0 && s.p.eqSide != nil && s.p.eqSide[fn-1]
+}
+
 // solve runs the bundle oracle on (7) at xt. Its output is in s.out.
 func (s *bundleMethod) solve(xt []float64, acc accuracy) (res subResult, halt haltReason, err error) {
 	n, m := s.n, s.m
@@ -126,7 +134,10 @@ func (s *bundleMethod) solve(xt []float64, acc accuracy) (res subResult, halt ha
 		q *= s.rhoHat / 2
 		F, maxG := vals[0]+q, math.Inf(-1)
 		for i := 0; i < m; i++ {
-			bs.G[i] = vals[i+1] + q
+			bs.G[i] = vals[i+1]
+			if !s.plain(i + 1) {
+				bs.G[i] += q
+			}
 			maxG = math.Max(maxG, bs.G[i])
 		}
 		if maxG <= 0 && F < res.F {
@@ -139,7 +150,10 @@ func (s *bundleMethod) solve(xt []float64, acc accuracy) (res subResult, halt ha
 		phi := make([]float64, m+1)
 		pz := q * 2 / s.rhoHat
 		for i := range phi {
-			phi[i] = vals[i] + s.rho/2*pz
+			phi[i] = vals[i]
+			if !s.plain(i) {
+				phi[i] += s.rho / 2 * pz
+			}
 		}
 		// the old cuts must lie below the new values (convexity)
 		for _, c := range bs.cuts {
@@ -154,8 +168,11 @@ func (s *bundleMethod) solve(xt []float64, acc accuracy) (res subResult, halt ha
 		for i := 0; i <= m; i++ {
 			// phi_i(y) >= phi_i(z) + <g + Rho (z - xt), y - z>
 			b := make([]float64, n)
-			for j := range b {
-				b[j] = rows[i][j] + s.rho*(z[j]-xt[j])
+			copy(b, rows[i])
+			if !s.plain(i) {
+				for j := range b {
+					b[j] += s.rho * (z[j] - xt[j])
+				}
 			}
 			c := cut{fn: i, a: phi[i] - dot(b, z), b: b}
 			// and the new cuts below the old values
@@ -171,6 +188,22 @@ func (s *bundleMethod) solve(xt []float64, acc accuracy) (res subResult, halt ha
 			bs.phis = append(bs.phis, phi)
 		}
 		return F, maxG, nil
+	}
+	// addTrial is addPoint at a trial point y. Where a function cannot be
+	// evaluated or differentiated there (a subgradient that is not finite
+	// at a kink such as sqrt's at 0, an overflow far out), the trial fails
+	// and y moves halfway back to x_t, at most trialRetreats times, as the
+	// smooth oracle's line search shortens its step.
+	addTrial := func(y []float64) (float64, float64, error) {
+		for k := 0; ; k++ {
+			F, maxG, err := addPoint(y)
+			if err == nil || k == trialRetreats {
+				return F, maxG, err
+			}
+			for j := range y {
+				y[j] = xt[j] + 0.5*(y[j]-xt[j])
+			}
+		}
 	}
 	done := func() bool { return s.settled(acc, &res, bestDist) }
 
@@ -195,7 +228,7 @@ func (s *bundleMethod) solve(xt []float64, acc accuracy) (res subResult, halt ha
 		} else if stalled++; stalled >= bundleStall*s.effortFactor() {
 			break
 		}
-		_, maxG, err := addPoint(bs.y)
+		_, maxG, err := addTrial(bs.y)
 		if err != nil {
 			return res, running, err
 		}
@@ -211,7 +244,7 @@ func (s *bundleMethod) solve(xt []float64, acc accuracy) (res subResult, halt ha
 					for j := range bs.z {
 						bs.z[j] = s.out[j] + t*(1-short)*(bs.y[j]-s.out[j])
 					}
-					_, maxZ, err := addPoint(bs.z)
+					_, maxZ, err := addTrial(bs.z)
 					if err != nil {
 						return res, running, err
 					}
@@ -470,7 +503,7 @@ func (s *bundleMethod) dualEval(xt []float64, mu float64, v, yy, g []float64) fl
 		if v[k] == 0 {
 			continue
 		}
-		if c.fn != 0 {
+		if c.fn != 0 && !s.plain(c.fn) {
 			sb += v[k]
 		}
 		floats.AddScaled(dir, v[k], c.b)
@@ -488,11 +521,20 @@ func (s *bundleMethod) dualEval(xt []float64, mu float64, v, yy, g []float64) fl
 	q *= mu / 2
 	D := (1 + sb) * q
 	for k, c := range bs.cuts {
-		lk := c.a + dot(c.b, yy) + q
+		// dD/dv_k: the cut with its proximal term, if it has one
+		lk := c.a + dot(c.b, yy)
+		plain := s.plain(c.fn)
+		if !plain {
+			lk += q
+		}
 		if g != nil {
 			g[k] = lk
 		}
-		if v[k] != 0 {
+		switch {
+		case v[k] == 0:
+		case plain:
+			D += v[k] * lk
+		default:
 			D += v[k] * (lk - q)
 		}
 	}

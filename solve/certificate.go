@@ -49,7 +49,7 @@ func (s *solver) accurateStep(cur *Point) (next Point, sub subResult, doubled bo
 			}
 			return
 		}
-		if g := gOf(cur.F); g <= 0 && sub.Lower > cur.F[0]+1e-10*(1+math.Abs(cur.F[0])) && !s.p.nonlinearEq {
+		if g := gOf(cur.F); g <= 0 && sub.Lower > cur.F[0]+1e-10*(1+math.Abs(cur.F[0])) {
 			sub.Nonconvex = true // weak duality fails: min (7) <= F(x_t)
 		}
 		if !sub.Nonconvex || s.set.NoSafeguard || s.stats.RhoDoublings >= MaxRhoDoublings {
@@ -160,7 +160,7 @@ func (s *solver) certOf(x *Point, sub *subResult) *Certificate {
 	// with a nonlinear equality (7) is not strongly convex, its bound
 	// proves nothing, and only the KKT residual at x certifies
 	byGap := c.Stationarity <= s.set.Eps && c.Dist+c.DistBound <= s.set.Eps && !s.p.nonlinearEq
-	c.Stationary = x.Infeasibility <= s.set.Eps && (byGap || s.kktCertifies() && c.KKT.Holds(s.set.Eps))
+	c.Stationary = x.Infeasibility <= s.set.Eps && s.inBands(x.F) && (byGap || s.kktCertifies() && c.KKT.Holds(s.set.Eps))
 	return c
 }
 
@@ -169,6 +169,20 @@ func (s *solver) certOf(x *Point, sub *subResult) *Certificate {
 // sqrt(2 Gap/mu), so below about 1e-4 it needs gaps near the rounding of
 // F; at a larger Eps it is the paper's certificate (Definition 2) alone.
 const kktAtXEps = 1e-4
+
+// inBands reports whether the values f meet every equality to within its
+// band (split), as the accurate oracles' points do: phase 1 leaves the
+// equalities within Eps only (phaseG), and such a point is stepped from,
+// not certified, so that a point returned as converged meets an affine
+// equality to 1e-10.
+func (s *solver) inBands(f []float64) bool {
+	for i, eq := range s.p.eqSide {
+		if eq && f[i+1] > 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // kktCertifies reports whether the KKT residual at x can certify x:
 // when Eps <= kktAtXEps, and always with a nonlinear equality, where

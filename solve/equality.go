@@ -52,7 +52,9 @@ func (p *Problem) hasEquality() bool {
 	return false
 }
 
-// checkEqualities refuses the oracles that cannot take p's equalities.
+// checkEqualities refuses the oracles that cannot take p's equalities:
+// Algorithms 2 and 3 take none, the bundle oracle (and dynamic sampling
+// on a nonsmooth Problem, whose stages run it) affine ones only.
 func checkEqualities(p *Problem, o Oracle) error {
 	if len(p.Kinds) != p.M {
 		return fmt.Errorf("solve: %d constraint kinds (Problem.Kinds) for M = %d constraints", len(p.Kinds), p.M)
@@ -63,10 +65,14 @@ func checkEqualities(p *Problem, o Oracle) error {
 		}
 		switch o {
 		case Smooth:
+		case Bundle, Dynamic:
+			if k == NonlinearEquality && (o == Bundle || !p.Smooth) {
+				return fmt.Errorf("solve: equality constraint %s is not affine: the %v oracle takes affine equalities only (its cuts of h and -h cannot both be minorants); the Smooth oracle takes it, on a Problem that is smooth (Problem.Smooth)", p.FuncName(i+1), o)
+			}
 		case Switching, Stochastic:
 			return fmt.Errorf("solve: equality constraint %s: the %v oracle takes inequality constraints only (Algorithms 2 and 3 switch on fi <= EpsHat^2); use the Smooth oracle", p.FuncName(i+1), o)
 		default:
-			return fmt.Errorf("solve: equality constraint %s: the %v oracle takes inequality constraints only; the Smooth oracle takes equalities, on a Problem that is smooth (Problem.Smooth)", p.FuncName(i+1), o)
+			return fmt.Errorf("solve: equality constraint %s: the %v oracle takes inequality constraints only", p.FuncName(i+1), o)
 		}
 	}
 	return nil

@@ -58,16 +58,49 @@ func TestNonlinearEqualityCircle(t *testing.T) {
 	assert.InDelta(t, 0.5, res.Certificate.Multipliers[0], 1e-3)
 }
 
-// The switching and bundle oracles refuse equalities, naming the
-// constraint and the oracle that takes them.
+// Algorithms 2 and 3 refuse equalities, and the bundle oracle nonlinear
+// ones, naming the constraint.
 func TestEqualityRefusedByOtherOracles(t *testing.T) {
-	for _, o := range []Oracle{Switching, Stochastic, Bundle} {
+	for _, c := range []struct {
+		o    Oracle
+		kind ConstraintKind
+	}{{Switching, AffineEquality}, {Stochastic, AffineEquality}, {Bundle, NonlinearEquality}} {
 		p := build(2, []fn{sqDist([]float64{3, 4}), linear([]float64{1, 1}, -1)}, nil)
 		p.Smooth = true
 		p.Names = []string{"budget"}
-		p.Kinds = []ConstraintKind{AffineEquality}
-		_, err := Minimize(p, []float64{0, 0}, Settings{Oracle: o})
-		require.Error(t, err, o.String())
-		assert.True(t, strings.Contains(err.Error(), "budget") && strings.Contains(err.Error(), "Smooth oracle"), err.Error())
+		p.Kinds = []ConstraintKind{c.kind}
+		_, err := Minimize(p, []float64{0, 0}, Settings{Oracle: c.o})
+		require.Error(t, err, c.o.String())
+		assert.True(t, strings.Contains(err.Error(), "budget") && strings.Contains(err.Error(), c.o.String()+" oracle"), err.Error())
 	}
+}
+
+// The bundle oracle keeps an affine equality exact: min (x-3)^2 + |y-4|
+// s.t. x + y = 1 is, on the line, (x-3)^2 + |x+3|, minimal at x = 2.5
+// (2(x - 3) + 1 = 0), y = -1.5, f = 5.75, with the multiplier 1 of
+// x + y - 1 = 0 (both components of grad f + lambda grad h vanish).
+func TestBundleAffineEquality(t *testing.T) {
+	f0 := fn{
+		f: func(x []float64) float64 { return (x[0]-3)*(x[0]-3) + math.Abs(x[1]-4) },
+		g: func(x, out []float64) {
+			out[0] = 2 * (x[0] - 3)
+			out[1] = 1
+			if x[1] < 4 {
+				out[1] = -1
+			}
+		},
+	}
+	p := build(2, []fn{f0, linear([]float64{1, 1}, -1)}, box(-10, 10))
+	p.Kinds = []ConstraintKind{AffineEquality}
+	p.ConstraintRho = []float64{0}
+	res, err := Minimize(p, []float64{0, 0}, Settings{Oracle: Bundle})
+	require.NoError(t, err)
+	require.Equal(t, Converged, res.Status, "%v at %v, f %v, %+v %s", res.Status, res.X, res.F, res.Certificate, res.NoCertificate)
+	assert.LessOrEqual(t, math.Abs(res.X[0]+res.X[1]-1), 1e-9)
+	// converged certifies ||x - x_hat|| <= Eps (the default 1e-3 of a
+	// nonsmooth problem); f0 is 2-strongly convex along the line, so
+	// ||x - x*|| <= (1 + RhoHat/2) Eps, and f0 is 6-Lipschitz near x*
+	d := (1 + res.RhoHat/2) * DefaultEps
+	assert.LessOrEqual(t, math.Hypot(res.X[0]-2.5, res.X[1]+1.5), d)
+	assert.InDelta(t, 5.75, res.Objective, 6*d)
 }

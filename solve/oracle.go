@@ -117,6 +117,12 @@ func (s *solver) algorithm2(xt []float64, K int, phase1, record bool) (oracleInf
 			return info, nil
 		}
 		if err := s.gradient(fn); err != nil {
+			if k > 0 {
+				// no finite subgradient at z_k (a kink such as sqrt's at
+				// 0, where the value is fine): the inner loop ends here,
+				// with the average of the iterates before it
+				break
+			}
 			return info, err
 		}
 		for j := range d {

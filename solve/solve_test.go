@@ -542,3 +542,29 @@ func TestGradsFinite(t *testing.T) {
 	require.ErrorAs(t, err, &nf)
 	require.Contains(t, err.Error(), "b")
 }
+
+// A function whose subgradient is not finite at some inner iterates (a
+// kink such as sqrt's at 0; its value is fine there) ends Algorithm 2's
+// inner loop at that iterate instead of the solve: min ||x - (3, 4)||^2
+// over the unit ball, with the gradients refused wherever x1 > 0.59, still
+// ends at a feasible point with a status other than numerical_error.
+func TestSubgradientFailureEndsInnerLoop(t *testing.T) {
+	p := ballProblem()
+	var last []float64
+	eval, grad := p.Eval, p.Grad
+	p.Eval = func(x, vals []float64) error {
+		last = append(last[:0], x...)
+		return eval(x, vals)
+	}
+	p.Grad = func(w, g []float64) error {
+		if last[0] > 0.59 {
+			return &NonFiniteError{"a subgradient is not finite"}
+		}
+		return grad(w, g)
+	}
+	r, err := Minimize(p, []float64{0, 0}, Settings{Oracle: Switching, Outer: 50})
+	require.NoError(t, err)
+	assert.NotEqual(t, NumericalError, r.Status, "%v", r.Err)
+	assert.LessOrEqual(t, r.Infeasibility, DefaultEps)
+	assert.LessOrEqual(t, r.X[0], 0.59+1e-12, "every outer iterate is where the gradients are defined")
+}

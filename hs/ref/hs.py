@@ -26,15 +26,17 @@ INF = math.inf
 PROBLEMS = {}
 
 
-def problem(name, n, x0, fstar, lb=None, ub=None, xstar=None, eq=False):
-    """Registers a problem; the decorated function returns (f, g, h)."""
+def problem(name, n, x0, fstar, lb=None, ub=None, xstar=None, eq=False, scale=1.0):
+    """Registers a problem; the decorated function returns (f, g, h). scale
+    is the size of the constraints' values where it is large (hs099's
+    q8 = 1e5): check allows the rounded x* an infeasibility relative to it."""
     def register(fn):
         PROBLEMS[name] = dict(
             name=name, n=n, x0=[float(v) for v in x0], fstar=float(fstar),
             lb=[float(v) for v in (lb if lb is not None else [-INF] * n)],
             ub=[float(v) for v in (ub if ub is not None else [INF] * n)],
             xstar=None if xstar is None else [float(v) for v in xstar],
-            fn=fn, eq=eq)
+            fn=fn, eq=eq, scale=float(scale))
         return fn
     return register
 
@@ -100,6 +102,16 @@ def hs045(x):
 def hs110(x):
     x = np.asarray(x)
     return float(np.sum(np.log(x - 2) ** 2 + np.log(10 - x) ** 2) - np.prod(x) ** 0.2), [], []
+
+
+# Schittkowski (1987), problem 261: beyond HS 1-119 (K. Schittkowski, More
+# Test Examples for Nonlinear Programming Codes, Lecture Notes in Economics
+# and Mathematical Systems 282, Springer 1987), in the suite for its tan.
+@problem("hs261", 4, [0] * 4, 0.0, xstar=[0, 1, 1, 1])
+def hs261(x):
+    f = ((math.exp(x[0]) - x[1]) ** 4 + 100 * (x[1] - x[2]) ** 6 + math.tan(x[2] - x[3]) ** 4 + x[0] ** 8
+         + (x[3] - 1) ** 2)
+    return f, [], []
 
 
 # ----------------------------------------------------- inequality constraints
@@ -768,6 +780,219 @@ def hs081(x):
     return math.exp(float(np.prod(x))) - 0.5 * (x[0] ** 3 + x[1] ** 3 + 1) ** 2, [], hs078_80_h(x)
 
 
+# ------------------------------------- equality problems with sin, cos, erf
+
+@problem("hs009", 2, [0, 0], -0.5, xstar=[-3, -4], eq=True)
+def hs009(x):
+    return math.sin(math.pi * x[0] / 12) * math.cos(math.pi * x[1] / 16), [], [4 * x[0] - 3 * x[1]]
+
+
+@problem("hs046", 5, [math.sqrt(2) / 2, 1.75, 0.5, 2, 2], 0.0, xstar=[1] * 5, eq=True)
+def hs046(x):
+    f = (x[0] - x[1]) ** 2 + (x[2] - 1) ** 2 + (x[3] - 1) ** 4 + (x[4] - 1) ** 6
+    return f, [], [x[0] ** 2 * x[3] + math.sin(x[3] - x[4]) - 1, x[1] + x[2] ** 4 * x[3] ** 2 - 2]
+
+
+@problem("hs054", 6, [6e3, 1.5, 4e6, 2, 3e-3, 5e7], -math.exp(-27 / 280),
+         lb=[0, -10, 0, 0, -1, 0], ub=[2e4, 10, 1e7, 20, 1, 2e8],
+         xstar=[91600 / 7, 79 / 70, 2e6, 10, 1e-3, 1e8], eq=True)
+def hs054(x):
+    q = (((x[0] - 1e4) ** 2 / 6.4e7 + (x[0] - 1e4) * (x[1] - 1) / 2e4 + (x[1] - 1) ** 2) / 0.96
+         + (x[2] - 2e6) ** 2 / 4.9e13 + (x[3] - 10) ** 2 / 2.5e3 + (x[4] - 1e-3) ** 2 / 2.5e-3
+         + (x[5] - 1e8) ** 2 / 2.5e17)
+    return -math.exp(-q / 2), [], [x[0] + 4000 * x[1] - 1.76e4]
+
+
+HS56_A, HS56_B = math.asin(math.sqrt(1 / 4.2)), math.asin(math.sqrt(5 / 7.2))
+
+
+@problem("hs056", 7, [1, 1, 1, HS56_A, HS56_A, HS56_A, HS56_B], -3.456,
+         xstar=[2.4, 1.2, 1.2, math.asin(math.sqrt(4 / 7)), math.asin(math.sqrt(2 / 7)),
+                math.asin(math.sqrt(2 / 7)), math.pi / 2], eq=True)
+def hs056(x):
+    h = [x[0] - 4.2 * math.sin(x[3]) ** 2, x[1] - 4.2 * math.sin(x[4]) ** 2, x[2] - 4.2 * math.sin(x[5]) ** 2,
+         x[0] + 2 * x[1] + 2 * x[2] - 7.2 * math.sin(x[6]) ** 2]
+    return -x[0] * x[1] * x[2], [], h
+
+
+def normal_cdf(t):
+    return 0.5 * (1 + math.erf(t / math.sqrt(2)))
+
+
+def hs068_69(a, b, d, n):
+    def fn(x):
+        e = math.exp(x[0]) - 1
+        f = (a * n - (b * e - x[2]) * x[3] / (e + x[3])) / x[0]
+        h = [x[2] - 2 * normal_cdf(-x[1]),
+             x[3] - normal_cdf(-x[1] + d * math.sqrt(n)) - normal_cdf(-x[1] - d * math.sqrt(n))]
+        return f, [], h
+    return fn
+
+
+HS68_LB, HS68_UB = [1e-4, 0, 0, 0], [100, 100, 2, 2]
+problem("hs068", 4, [1] * 4, -0.920425026, lb=HS68_LB, ub=HS68_UB,
+        xstar=[0.06785874, 3.6461717, 0.00026617, 0.8948622], eq=True)(hs068_69(1e-4, 1, 1, 24))
+problem("hs069", 4, [1] * 4, -956.71288, lb=HS68_LB, ub=HS68_UB,
+        xstar=[0.02937141, 1.1902534, 0.23394676, 0.7916678], eq=True)(hs068_69(0.1, 1000, 1, 4))
+
+
+def hs074_75(a):
+    def fn(x):
+        f = 3 * x[0] + 1e-6 * x[0] ** 3 + 2 * x[1] + 2e-6 / 3 * x[1] ** 3
+        g = [x[3] - x[2] + a, x[2] - x[3] + a]
+        h = [1000 * math.sin(-x[2] - 0.25) + 1000 * math.sin(-x[3] - 0.25) + 894.8 - x[0],
+             1000 * math.sin(x[2] - 0.25) + 1000 * math.sin(x[2] - x[3] - 0.25) + 894.8 - x[1],
+             1000 * math.sin(x[3] - 0.25) + 1000 * math.sin(x[3] - x[2] - 0.25) + 1294.8]
+        return f, g, h
+    return fn
+
+
+problem("hs074", 4, [0] * 4, 5126.4981, lb=[0, 0, -0.55, -0.55], ub=[1200, 1200, 0.55, 0.55],
+        xstar=[679.9453, 1026.067, 0.1188764, -0.3962336], eq=True)(hs074_75(0.55))
+problem("hs075", 4, [0] * 4, 5174.4129, lb=[0, 0, -0.48, -0.48], ub=[1200, 1200, 0.48, 0.48],
+        xstar=[776.1592, 925.1949, 0.05110879, -0.4288911], eq=True)(hs074_75(0.48))
+
+
+@problem("hs077", 5, [2] * 5, 0.24150513, xstar=[1.166172, 1.182111, 1.380257, 1.506036, 0.6109203], eq=True)
+def hs077(x):
+    f = (x[0] - 1) ** 2 + (x[0] - x[1]) ** 2 + (x[2] - 1) ** 2 + (x[3] - 1) ** 4 + (x[4] - 1) ** 6
+    h = [x[0] ** 2 * x[3] + math.sin(x[3] - x[4]) - 2 * R2, x[1] + x[2] ** 4 * x[3] ** 2 - 8 - R2]
+    return f, [], h
+
+
+# x* is printed to 7 digits and q8 = 1e5 moves by about 4e5 per unit of x:
+# the rounded x* violates it by 0.08, so check measures it against scale 1e3.
+@problem("hs099", 7, [0.5] * 7, -0.831079892e9, lb=[0] * 7, ub=[1.58] * 7,
+         xstar=[0.5424603, 0.5290159, 0.5084506, 0.4802693, 0.4512352, 0.4091878, 0.3527847], eq=True, scale=1e3)
+def hs099(x):
+    a = [0, 50, 50, 75, 75, 75, 100, 100]
+    t = [0, 25, 50, 100, 150, 200, 290, 380]
+    b = 32.0
+    r = q = s = 0.0  # the recursions from r1 = q1 = s1 = 0, run for i = 2..8
+    for i in range(1, 8):
+        dt = t[i] - t[i - 1]
+        r = a[i] * dt * math.cos(x[i - 1]) + r
+        q = 0.5 * dt ** 2 * (a[i] * math.sin(x[i - 1]) - b) + dt * s + q
+        s = dt * (a[i] * math.sin(x[i - 1]) - b) + s
+    return -r ** 2, [], [q - 1e5, s - 1e3]
+
+
+@problem("hs107", 9, [0.8, 0.8, 0.2, 0.2, 1.0454, 1.0454, 1.0454, 0, 0], 5055.011803,
+         lb=[0, 0, -INF, -INF, 0.90909, 0.90909, 0.90909, -INF, -INF],
+         ub=[INF, INF, INF, INF, 1.0909, 1.0909, 1.0909, INF, INF],
+         xstar=[0.6670095, 1.022388, 0.2282879, 0.1848217, 1.0909, 1.0909, 1.069036, 0.1066126, -0.3387867], eq=True)
+def hs107(x):
+    c = 48.4 / 50.176 * math.sin(0.25)
+    d = 48.4 / 50.176 * math.cos(0.25)
+    y1, y2, y3, y4 = math.sin(x[7]), math.cos(x[7]), math.sin(x[8]), math.cos(x[8])
+    y5, y6 = math.sin(x[7] - x[8]), math.cos(x[7] - x[8])
+    x1, x2, x3, x4, x5, x6, x7 = x[:7]
+    f = 3000 * x1 + 1000 * x1 ** 3 + 2000 * x2 + 666.667 * x2 ** 3
+    h = [0.4 - x1 + 2 * c * x5 ** 2 - x5 * x6 * (d * y1 + c * y2) - x5 * x7 * (d * y3 + c * y4),
+         0.4 - x2 + 2 * c * x6 ** 2 + x5 * x6 * (d * y1 - c * y2) + x6 * x7 * (d * y5 - c * y6),
+         0.8 + 2 * c * x7 ** 2 + x5 * x7 * (d * y3 - c * y4) - x6 * x7 * (d * y5 + c * y6),
+         0.2 - x3 + 2 * d * x5 ** 2 + x5 * x6 * (c * y1 - d * y2) + x5 * x7 * (c * y3 - d * y4),
+         0.2 - x4 + 2 * d * x6 ** 2 - x5 * x6 * (c * y1 + d * y2) - x6 * x7 * (c * y5 + d * y6),
+         -0.337 + 2 * d * x7 ** 2 - x5 * x7 * (c * y3 + d * y4) + x6 * x7 * (c * y5 - d * y6)]
+    return f, [], h
+
+
+# The constraints' terms are of size 5e4 and x7 = 201.465 is printed to 6
+# digits: the rounded x* violates h6 by 0.18, so check measures against scale 5e3.
+@problem("hs109", 9, [0] * 9, 5362.06928, lb=[0, 0, -0.55, -0.55, 196, 196, 196, -400, -400],
+         ub=[INF, INF, 0.55, 0.55, 252, 252, 252, 800, 800],
+         xstar=[674.8881, 1134.170, 0.1335691, -0.3711526, 252, 252, 201.465, 426.661, 368.494], eq=True, scale=5e3)
+def hs109(x):
+    a, b, c = 50.176, math.sin(0.25), math.cos(0.25)
+    x1, x2, x3, x4, x5, x6, x7, x8, x9 = x
+    f = 3 * x1 + 1e-6 * x1 ** 3 + 2 * x2 + 0.522074e-6 * x2 ** 3
+    g = [x4 - x3 + 0.55, x3 - x4 + 0.55, 2250000 - x1 ** 2 - x8 ** 2, 2250000 - x2 ** 2 - x9 ** 2]
+    h = [x5 * x6 * math.sin(-x3 - 0.25) + x5 * x7 * math.sin(-x4 - 0.25) + 2 * b * x5 ** 2 - a * x1 + 400 * a,
+         x5 * x6 * math.sin(x3 - 0.25) + x6 * x7 * math.sin(x3 - x4 - 0.25) + 2 * b * x6 ** 2 - a * x2 + 400 * a,
+         x5 * x7 * math.sin(x4 - 0.25) + x6 * x7 * math.sin(x4 - x3 - 0.25) + 2 * b * x7 ** 2 + 881.779 * a,
+         a * x8 + x5 * x6 * math.cos(-x3 - 0.25) + x5 * x7 * math.cos(-x4 - 0.25) - 200 * a - 2 * c * x5 ** 2
+         + 0.7533e-3 * a * x5 ** 2,
+         a * x9 + x5 * x6 * math.cos(x3 - 0.25) + x6 * x7 * math.cos(x3 - x4 - 0.25) - 2 * c * x6 ** 2
+         + 0.7533e-3 * a * x6 ** 2 - 200 * a,
+         x5 * x7 * math.cos(x4 - 0.25) + x6 * x7 * math.cos(x4 - x3 - 0.25) - 2 * c * x7 ** 2 - 22.938 * a
+         + 0.7533e-3 * a * x7 ** 2]
+    return f, g, h
+
+
+HS111_C = np.array([-6.089, -17.164, -34.054, -5.914, -24.721, -14.986, -24.100, -10.708, -26.662, -22.179])
+
+
+def hs111_112_h(v):
+    return [v[0] + 2 * v[1] + 2 * v[2] + v[5] + v[9] - 2, v[3] + 2 * v[4] + v[5] + v[6] - 1,
+            v[2] + v[6] + v[7] + 2 * v[8] + v[9] - 1]
+
+
+@problem("hs111", 10, [-2.3] * 10, -47.76109026, lb=[-100] * 10, ub=[100] * 10, eq=True)
+def hs111(x):
+    e = np.exp(x)
+    return float(np.sum(e * (HS111_C + x - math.log(np.sum(e))))), [], hs111_112_h(e)
+
+
+@problem("hs112", 10, [0.1] * 10, -47.707579, lb=[1e-6] * 10, eq=True)
+def hs112(x):
+    return float(np.sum(x * (HS111_C + np.log(x / np.sum(x))))), [], hs111_112_h(x)
+
+
+@problem("hs114", 10, [1745, 12000, 110, 3048, 1974, 89.2, 92.8, 8, 3.6, 145], -1768.80696,
+         lb=[1e-5, 1e-5, 1e-5, 1e-5, 1e-5, 85, 90, 3, 1.2, 145], ub=[2000, 16000, 120, 5000, 2000, 93, 95, 12, 4, 162],
+         xstar=[1698.096, 15818.73, 54.10228, 3031.226, 2000, 90.11537, 95, 10.49336, 1.561636, 153.5353], eq=True)
+def hs114(x):
+    a, b = 0.99, 0.9
+    x1, x2, x3, x4, x5, x6, x7, x8, x9, x10 = x
+    f = 5.04 * x1 + 0.035 * x2 + 10 * x3 + 3.36 * x5 - 0.063 * x4 * x7
+    p1 = 35.82 - 0.222 * x10 - b * x9
+    p2 = -133 + 3 * x7 - a * x10
+    p5 = 1.12 * x1 + 0.13167 * x1 * x8 - 0.00667 * x1 * x8 ** 2 - a * x4
+    p6 = 57.425 + 1.098 * x8 - 0.038 * x8 ** 2 + 0.325 * x6 - a * x7
+    g = [p1, p2, -p1 + x9 * (1 / b - b), -p2 + (1 / a - a) * x10, p5, p6, -p5 + (1 / a - a) * x4,
+         -p6 + (1 / a - a) * x7]
+    h = [1.22 * x4 - x1 - x5, 98000 * x3 / (x4 * x9 + 1000 * x3) - x6, (x2 + x5) / x1 - x8]
+    return f, g, h
+
+
+def hs119_data():
+    a = np.zeros((16, 16))
+    ones = {1: [1, 4, 7, 8, 16], 2: [2, 3, 7, 10], 3: [3, 7, 9, 10, 14], 4: [4, 7, 11, 15], 5: [5, 6, 10, 12, 16],
+            6: [6, 8, 15], 7: [7, 11, 13], 8: [8, 10, 15], 9: [9, 12, 16], 10: [10, 14], 11: [11, 13],
+            12: [12, 14], 13: [13, 14], 14: [14], 15: [15], 16: [16]}
+    for i, js in ones.items():
+        for j in js:
+            a[i - 1, j - 1] = 1
+    b = np.zeros((8, 16))
+    rows = {1: {1: 0.22, 2: 0.20, 3: 0.19, 4: 0.25, 5: 0.15, 6: 0.11, 7: 0.12, 8: 0.13, 9: 1},
+            2: {1: -1.46, 3: -1.30, 4: 1.82, 5: -1.15, 7: 0.80, 10: 1},
+            3: {1: 1.29, 2: -0.89, 5: -1.16, 6: -0.96, 8: -0.49, 11: 1},
+            4: {1: -1.10, 2: -1.06, 3: 0.95, 4: -0.54, 6: -1.78, 7: -0.41, 12: 1},
+            5: {4: -1.43, 5: 1.51, 6: 0.59, 7: -0.33, 8: -0.43, 13: 1},
+            6: {2: -1.72, 3: -0.33, 5: 1.62, 6: 1.24, 7: 0.21, 8: -0.26, 14: 1},
+            7: {1: 1.12, 4: 0.31, 7: 1.12, 9: -0.36, 15: 1},
+            8: {2: 0.45, 3: 0.26, 4: -1.10, 5: 0.58, 7: -1.03, 8: 0.10, 16: 1}}
+    for i, row in rows.items():
+        for j, v in row.items():
+            b[i - 1, j - 1] = v
+    c = np.array([2.5, 1.1, -3.1, -3.5, 1.3, 2.1, 2.3, -1.5])
+    return a, b, c
+
+
+# x* is not recorded: the one commonly transcribed (x5 = 1.126991) violates
+# the equalities by 0.23, and f there is 238.5; SLSQP from the start reaches
+# f* = 244.899698 at the same point with x5 = 1.2699064.
+@problem("hs119", 16, [10] * 16, 244.899698, lb=[0] * 16, ub=[5] * 16, eq=True)
+def hs119(x):
+    a, b, c = hs119_data()
+    u = x ** 2 + x + 1
+    f = 0.0
+    for i in range(16):
+        for j in range(16):
+            f += a[i, j] * u[i] * u[j]
+    return f, [], list(b @ x - c)
+
+
 # ------------------------------------------------------------------- output
 
 def evaluate(p, x):
@@ -823,7 +1048,7 @@ def check():
         f, _, _ = evaluate(p, p["xstar"])
         err = abs(f - p["fstar"]) / max(1.0, abs(p["fstar"]))
         inf = infeasibility(p, p["xstar"])
-        ok = err <= 1e-5 and inf <= 1e-4 * max(1.0, max(abs(v) for v in p["xstar"]))
+        ok = err <= 1e-5 and inf <= 1e-4 * max(1.0, p["scale"], max(abs(v) for v in p["xstar"]))
         bad += not ok
         print(f"{name}: f(x*) = {f:.10g}, f* = {p['fstar']:.10g}, relative error {err:.1e}, "
               f"infeasibility at x* {inf:.1e}{'' if ok else '   <-- MISMATCH'}")
