@@ -13,8 +13,11 @@ import (
 
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/internal/shareddata"
 	"github.com/qrc-lang/qrc/modelfile"
 )
+
+func TestMain(m *testing.M) { os.Exit(shareddata.Main(m)) }
 
 // writeSparse writes an a9a-like libsvm file: rows with 14 of 123 binary
 // features set, labels +-1 at random.
@@ -51,12 +54,7 @@ func TestSparseUpperApproximation(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	t.Run("generated", func(t *testing.T) { checkSparse(t, writeSparse(t, 3000, rng), rng) })
 	t.Run("a9a", func(t *testing.T) {
-		path, err := filepath.Abs("../../shared/data/a9a.t")
-		require.NoError(t, err)
-		if _, err := os.Stat(path); err != nil {
-			t.Skip("../shared/data/a9a.t is absent")
-		}
-		checkSparse(t, path, rng)
+		checkSparse(t, shareddata.Require(t, "a9a.t"), rng)
 	})
 }
 
