@@ -14,6 +14,7 @@ import (
 	"github.com/qrc-lang/qrc/diag"
 	"github.com/qrc-lang/qrc/penalty"
 	"github.com/qrc-lang/qrc/problem"
+	"github.com/qrc-lang/qrc/smoothing"
 	"github.com/qrc-lang/qrc/solve"
 	"github.com/qrc-lang/qrc/weakconvex"
 )
@@ -37,6 +38,20 @@ type solveConfig struct {
 	// smooth oracle instead when the analysis finds every function
 	// continuously differentiable on X (the domain keeps the kinks away).
 	kinkNote *kinkNote
+	// smoothing is the model's smoothing when the smoothed oracle was
+	// asked for or picked (smoothingOf)
+	smoothing *smoothing.Smoothing
+}
+
+// smoothingOf compiles m's smoothing once (package smoothing); nil and
+// the reason when m is not smoothable.
+func (c *solveConfig) smoothingOf(m *check.Model) (*smoothing.Smoothing, string, error) {
+	if c.smoothing != nil {
+		return c.smoothing, "", nil
+	}
+	sm, why, err := smoothing.New(m)
+	c.smoothing = sm
+	return sm, why, err
 }
 
 // kinkNote is a pending note of an automatic choice of the bundle oracle:
@@ -337,6 +352,9 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 		if err := c.applyAnalysis(ctx, prob, m.checked, x0, &settings); err != nil {
 			return nil, err
 		}
+		if settings.Oracle == solve.Smoothed {
+			prob.Smoothing = c.smoothing // compiled by chooseOracle or tellKinkNote
+		}
 	case c.opts.Theory:
 		return nil, fmt.Errorf("Options.Theory sets IQRC's parameters; Options.Method = %s does not use them", method.Name())
 	default:
@@ -462,6 +480,14 @@ func (c *solveConfig) chooseOracle(o solve.Oracle, m *check.Model, prog *autodif
 		c.notes(Note{Kind: NoteOracle, Verbose: verbose, Text: fmt.Sprintf(format, args...)})
 	}
 	if o != nil && o != solve.Stochastic {
+		if o == solve.Smoothed {
+			if sm, why, err := c.smoothingOf(m); err != nil || sm == nil {
+				if err != nil {
+					return nil, err
+				}
+				return nil, &RefusalError{Msg: fmt.Sprintf("Options.Oracle = smoothed needs kinks (pos, abs, hinge, mcp, scad) of affine arguments that enter every function with positive coefficients through sums and means, and at %s (use Options.Oracle = bundle)", why)}
+			}
+		}
 		if o == solve.Smooth && !smooth {
 			return nil, &RefusalError{Msg: fmt.Sprintf("Options.Oracle = smooth needs a differentiable model, and at %s (use Options.Oracle = bundle)", why())}
 		}
@@ -577,6 +603,9 @@ func (c *solveConfig) tellKinkNote(r *weakconvex.Report, m *check.Model, prob *s
 		prob.Smooth = true
 		text = fmt.Sprintf("oracle smooth (auto: %s, but the domain keeps every kink's argument away from it (by the weak-convexity analysis's ranges), so every function is continuously differentiable on X; %s)", k.kink, k.data)
 	}
+	if s.Oracle == solve.Smoothed && c.smoothing != nil {
+		prob.Smoothing = c.smoothing
+	}
 	c.notes(Note{Kind: NoteOracle, Verbose: true, Text: text})
 }
 
@@ -652,7 +681,7 @@ func (c *solveConfig) applyAnalysis(ctx context.Context, prob *solve.Problem, m 
 	switch {
 	case r.Err != nil || !r.Weak:
 	case c.opts.rhoSet() || c.opts.rhoHatSet() || c.opts.Theory:
-	case s.Oracle == solve.Smooth || s.Oracle == solve.Bundle:
+	case s.Oracle == solve.Smooth || s.Oracle == solve.Bundle || s.Oracle == solve.Smoothed:
 		// the accurate oracles start RhoHat at the default and move it on
 		// evidence; the derived rho tells the certificate whether its
 		// assumption is proven

@@ -78,6 +78,7 @@ type (
 	stochasticOracle struct{}
 	smoothOracle     struct{}
 	bundleOracle     struct{}
+	smoothedOracle   struct{}
 	dynamicOracle    struct{}
 )
 
@@ -85,18 +86,21 @@ func (switchingOracle) String() string  { return "switching" }
 func (stochasticOracle) String() string { return "stochastic" }
 func (smoothOracle) String() string     { return "smooth" }
 func (bundleOracle) String() string     { return "bundle" }
+func (smoothedOracle) String() string   { return "smoothed" }
 func (dynamicOracle) String() string    { return "dynamic" }
 
 func (switchingOracle) accurate() bool  { return false }
 func (stochasticOracle) accurate() bool { return false }
 func (smoothOracle) accurate() bool     { return true }
 func (bundleOracle) accurate() bool     { return true }
+func (smoothedOracle) accurate() bool   { return true }
 func (dynamicOracle) accurate() bool    { return false }
 
 func (switchingOracle) start(s *solver) method  { return &switchingMethod{s} }
 func (stochasticOracle) start(s *solver) method { return newStochasticMethod(s) }
 func (smoothOracle) start(s *solver) method     { return &smoothMethod{solver: s} }
 func (bundleOracle) start(s *solver) method     { return &bundleMethod{solver: s} }
+func (smoothedOracle) start(s *solver) method   { return newSmoothedMethod(s) }
 func (dynamicOracle) start(*solver) method      { return nil }
 
 // The oracles.
@@ -118,6 +122,11 @@ var (
 	// model of every function, whose minimum over X is a certified lower
 	// bound (bundle.go).
 	Bundle Oracle = bundleOracle{}
+	// Smoothed solves (7) for a Problem with a Smoothing (kinks that
+	// enter linearly: hinge, pos, abs, mcp, scad of affine scores) by the
+	// smooth oracle on the smoothed (7), certified on (7) itself through
+	// the smoothing's tangent values (smoothed.go).
+	Smoothed Oracle = smoothedOracle{}
 	// Dynamic is dynamic sampling (MinimizeDynamic), a driver of the
 	// other oracles rather than one: Auto(p), the accurate
 	// oracle, on a uniform subsample of the data means' rows
@@ -140,7 +149,7 @@ func Auto(p *Problem) Oracle {
 }
 
 // OracleNamed returns the oracle named name ("switching", "stochastic",
-// "smooth", "bundle" or "dynamic"; "deterministic" is an older name of
+// "smooth", "bundle", "smoothed" or "dynamic"; "deterministic" is an older name of
 // "switching").
 func OracleNamed(name string) (Oracle, bool) {
 	switch name {
@@ -152,6 +161,8 @@ func OracleNamed(name string) (Oracle, bool) {
 		return Smooth, true
 	case "bundle":
 		return Bundle, true
+	case "smoothed":
+		return Smoothed, true
 	case "dynamic":
 		return Dynamic, true
 	}

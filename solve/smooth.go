@@ -100,6 +100,11 @@ type smoothMethod struct {
 	*solver
 	al alState     // the warm start
 	sb *smoothBufs // the work vectors, made on first use
+	// from, if not nil, is where solve starts in place of x_t (the
+	// smoothed oracle's point of its last, less smooth, round)
+	from []float64
+	// boundAt, if not nil, receives the point of the best lower bound
+	boundAt []float64
 }
 
 func (s *smoothMethod) oracle() Oracle { return Smooth }
@@ -215,6 +220,9 @@ func (s *smoothMethod) solve(xt []float64, acc accuracy) (res subResult, halt ha
 		if bound > res.Lower {
 			res.Lower = bound
 			copy(res.Lambda, w)
+			if s.boundAt != nil {
+				copy(s.boundAt, y)
+			}
 		}
 		return nil
 	}
@@ -222,6 +230,9 @@ func (s *smoothMethod) solve(xt []float64, acc accuracy) (res subResult, halt ha
 
 	y, g := b.y, b.g
 	copy(y, xt)
+	if s.from != nil {
+		copy(y, s.from) // the smoothed oracle's last point
+	}
 	s.project(y)
 	phi, err := evalPhi(y)
 	if err != nil {

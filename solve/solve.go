@@ -117,6 +117,11 @@ type Problem struct {
 	// (7) is then outside the theory and only the KKT check certifies
 	nonlinearEq bool
 
+	// Smoothing, if not nil, gives smooth upper approximations of the
+	// functions with tangent values (smoothed.go): the Smoothed oracle
+	// needs it.
+	Smoothing Smoothing
+
 	// Smooth reports that every fi is continuously differentiable on X,
 	// so that Grad gives gradients: the Smooth oracle needs it, and a nil
 	// Settings.Oracle picks it then (Auto).
@@ -564,6 +569,10 @@ func withDefaults(p *Problem, s Settings) (Settings, error) {
 	case Smooth:
 		if !p.Smooth {
 			return s, errors.New("solve: the Smooth oracle needs a smooth Problem (Problem.Smooth); use Bundle")
+		}
+	case Smoothed:
+		if p.Smoothing == nil {
+			return s, errors.New("solve: the Smoothed oracle needs a Problem with a Smoothing (Problem.Smoothing); use Bundle")
 		}
 	default:
 		return s, fmt.Errorf("solve: unknown Oracle %v", s.Oracle)

@@ -77,6 +77,11 @@ Flags:
                      data means), dynamic (smooth or bundle on a uniform
                      sample of the data means' rows with control variates
                      from all rows, warm-started, finishing on all rows),
+                     smoothed (the smooth oracle on the model with every
+                     pos, abs, hinge, mcp and scad kink smoothed, mu
+                     decreasing, the gap certified on the exact functions;
+                     models whose kinks enter linearly with affine
+                     arguments; never picked by auto),
                      or auto (the default): dynamic
                      when the data means run over at least 50000 rows in
                      all, else smooth for a differentiable model and bundle
