@@ -102,13 +102,13 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 	o := in.out
 	switch in.op {
 	case opVar:
-		copy(bk.view(o, o.val)[:o.size()], x[in.off:in.off+o.size()])
+		copy(bk.val(o)[:o.size()], x[in.off:in.off+o.size()])
 	case opNeg, opAdd, opSub, opMul, opDiv, opMax2, opMin2, opCmp, opAnd, opOr:
 		in.binary(bk)
 	case opNot, opExpand:
 		a := in.in[0]
 		s := newSpace(bk, o, a, o)
-		ov, av := bk.view(o, o.val), bk.view(a, a.val)
+		ov, av := bk.val(o), bk.val(a)
 		not := in.op == opNot
 		s.run(2, func(off [3]int, n int, st [3]int) {
 			ia, io := off[0], off[1]
@@ -125,7 +125,7 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 	case opUnary:
 		a := in.in[0]
 		n := bk.size(o)
-		av, ov, dv := bk.view(a, a.val)[:n], bk.view(o, o.val)[:n], bk.aux(o)[:n]
+		av, ov, dv := bk.val(a)[:n], bk.val(o)[:n], bk.aux(o)[:n]
 		if in.kern != nil {
 			in.kern(av, ov, dv)
 			return
@@ -137,7 +137,7 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 	case opPow:
 		a := in.in[0]
 		n := bk.size(o)
-		av, ov, dv := bk.view(a, a.val)[:n], bk.view(o, o.val)[:n], bk.aux(o)[:n]
+		av, ov, dv := bk.val(a)[:n], bk.val(o)[:n], bk.aux(o)[:n]
 		p := in.params[0]
 		for k, z := range av {
 			ov[k] = stdlib.Pow(z, p)
@@ -146,7 +146,7 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 	case opReduce:
 		a := in.in[0]
 		es := a.esize
-		av, ov := bk.view(a, a.val), bk.view(o, o.val)
+		av, ov := bk.val(a), bk.val(o)
 		for t := 0; t < bk.batch(o); t++ {
 			ov[t] = in.fn.Reduce(av[t*es : (t+1)*es])
 		}
@@ -162,14 +162,14 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 		}
 		a := in.in[0]
 		n := bk.size(o)
-		vmath.ExpNegAbs(bk.view(a, a.val)[:n], bk.view(o, o.val)[:n], bk.aux(o)[:n])
+		vmath.ExpNegAbs(bk.val(a)[:n], bk.val(o)[:n], bk.aux(o)[:n])
 	case opSigmoidE:
 		a, e := in.in[0], in.in[1]
 		n := bk.size(o)
 		var sign []float64
 		if len(in.in) > 2 {
 			k := in.in[2]
-			sign = bk.view(k, k.val)[:n]
+			sign = bk.val(k)[:n]
 		}
 		if ef := in.eFrom; ef != nil && ef.share.active(ef) {
 			// the exponentials of the sharer's rows, read in the base's
@@ -177,10 +177,10 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 			if bk != nil {
 				idx = idx[bk.lo:bk.hi]
 			}
-			vmath.SigmoidFromExpAt(bk.view(a, a.val)[:n], be.val, be.aux, idx, bk.view(o, o.val)[:n], bk.aux(o)[:n], sign, in.neg)
+			vmath.SigmoidFromExpAt(bk.val(a)[:n], be.val, be.aux, idx, bk.val(o)[:n], bk.aux(o)[:n], sign, in.neg)
 			return
 		}
-		vmath.SigmoidFromExp(bk.view(a, a.val)[:n], bk.view(e, e.val)[:n], bk.aux(e)[:n], bk.view(o, o.val)[:n], bk.aux(o)[:n], sign, in.neg)
+		vmath.SigmoidFromExp(bk.val(a)[:n], bk.val(e)[:n], bk.aux(e)[:n], bk.val(o)[:n], bk.aux(o)[:n], sign, in.neg)
 	case opGather:
 		in.gather(bk, false)
 	case opAxis:
@@ -212,7 +212,7 @@ func (in *inst) binary(bk *blk) {
 		b = in.in[1]
 	}
 	s := newSpace(bk, o, a, b, o)
-	av, bv, ov := bk.view(a, a.val), bk.view(b, b.val), bk.view(o, o.val)
+	av, bv, ov := bk.val(a), bk.val(b), bk.val(o)
 	var aux []float64
 	if in.op == opMax2 || in.op == opMin2 {
 		// aux is laid out like out
@@ -311,14 +311,14 @@ func axisSplit(bk *blk, r *reg, ax *axis) (before, n, after int) {
 func (in *inst) axisForward(bk *blk, part []float64) {
 	a, o := in.in[0], in.out
 	before, n, after := axisSplit(bk, a, in.ax)
-	av, ov := bk.view(a, a.val), bk.view(o, o.val)
+	av, ov := bk.val(a), bk.val(o)
 	if part != nil {
 		ov = part[:after]
 	}
 	var mv []float64
 	es := a.esize
 	if in.mask != nil {
-		mv = bk.view(in.mask, in.mask.val)
+		mv = bk.val(in.mask)
 	}
 	scale := in.axOp == "mean" && part == nil
 	inv := 1 / float64(in.ax.n)
@@ -418,7 +418,7 @@ func (in *inst) gather(bk *blk, back bool) {
 	if back {
 		av, ov = a.adj, o.adj
 	} else {
-		av, ov = bk.view(a, a.val), bk.view(o, o.val)
+		av, ov = bk.val(a), bk.val(o)
 	}
 	var i1, i2 []float64
 	i1 = idx[0].val
@@ -471,7 +471,7 @@ func general(rows, cols int, data []float64) blas64.General {
 
 func (in *inst) dotForward(bk *blk) {
 	a, b, o := in.in[0], in.in[1], in.out
-	av, bv, ov := in.rowsOf(bk, a), in.rowsOf(bk, b), bk.view(o, o.val)
+	av, bv, ov := in.rowsOf(bk, a), in.rowsOf(bk, b), bk.val(o)
 	switch in.mode {
 	case dotRowwise:
 		d := b.esize

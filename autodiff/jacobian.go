@@ -88,7 +88,7 @@ func (p *Program) linkJacobian() {
 // deferBlock stores the output adjoint of a jacDot within block bk in the
 // current function's column.
 func (p *Program) deferBlock(in *inst, bk *blk) {
-	g := bk.view(in.out, in.out.adj)[:bk.size(in.out)]
+	g := bk.adj(in.out)[:bk.size(in.out)]
 	lo := 0
 	if bk != nil {
 		lo = bk.lo

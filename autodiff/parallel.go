@@ -525,8 +525,8 @@ func (p *Program) back(in *inst, bk *blk, b int) {
 	// an output without the block's axis is cleared after every block; a
 	// view's adjoint is its operand's, cleared with it; a sharer's is
 	// cleared by its base
-	if (!p.keep || o.win) && in.op != opView && !in.share.active(in) && (bk == nil || rowAxis(o) == bk.ax) {
-		clear(bk.view(o, o.adj)[:bk.size(o)])
+	if (!p.keep || o.windowed()) && in.op != opView && !in.share.active(in) && (bk == nil || rowAxis(o) == bk.ax) {
+		clear(bk.adj(o)[:bk.size(o)])
 	}
 }
 

@@ -521,7 +521,7 @@ func (p *Program) diagnose(f int, x []float64) error {
 			continue // not computed: its sigmoids read the base's
 		}
 		o := in.out
-		if o.win {
+		if o.windowed() {
 			if windowed == nil {
 				windowed = map[int]string{}
 				p.scanWindows(x, func(in *inst, ov, _, av []float64) {
@@ -641,7 +641,7 @@ func (p *Program) diagnoseGrad() error {
 			continue
 		}
 		o := in.out
-		if o.win {
+		if o.windowed() {
 			if windowed == nil {
 				windowed = map[int]float64{}
 				p.scanWindows(nil, func(in *inst, _, aux, av []float64) {
@@ -663,7 +663,7 @@ func (p *Program) diagnoseGrad() error {
 	}
 	for k, in := range p.insts {
 		// a window's adjoints are gone with its block
-		if p.mark[k] && !in.out.win {
+		if p.mark[k] && !in.out.windowed() {
 			if j := firstBad(in.out.adj[:in.out.size()]); j >= 0 {
 				return &EvalError{Pos: pos(in.src), Msg: "the subgradient is not finite (an intermediate value overflows)"}
 			}

@@ -199,7 +199,7 @@ func sameRows(s, b *reg, idx []int32) bool {
 func (in *inst) gatherShared(bk *blk) {
 	s := in.share
 	o, bo := in.out, s.base.out
-	ov := bk.view(o, o.val)
+	ov := bk.val(o)
 	idx := s.idx
 	if bk != nil {
 		idx = idx[bk.lo:bk.hi]
@@ -219,7 +219,7 @@ func (in *inst) gatherShared(bk *blk) {
 // adjoints of its active, marked sharers at the rows of the block (in
 // program order), clearing them.
 func (p *Program) collectShared(in *inst, bk *blk) {
-	g := bk.view(in.out, in.out.adj)
+	g := bk.adj(in.out)
 	blo := 0
 	if bk != nil {
 		blo = bk.lo

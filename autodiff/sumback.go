@@ -116,7 +116,7 @@ func (p *Program) fusedUnary(in *inst) bool {
 func (p *Program) sumBackward(in *inst, bk *blk) {
 	s := in.sumBack
 	a, o, so := in.in[0], in.out, s.out
-	g := bk.view(so, so.adj)[:bk.size(so)]
+	g := bk.adj(so)[:bk.size(so)]
 	if !a.konst {
 		// with M's reverse fused too, every row's adjoint of S's output is
 		// M's, scaled as M's reverse scales it (axisBack)
@@ -127,14 +127,14 @@ func (p *Program) sumBackward(in *inst, bk *blk) {
 			if m.axOp == "mean" {
 				scale = 1 / float64(m.ax.n)
 			}
-			gm = scale * bk.view(m.out, m.out.adj)[0]
+			gm = scale * bk.adj(m.out)[0]
 		}
 		scale := 1.0
 		if s.axOp == "mean" {
 			scale = 1 / float64(s.ax.n)
 		}
 		k := bk.n(s.ax)
-		d, ga := bk.aux(o)[:len(g)*k], bk.view(a, a.adj)[:len(g)*k]
+		d, ga := bk.aux(o)[:len(g)*k], bk.adj(a)[:len(g)*k]
 		for t, gt := range g {
 			if m != nil {
 				gt = gm

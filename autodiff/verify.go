@@ -17,7 +17,10 @@ import (
 // k is its index (once numbered); shares, sharers, eFrom and the fused
 // sum pairs point at live instructions and agree with each other; each
 // function's output is a scalar, constant or computed; a variable's
-// slice lies within x.
+// slice lies within x; every register's storage kind agrees with it (a
+// constant is whole, a data set's matrix, rows by reference or sparse
+// rows, with refs or sp set for those two kinds only; a computed register
+// is whole, windowed or replicated).
 //
 // Once scheduled (p.fwd): every instruction runs once in each pass, in a
 // segment along its block axis or serially when it has none; the forward
@@ -68,9 +71,15 @@ func (p *Program) verifyInsts(regs []*reg) error {
 		if in.mask != nil {
 			operands = append(slices.Clip(operands), in.mask)
 		}
-		for _, r := range operands {
+		for _, r := range append(slices.Clip(operands), o) {
 			if !ours(r) {
 				return fmt.Errorf("instruction %d: an operand is not a register of the program", k)
+			}
+			if err := r.verifyStore(); err != nil {
+				return fmt.Errorf("instruction %d: %w", k, err)
+			}
+			if r == o {
+				continue
 			}
 			if !r.konst && (r.prod < 0 || r.prod >= k || p.insts[r.prod].out != r) {
 				return fmt.Errorf("instruction %d: operand r%d is not defined before it (producer %d)", k, r.id, r.prod)
@@ -192,6 +201,21 @@ func (p *Program) verifySchedule(phs []phase, fwd bool) error {
 				return fmt.Errorf("instruction %d: partial results for %d blocks of %d", k, a.maxBlocks, ps)
 			}
 		}
+	}
+	return nil
+}
+
+// verifyStore checks that r's storage kind agrees with what r is.
+func (r *reg) verifyStore() error {
+	computed := r.store == storeWhole || r.store == storeWindow || r.store == storeWindowAux || r.store == storeReplica
+	konst := r.store == storeWhole || r.store == storeMatrix || r.store == storeRefs || r.store == storeSparse
+	switch {
+	case r.konst && !konst || !r.konst && !computed:
+		return fmt.Errorf("r%d: storage kind %d for a register with konst %v", r.id, r.store, r.konst)
+	case (r.refs != nil) != (r.store == storeRefs):
+		return fmt.Errorf("r%d: rows by reference and storage kind %d disagree", r.id, r.store)
+	case (r.sp != nil) != (r.store == storeSparse):
+		return fmt.Errorf("r%d: sparse rows and storage kind %d disagree", r.id, r.store)
 	}
 	return nil
 }
