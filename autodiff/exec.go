@@ -85,6 +85,8 @@ type inst struct {
 	// whose reverse pass runs fused too, or nil
 	rowMean *inst
 
+	how runKind // how its reverse pass runs (pass "modes", plan.go)
+
 	// how the instruction runs in blocks of rows (set by Program.link)
 	k        int       // its index in Program.insts
 	fwdAx    *axis     // the axis the forward pass runs in blocks along, or nil

@@ -492,40 +492,52 @@ func (p *Program) block(w, i int) {
 
 // back runs an instruction's reverse pass within bk and then clears the
 // adjoint it used (Gradient relies on every adjoint being zero between
-// calls), unless the program keeps adjoints for a diagnosis. opVar adds
-// its adjoint to the gradient.
+// calls), unless the program keeps adjoints for a diagnosis. How it runs
+// is its runKind (plan.go).
 func (p *Program) back(in *inst, bk *blk, b int) {
 	o := in.out
-	if in.op == opVar {
+	var part []float64
+	if b >= 0 {
+		part = in.slot(b)
+	}
+	switch in.how {
+	case runVar:
 		n := o.size()
 		dst := p.g[in.off : in.off+n]
 		for i, v := range o.adj[:n] {
 			dst[i] += v
 		}
-	} else {
-		var part []float64
-		if b >= 0 {
-			part = in.slot(b)
-		}
+	case runView:
+		in.backward(bk, part)
+		return // its adjoint is its operand's, cleared with it
+	case runShared:
 		if len(in.sharers) > 0 {
 			p.collectShared(in, bk)
 		}
-		switch {
-		case p.deferred(in):
+		if p.deferred(in) {
 			p.deferBlock(in, bk)
-		case p.fusedSum(in):
-			return // its operand's reverse runs its reverse and clears its adjoint
-		case p.fusedUnary(in):
-			p.sumBackward(in, bk)
-			return // its adjoint was never written
-		default:
+		} else {
 			in.backward(bk, part)
 		}
+		if in.share.active(in) {
+			return // a sharer's adjoint is cleared by its base
+		}
+	case runFusedSum:
+		if !p.keep {
+			return // its operand's reverse runs its reverse and clears its adjoint
+		}
+		in.backward(bk, part)
+	case runFusedUnary:
+		if !p.keep {
+			p.sumBackward(in, bk)
+			return // its adjoint was never written
+		}
+		in.backward(bk, part)
+	default:
+		in.backward(bk, part)
 	}
-	// an output without the block's axis is cleared after every block; a
-	// view's adjoint is its operand's, cleared with it; a sharer's is
-	// cleared by its base
-	if (!p.keep || o.windowed()) && in.op != opView && !in.share.active(in) && (bk == nil || rowAxis(o) == bk.ax) {
+	// an output without the block's axis is cleared after every block
+	if (!p.keep || o.windowed()) && (bk == nil || rowAxis(o) == bk.ax) {
 		clear(bk.adj(o)[:bk.size(o)])
 	}
 }

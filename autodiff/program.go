@@ -19,6 +19,7 @@ type Program struct {
 	outs    []*reg  // the scalar register of each function
 	deps    [][]int // the instructions each function depends on, ascending
 	insts   []*inst // in execution order
+	moded   bool    // every instruction has its runKind (pass "modes")
 	vars    []*inst // the opVar instructions
 	arena   []float64
 	mark    []bool

@@ -17,7 +17,8 @@ import (
 // k is its index (once numbered); shares, sharers, eFrom and the fused
 // sum pairs point at live instructions and agree with each other; each
 // function's output is a scalar, constant or computed; a variable's
-// slice lies within x; every register's storage kind agrees with it (a
+// slice lies within x; once the pass "modes" has run, each instruction's
+// runKind is what the passes' decisions make it; every register's storage kind agrees with it (a
 // constant is whole, a data set's matrix, rows by reference or sparse
 // rows, with refs or sp set for those two kinds only; a computed register
 // is whole, windowed or replicated).
@@ -84,6 +85,9 @@ func (p *Program) verifyInsts(regs []*reg) error {
 			if !r.konst && (r.prod < 0 || r.prod >= k || p.insts[r.prod].out != r) {
 				return fmt.Errorf("instruction %d: operand r%d is not defined before it (producer %d)", k, r.id, r.prod)
 			}
+		}
+		if p.moded && in.how != runKindOf(in) {
+			return fmt.Errorf("instruction %d: runKind %d, its decisions make it %d", k, in.how, runKindOf(in))
 		}
 		if in.op == opVar && (in.off < 0 || in.off+o.esize > p.nvars) {
 			return fmt.Errorf("instruction %d: variable x[%d:%d] outside %d variables", k, in.off, in.off+o.esize, p.nvars)
