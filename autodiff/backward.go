@@ -177,9 +177,6 @@ func (in *inst) axisBack(bk *blk) {
 }
 
 func (in *inst) dotBack(bk *blk, part []float64) {
-	if in.share.active(in) {
-		return // the base collects the adjoint (collectShared)
-	}
 	if in.mode == dotSparse {
 		in.sparseDot(bk, true, part)
 		return

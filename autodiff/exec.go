@@ -70,22 +70,9 @@ type inst struct {
 	kern    func(z, v, d []float64) // opUnary: the fused loop of fn, or nil
 	neg     bool                    // opUnary, opSigmoidE: fn of -a (kern computes it; derivatives are with respect to a)
 
-	share   *share  // computed from the same instruction over a superset of its rows, when not sampled (share.go)
-	sharers []*inst // the instructions that share this one's values
-	jac     *jacDot // a product whose reverse pass Jacobian defers (jacobian.go)
 	// rowBuf: for a product over rows by reference, a block of rows per
 	// worker (Program.slots of them) to gather into (rows.go)
 	rowBuf []float64
-	eFrom  *inst // opSigmoidE: its exponentials' instruction, when that is a sharer (read from the base, not gathered)
-	// sumBack: for a sum over its operand's last axis, and for a data
-	// mean of that sum (rowMean), the elementwise instruction whose
-	// reverse pass runs theirs; for that instruction, the sum (sumback.go)
-	sumBack *inst
-	// rowMean: for such a sum within rows, the data mean of its output
-	// whose reverse pass runs fused too, or nil
-	rowMean *inst
-
-	how runKind // how its reverse pass runs (pass "modes", plan.go)
 
 	// how the instruction runs in blocks of rows (set by Program.link)
 	k        int       // its index in Program.insts
@@ -97,8 +84,45 @@ type inst struct {
 	partSize int
 }
 
+// forward is in.forward with the plan's decisions: a sharer active now
+// takes its values from its base's (share.go).
+func (p *Program) forward(in *inst, x []float64, bk *blk, part []float64) {
+	d := &p.plan[in.k]
+	if d.share == nil && d.eFrom == nil {
+		in.forward(x, bk, part)
+		return
+	}
+	switch {
+	case in.op == opDot && d.share.active(in):
+		p.gatherShared(in, bk)
+	case in.op == opExpAbs && d.share.active(in):
+		// its sigmoids read the base's (eFrom)
+	case in.op == opSigmoidE && d.eFrom != nil && p.plan[d.eFrom.k].share.active(d.eFrom):
+		p.sigmoidFromBase(in, p.plan[d.eFrom.k].share, bk)
+	default:
+		in.forward(x, bk, part)
+	}
+}
+
+// sigmoidFromBase is the forward pass of a sigmoid whose exponentials'
+// instruction is a sharer active now: it reads the exponentials of the
+// sharer's rows in the base's, s being the sharer's share.
+func (p *Program) sigmoidFromBase(in *inst, s *share, bk *blk) {
+	a, o := in.in[0], in.out
+	n := bk.size(o)
+	var sign []float64
+	if len(in.in) > 2 {
+		sign = bk.val(in.in[2])[:n]
+	}
+	be, idx := s.base.out, s.idx
+	if bk != nil {
+		idx = idx[bk.lo:bk.hi]
+	}
+	vmath.SigmoidFromExpAt(bk.val(a)[:n], be.val, be.aux, idx, bk.val(o)[:n], bk.aux(o)[:n], sign, in.neg)
+}
+
 // forward computes the instruction's output from its inputs, within block
-// bk (nil: all of it). part, when not nil, is where a sum over bk's axis
+// bk (nil: all of it), as if it shared nothing (Program.forward). part, when not nil, is where a sum over bk's axis
 // stores the block's partial sum (see Program.combineForward).
 func (in *inst) forward(x []float64, bk *blk, part []float64) {
 	o := in.out
@@ -153,15 +177,8 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 			ov[t] = in.fn.Reduce(av[t*es : (t+1)*es])
 		}
 	case opDot:
-		if in.share.active(in) {
-			in.gatherShared(bk)
-			return
-		}
 		in.dotForward(bk)
 	case opExpAbs:
-		if in.share.active(in) {
-			return // its sigmoids read the base's (eFrom)
-		}
 		a := in.in[0]
 		n := bk.size(o)
 		vmath.ExpNegAbs(bk.val(a)[:n], bk.val(o)[:n], bk.aux(o)[:n])
@@ -172,15 +189,6 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 		if len(in.in) > 2 {
 			k := in.in[2]
 			sign = bk.val(k)[:n]
-		}
-		if ef := in.eFrom; ef != nil && ef.share.active(ef) {
-			// the exponentials of the sharer's rows, read in the base's
-			be, idx := ef.share.base.out, ef.share.idx
-			if bk != nil {
-				idx = idx[bk.lo:bk.hi]
-			}
-			vmath.SigmoidFromExpAt(bk.val(a)[:n], be.val, be.aux, idx, bk.val(o)[:n], bk.aux(o)[:n], sign, in.neg)
-			return
 		}
 		vmath.SigmoidFromExp(bk.val(a)[:n], bk.val(e)[:n], bk.aux(e)[:n], bk.val(o)[:n], bk.aux(o)[:n], sign, in.neg)
 	case opGather:

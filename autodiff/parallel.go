@@ -139,8 +139,8 @@ func (p *Program) schedule(fwd bool) []phase {
 				cons[r.prod] = append(cons[r.prod], k)
 			}
 		}
-		if in.share != nil { // the base collects a sharer's adjoint
-			cons[in.share.base.k] = append(cons[in.share.base.k], k)
+		if p.plan[in.k].share != nil { // the base collects a sharer's adjoint
+			cons[p.plan[in.k].share.base.k] = append(cons[p.plan[in.k].share.base.k], k)
 		}
 	}
 	axOf := func(in *inst) *axis {
@@ -166,7 +166,7 @@ func (p *Program) schedule(fwd bool) []phase {
 					w = append(w, r.prod)
 				}
 			}
-			if sh := p.insts[k].share; sh != nil {
+			if sh := p.plan[k].share; sh != nil {
 				w = append(w, sh.base.k)
 			}
 			return w
@@ -421,7 +421,7 @@ func (p *Program) finishSeg(sg *seg, fwd bool) {
 			in.combineForward()
 		}
 		if !fwd && p.mark[in.k] {
-			if in.bwdPart && !in.share.active(in) && !p.deferred(in) {
+			if in.bwdPart && !p.plan[in.k].share.active(in) && !p.deferred(in) {
 				in.combineBackward()
 			}
 			if o := in.out; !p.keep && in.op != opView && rowAxis(o) != sg.ax {
@@ -435,7 +435,7 @@ func (p *Program) finishSeg(sg *seg, fwd bool) {
 func (p *Program) serial(ph *phase, fwd bool, x []float64) {
 	for _, in := range ph.serial {
 		if fwd {
-			in.forward(x, nil, nil)
+			p.forward(in, x, nil, nil)
 		} else if p.mark[in.k] {
 			p.back(in, nil, -1)
 		}
@@ -473,12 +473,12 @@ func (p *Program) block(w, i int) {
 	}
 	if fwd {
 		for _, in := range sg.insts {
-			in.forward(x, &bk, in.slot(it.block))
+			p.forward(in, x, &bk, in.slot(it.block))
 		}
 		return
 	}
 	for _, in := range sg.now { // the windowed values the reverse reads
-		in.forward(nil, &bk, nil)
+		p.forward(in, nil, &bk, nil)
 	}
 	for _, in := range sg.insts {
 		if p.mark[in.k] {
@@ -500,7 +500,8 @@ func (p *Program) back(in *inst, bk *blk, b int) {
 	if b >= 0 {
 		part = in.slot(b)
 	}
-	switch in.how {
+	d := &p.plan[in.k]
+	switch d.how {
 	case runVar:
 		n := o.size()
 		dst := p.g[in.off : in.off+n]
@@ -511,15 +512,18 @@ func (p *Program) back(in *inst, bk *blk, b int) {
 		in.backward(bk, part)
 		return // its adjoint is its operand's, cleared with it
 	case runShared:
-		if len(in.sharers) > 0 {
+		if len(d.sharers) > 0 {
 			p.collectShared(in, bk)
 		}
-		if p.deferred(in) {
+		switch {
+		case p.deferred(in):
 			p.deferBlock(in, bk)
-		} else {
+		case in.op == opDot && d.share.active(in):
+			// the base collects the adjoint (collectShared)
+		default:
 			in.backward(bk, part)
 		}
-		if in.share.active(in) {
+		if d.share.active(in) {
 			return // a sharer's adjoint is cleared by its base
 		}
 	case runFusedSum:

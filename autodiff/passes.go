@@ -32,6 +32,7 @@ var passes = [...]pass{
 			in.k = k
 			in.blocked()
 		}
+		p.plan = make([]decision, len(p.insts))
 		return nil
 	}},
 	// decide which data axes stream, and their block sizes (stream.go)

@@ -147,9 +147,9 @@ func TestVerifyCatches(t *testing.T) {
 			last := &p.fwd[len(p.fwd)-1]
 			p.fwd[0].serial, last.serial = last.serial, p.fwd[0].serial
 		}},
+		{"plan out of step", "decisions for", func(p *Program) { p.plan = p.plan[:len(p.plan)-1] }},
 		{"wrong run kind", "runKind", func(p *Program) {
-			in := p.insts[len(p.insts)-1]
-			in.how = runVar
+			p.plan[len(p.plan)-1].how = runVar
 		}},
 		{"computed register stored as sparse rows", "storage kind", func(p *Program) {
 			p.insts[len(p.insts)-1].out.store = storeSparse

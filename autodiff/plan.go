@@ -1,10 +1,41 @@
 package autodiff
 
-// How each instruction runs. The passes record their decisions about an
-// instruction (shares, fused sums, deferred products); the pass "modes"
-// reads them once, after the last of those passes, and gives every
-// instruction one runKind, which the reverse pass (Program.back) switches
-// on instead of testing the decisions again at every block.
+// The plan: what the passes decided about each instruction, kept apart
+// from the instructions (which the compiler made and the passes do not
+// change but for their numbering and blocks). Program.plan[k] is
+// instruction k's decisions; the pass "blocked" makes the plan when it
+// numbers the instructions, prune keeps it in step when it drops some.
+// The pass "modes" reads the decisions once, after the last pass that
+// makes them, and gives every instruction one runKind, which the reverse
+// pass (Program.back) switches on instead of testing the decisions again
+// at every block.
+
+// A decision is what the passes decided about one instruction. Every
+// pointer in it is to an instruction of the same program.
+type decision struct {
+	// share: the instruction is computed from the same instruction over
+	// a superset of its rows, when neither is sampled (pass "shares",
+	// share.go)
+	share *share
+	// sharers: the instructions that share this one's values
+	sharers []*inst
+	// eFrom: for an opSigmoidE, its exponentials' instruction when that
+	// is a sharer (read from the base, not gathered)
+	eFrom *inst
+	// jac: a product whose reverse pass Jacobian defers (pass
+	// "jacobian", jacobian.go)
+	jac *jacDot
+	// sumBack: for a sum over its operand's last axis, and for a data
+	// mean of that sum (rowMean), the elementwise instruction whose
+	// reverse pass runs theirs; for that instruction, the sum (pass
+	// "sumback", sumback.go)
+	sumBack *inst
+	// rowMean: for such a sum within rows, the data mean of its output
+	// whose reverse pass runs fused too, or nil
+	rowMean *inst
+	// how: how its reverse runs (pass "modes")
+	how runKind
+}
 
 // A runKind is how an instruction's reverse pass runs. What the kind
 // leaves open is decided when the pass runs: whether the program keeps
@@ -34,20 +65,20 @@ const (
 	runFusedUnary
 )
 
-// runKindOf returns how in's reverse runs, from the passes' decisions.
+// runKindOf returns how in's reverse runs, from the passes' decisions d.
 // Sharing and fusion exclude each other (linkSumBack), and only products
 // and their exponentials share or are deferred.
-func runKindOf(in *inst) runKind {
+func runKindOf(in *inst, d *decision) runKind {
 	switch {
 	case in.op == opVar:
 		return runVar
 	case in.op == opView:
 		return runView
-	case in.share != nil || len(in.sharers) > 0 || in.jac != nil:
+	case d.share != nil || len(d.sharers) > 0 || d.jac != nil:
 		return runShared
-	case in.sumBack != nil && in.op == opAxis:
+	case d.sumBack != nil && in.op == opAxis:
 		return runFusedSum
-	case in.sumBack != nil:
+	case d.sumBack != nil:
 		return runFusedUnary
 	}
 	return runPlain
@@ -56,7 +87,8 @@ func runKindOf(in *inst) runKind {
 // linkModes gives every instruction its runKind (pass "modes").
 func (p *Program) linkModes() {
 	for _, in := range p.insts {
-		in.how = runKindOf(in)
+		d := &p.plan[in.k]
+		d.how = runKindOf(in, d)
 	}
 	p.moded = true
 }

@@ -16,11 +16,12 @@ import (
 // Program is a compiled model. See the package documentation.
 type Program struct {
 	funcs   []Function
-	outs    []*reg  // the scalar register of each function
-	deps    [][]int // the instructions each function depends on, ascending
-	insts   []*inst // in execution order
-	moded   bool    // every instruction has its runKind (pass "modes")
-	vars    []*inst // the opVar instructions
+	outs    []*reg     // the scalar register of each function
+	deps    [][]int    // the instructions each function depends on, ascending
+	insts   []*inst    // in execution order
+	plan    []decision // what the passes decided about each instruction, indexed like insts (plan.go)
+	moded   bool       // every instruction has its runKind (pass "modes")
+	vars    []*inst    // the opVar instructions
 	arena   []float64
 	mark    []bool
 	nvars   int
@@ -157,7 +158,7 @@ func (p *Program) linkDeps() {
 					stack = append(stack, in.prod)
 				}
 			}
-			if sh := p.insts[k].share; sh != nil && seen[sh.base.k] != f {
+			if sh := p.plan[k].share; sh != nil && seen[sh.base.k] != f {
 				seen[sh.base.k] = f
 				stack = append(stack, sh.base.k)
 			}
@@ -518,7 +519,7 @@ func (p *Program) diagnose(f int, x []float64) error {
 	var windowed map[int]string // the first fault of each windowed instruction
 	for _, k := range p.deps[f] {
 		in := p.insts[k]
-		if in.op == opExpAbs && in.share.active(in) {
+		if in.op == opExpAbs && p.plan[in.k].share.active(in) {
 			continue // not computed: its sigmoids read the base's
 		}
 		o := in.out

@@ -112,7 +112,7 @@ func (p *Program) replicas(w int) []float64 {
 		if p.cur.fwd && q == p.cur.ph.idx {
 			bk := blk{w: w, rep: buf}
 			for _, in := range ph.serial {
-				in.forward(p.cur.x, &bk, nil)
+				p.forward(in, p.cur.x, &bk, nil)
 			}
 		} else {
 			for _, in := range ph.serial {

@@ -240,7 +240,7 @@ func (in *inst) refOperand() *reg {
 func (p *Program) gatherScattered() {
 	shared := map[*reg]bool{}
 	for _, in := range p.insts {
-		if r := in.refOperand(); r != nil && in.share != nil {
+		if r := in.refOperand(); r != nil && p.plan[in.k].share != nil {
 			shared[r] = true
 		}
 	}

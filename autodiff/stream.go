@@ -155,7 +155,7 @@ func (p *Program) linkWindows() {
 	for _, in := range p.insts {
 		o := in.out
 		a := rowAxis(o)
-		if !a.streams() || o.konst || in.op == opView || in.op == opVar || in.share != nil || len(in.sharers) > 0 {
+		if !a.streams() || o.konst || in.op == opView || in.op == opVar || p.plan[in.k].share != nil || len(p.plan[in.k].sharers) > 0 {
 			continue
 		}
 		f, b := fw[in.k], bw[in.k]
@@ -164,7 +164,7 @@ func (p *Program) linkWindows() {
 			if u.op == opView {
 				continue // its readers are in users[in.k] too
 			}
-			ok = ok && fw[u.k] == f && bw[u.k] == b && u.share == nil
+			ok = ok && fw[u.k] == f && bw[u.k] == b && p.plan[u.k].share == nil
 		}
 		if ok {
 			o.store = storeWindow
@@ -358,7 +358,7 @@ func (p *Program) scanWindows(x []float64, check func(in *inst, ov, aux, av []fl
 		ph := &p.fwd[i]
 		for _, in := range ph.serial {
 			if in.op != opVar || x != nil { // without x, the variables hold it
-				in.forward(x, nil, nil)
+				p.forward(in, x, nil, nil)
 			}
 		}
 		for s := range ph.segs {
@@ -369,7 +369,7 @@ func (p *Program) scanWindows(x []float64, check func(in *inst, ov, aux, av []fl
 				lo := b * a.rows
 				bk := blk{ax: a, lo: lo, hi: min(lo+a.rows, a.n)}
 				for _, in := range sg.insts {
-					in.forward(x, &bk, in.slot(b))
+					p.forward(in, x, &bk, in.slot(b))
 					if o := in.out; o.windowed() {
 						n := bk.size(o)
 						var aux, av []float64

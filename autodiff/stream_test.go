@@ -176,10 +176,10 @@ func streamBitwise(t *testing.T, i int, auxToo bool) {
 			if sm.name == "fairness" {
 				shared := 0
 				for _, in := range streamed.insts {
-					if in.share != nil {
+					if streamed.plan[in.k].share != nil {
 						shared++
 						require.False(t, in.out.windowed(), "a sharer keeps every row")
-						require.False(t, in.share.base.out.windowed(), "so does its base")
+						require.False(t, streamed.plan[in.k].share.base.out.windowed(), "so does its base")
 					}
 				}
 				require.Positive(t, shared, "the groups' products share the product over all rows")

@@ -11,17 +11,18 @@ import (
 // every pass (Options.verify); a violation is an error naming it.
 //
 // Always: every register is one of the program's (its id indexes regs,
-// the compiler's registers); every operand and mask is a constant or the output of an
-// instruction earlier in program order (defined before use), and
-// reg.prod names the instruction whose output it is; each instruction's
-// k is its index (once numbered); shares, sharers, eFrom and the fused
-// sum pairs point at live instructions and agree with each other; each
-// function's output is a scalar, constant or computed; a variable's
-// slice lies within x; once the pass "modes" has run, each instruction's
-// runKind is what the passes' decisions make it; every register's storage kind agrees with it (a
-// constant is whole, a data set's matrix, rows by reference or sparse
-// rows, with refs or sp set for those two kinds only; a computed register
-// is whole, windowed or replicated).
+// the compiler's registers); every operand and mask is a constant or the
+// output of an instruction earlier in program order (defined before use),
+// and reg.prod names the instruction whose output it is; each
+// instruction's k is its index (once numbered); the plan has one decision
+// per instruction (once numbered), whose shares, sharers, eFrom and fused
+// sum pairs point at live instructions and agree with each other; once
+// the pass "modes" has run, each instruction's runKind is what its
+// decisions make it; each function's output is a scalar, constant or
+// computed; a variable's slice lies within x; every register's storage
+// kind agrees with it (a constant is whole, a data set's matrix, rows by
+// reference or sparse rows, with refs or sp set for those two kinds only;
+// a computed register is whole, windowed or replicated).
 //
 // Once scheduled (p.fwd): every instruction runs once in each pass, in a
 // segment along its block axis or serially when it has none; the forward
@@ -57,6 +58,9 @@ func (p *Program) verifyInsts(regs []*reg) error {
 	ours := func(r *reg) bool { return r != nil && r.id >= 0 && r.id < len(regs) && regs[r.id] == r }
 	live := func(in *inst) bool { return in != nil && in.k >= 0 && in.k < len(p.insts) && p.insts[in.k] == in }
 	numbered := len(p.insts) == 0 || p.insts[len(p.insts)-1].k == len(p.insts)-1
+	if numbered && len(p.plan) != len(p.insts) {
+		return fmt.Errorf("the plan has %d decisions for %d instructions", len(p.plan), len(p.insts))
+	}
 	for k, in := range p.insts {
 		o := in.out
 		if !ours(o) || o.konst || o.prod != k {
@@ -86,31 +90,32 @@ func (p *Program) verifyInsts(regs []*reg) error {
 				return fmt.Errorf("instruction %d: operand r%d is not defined before it (producer %d)", k, r.id, r.prod)
 			}
 		}
-		if p.moded && in.how != runKindOf(in) {
-			return fmt.Errorf("instruction %d: runKind %d, its decisions make it %d", k, in.how, runKindOf(in))
-		}
 		if in.op == opVar && (in.off < 0 || in.off+o.esize > p.nvars) {
 			return fmt.Errorf("instruction %d: variable x[%d:%d] outside %d variables", k, in.off, in.off+o.esize, p.nvars)
 		}
 		if !numbered {
 			continue
 		}
-		if s := in.share; s != nil && (!live(s.base) || s.base == in || !slices.Contains(s.base.sharers, in)) {
+		d := &p.plan[k]
+		if p.moded && d.how != runKindOf(in, d) {
+			return fmt.Errorf("instruction %d: runKind %d, its decisions make it %d", k, d.how, runKindOf(in, d))
+		}
+		if s := d.share; s != nil && (!live(s.base) || s.base == in || !slices.Contains(p.plan[s.base.k].sharers, in)) {
 			return fmt.Errorf("instruction %d: its base is not a live instruction that lists it", k)
 		}
-		for _, s := range in.sharers {
-			if !live(s) || s.share == nil || s.share.base != in {
+		for _, s := range d.sharers {
+			if !live(s) || p.plan[s.k].share == nil || p.plan[s.k].share.base != in {
 				return fmt.Errorf("instruction %d: a sharer does not share it", k)
 			}
 		}
-		if in.eFrom != nil && (!live(in.eFrom) || in.eFrom.share == nil) {
+		if e := d.eFrom; e != nil && (!live(e) || p.plan[e.k].share == nil) {
 			return fmt.Errorf("instruction %d: its exponentials' instruction is not a live sharer", k)
 		}
-		if s := in.sumBack; s != nil {
+		if s := d.sumBack; s != nil {
 			if !live(s) {
 				return fmt.Errorf("instruction %d: its fused partner is not live", k)
 			}
-			if in.op != opAxis && s.sumBack != in {
+			if in.op != opAxis && p.plan[s.k].sumBack != in {
 				return fmt.Errorf("instruction %d: its fused sum is not fused with it", k)
 			}
 		}
@@ -184,8 +189,8 @@ func (p *Program) verifySchedule(phs []phase, fwd bool) error {
 				waits = append(waits, r.prod)
 			}
 		}
-		if in.share != nil {
-			waits = append(waits, in.share.base.k)
+		if p.plan[in.k].share != nil {
+			waits = append(waits, p.plan[in.k].share.base.k)
 		}
 		for _, j := range waits {
 			first, then := j, k // the producer (or base) runs first forward
