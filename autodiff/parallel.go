@@ -421,10 +421,13 @@ func (p *Program) finishSeg(sg *seg, fwd bool) {
 			in.combineForward()
 		}
 		if !fwd && p.mark[in.k] {
-			if in.bwdPart && !p.plan[in.k].share.active(in) && !p.deferred(in) {
+			// an active sharer's adjoint and a deferred product's go
+			// elsewhere (runShared), not into partial results
+			d := &p.plan[in.k]
+			if in.bwdPart && (d.how != runShared || !d.share.active(in) && !p.deferred(in)) {
 				in.combineBackward()
 			}
-			if o := in.out; !p.keep && in.op != opView && rowAxis(o) != sg.ax {
+			if o := in.out; !p.keep && d.how != runView && rowAxis(o) != sg.ax {
 				clear(o.adj[:o.size()])
 			}
 		}
