@@ -84,20 +84,18 @@ type inst struct {
 	partSize int
 }
 
-// forward is in.forward with the plan's decisions: a sharer active now
-// takes its values from its base's (share.go).
+// forward runs in's forward pass within bk as its fwdKind says (plan.go):
+// a sharer active now takes its values from its base's (share.go).
 func (p *Program) forward(in *inst, x []float64, bk *blk, part []float64) {
 	d := &p.plan[in.k]
-	if d.share == nil && d.eFrom == nil {
-		in.forward(x, bk, part)
-		return
-	}
 	switch {
-	case in.op == opDot && d.share.active(in):
-		p.gatherShared(in, bk)
-	case in.op == opExpAbs && d.share.active(in):
-		// its sigmoids read the base's (eFrom)
-	case in.op == opSigmoidE && d.eFrom != nil && p.plan[d.eFrom.k].share.active(d.eFrom):
+	case d.fwd == fwdSharer && d.share.active(in):
+		// a sharer's exponentials are not computed: their sigmoids read
+		// the base's (eFrom)
+		if in.op == opDot {
+			p.gatherShared(in, bk)
+		}
+	case d.fwd == fwdSigmoidFromBase && p.plan[d.eFrom.k].share.active(d.eFrom):
 		p.sigmoidFromBase(in, p.plan[d.eFrom.k].share, bk)
 	default:
 		in.forward(x, bk, part)

@@ -151,6 +151,9 @@ func TestVerifyCatches(t *testing.T) {
 		{"wrong run kind", "runKind", func(p *Program) {
 			p.plan[len(p.plan)-1].how = runVar
 		}},
+		{"wrong forward kind", "fwdKind", func(p *Program) {
+			p.plan[len(p.plan)-1].fwd = fwdSharer
+		}},
 		{"computed register stored as sparse rows", "storage kind", func(p *Program) {
 			p.insts[len(p.insts)-1].out.store = storeSparse
 		}},

@@ -6,9 +6,10 @@ package autodiff
 // instruction k's decisions; the pass "blocked" makes the plan when it
 // numbers the instructions, prune keeps it in step when it drops some.
 // The pass "modes" reads the decisions once, after the last pass that
-// makes them, and gives every instruction one runKind, which the reverse
-// pass (Program.back) switches on instead of testing the decisions again
-// at every block.
+// makes them, and gives every instruction how it runs: a fwdKind, which
+// the forward pass (Program.forward, from block and serial) switches on,
+// and a runKind, which the reverse pass (Program.back) switches on,
+// instead of testing the decisions again at every block.
 
 // A decision is what the passes decided about one instruction. Every
 // pointer in it is to an instruction of the same program.
@@ -33,8 +34,39 @@ type decision struct {
 	// rowMean: for such a sum within rows, the data mean of its output
 	// whose reverse pass runs fused too, or nil
 	rowMean *inst
-	// how: how its reverse runs (pass "modes")
+	// fwd and how: how its forward and its reverse run (pass "modes")
+	fwd fwdKind
 	how runKind
+}
+
+// A fwdKind is how an instruction's forward pass runs. Whether a sharer
+// is active (neither row set sampled, share.active) is decided when the
+// pass runs.
+type fwdKind uint8
+
+const (
+	// fwdOwn: its own forward (inst.forward)
+	fwdOwn fwdKind = iota
+	// fwdSharer: a product or exponentials over a subset of a base's
+	// rows: while active, the product gathers its values from the
+	// base's and the exponentials are not computed (their sigmoids read
+	// the base's)
+	fwdSharer
+	// fwdSigmoidFromBase: a sigmoid whose exponentials' instruction is a
+	// sharer: while that is active, it reads the exponentials of its
+	// rows in the base's
+	fwdSigmoidFromBase
+)
+
+// fwdKindOf returns how in's forward runs, from the passes' decisions d.
+func fwdKindOf(in *inst, d *decision) fwdKind {
+	switch {
+	case d.share != nil && (in.op == opDot || in.op == opExpAbs):
+		return fwdSharer
+	case d.eFrom != nil && in.op == opSigmoidE:
+		return fwdSigmoidFromBase
+	}
+	return fwdOwn
 }
 
 // A runKind is how an instruction's reverse pass runs. What the kind
@@ -84,11 +116,12 @@ func runKindOf(in *inst, d *decision) runKind {
 	return runPlain
 }
 
-// linkModes gives every instruction its runKind (pass "modes").
+// linkModes gives every instruction its fwdKind and runKind (pass
+// "modes").
 func (p *Program) linkModes() {
 	for _, in := range p.insts {
 		d := &p.plan[in.k]
-		d.how = runKindOf(in, d)
+		d.fwd, d.how = fwdKindOf(in, d), runKindOf(in, d)
 	}
 	p.moded = true
 }

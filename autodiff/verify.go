@@ -17,12 +17,13 @@ import (
 // instruction's k is its index (once numbered); the plan has one decision
 // per instruction (once numbered), whose shares, sharers, eFrom and fused
 // sum pairs point at live instructions and agree with each other; once
-// the pass "modes" has run, each instruction's runKind is what its
-// decisions make it; each function's output is a scalar, constant or
-// computed; a variable's slice lies within x; every register's storage
-// kind agrees with it (a constant is whole, a data set's matrix, rows by
-// reference or sparse rows, with refs or sp set for those two kinds only;
-// a computed register is whole, windowed or replicated).
+// the pass "modes" has run, each instruction's fwdKind and runKind are
+// what its decisions make them; each function's output is a scalar,
+// constant or computed; a variable's slice lies within x; every
+// register's storage kind agrees with it (a constant is whole, a data
+// set's matrix, rows by reference or sparse rows, with refs or sp set for
+// those two kinds only; a computed register is whole, windowed or
+// replicated).
 //
 // Once scheduled (p.fwd): every instruction runs once in each pass, in a
 // segment along its block axis or serially when it has none; the forward
@@ -97,8 +98,8 @@ func (p *Program) verifyInsts(regs []*reg) error {
 			continue
 		}
 		d := &p.plan[k]
-		if p.moded && d.how != runKindOf(in, d) {
-			return fmt.Errorf("instruction %d: runKind %d, its decisions make it %d", k, d.how, runKindOf(in, d))
+		if p.moded && (d.how != runKindOf(in, d) || d.fwd != fwdKindOf(in, d)) {
+			return fmt.Errorf("instruction %d: runKind %d and fwdKind %d, its decisions make them %d and %d", k, d.how, d.fwd, runKindOf(in, d), fwdKindOf(in, d))
 		}
 		if s := d.share; s != nil && (!live(s.base) || s.base == in || !slices.Contains(p.plan[s.base.k].sharers, in)) {
 			return fmt.Errorf("instruction %d: its base is not a live instruction that lists it", k)
