@@ -21,7 +21,7 @@ func (in *inst) backward(bk *blk, part []float64) {
 			return
 		}
 		n := bk.size(o)
-		g, d, ga := bk.view(o, o.adj)[:n], bk.aux(o)[:n], bk.view(a, a.adj)[:n]
+		g, d, ga := bk.adj(o)[:n], bk.aux(o)[:n], bk.adj(a)[:n]
 		for k, v := range g {
 			if v != 0 {
 				ga[k] += v * d[k]
@@ -33,7 +33,7 @@ func (in *inst) backward(bk *blk, part []float64) {
 			return
 		}
 		es := a.esize
-		og, av, aa := bk.view(o, o.adj), bk.view(a, a.val), bk.view(a, a.adj)
+		og, av, aa := bk.adj(o), bk.val(a), bk.adj(a)
 		for t := 0; t < bk.batch(o); t++ {
 			v := og[t]
 			if v == 0 {
@@ -64,7 +64,7 @@ func (in *inst) binaryBack(bk *blk) {
 		b = in.in[1]
 	}
 	op := in.op
-	go1 := bk.view(o, o.adj)
+	go1 := bk.adj(o)
 	for k, r := range in.in {
 		if r.konst {
 			continue
@@ -74,7 +74,7 @@ func (in *inst) binaryBack(bk *blk) {
 			other = a
 		}
 		s := newSpace(bk, o, r, other, o)
-		ga, ov, ox, aux, rv := bk.view(r, r.adj), bk.view(other, other.val), bk.view(o, o.val), bk.aux(o), bk.view(r, r.val)
+		ga, ov, ox, aux, rv := bk.adj(r), bk.val(other), bk.val(o), bk.aux(o), bk.val(r)
 		first := k == 0
 		s.run(3, func(off [3]int, n int, st [3]int) {
 			ir, iv, io := off[0], off[1], off[2]
@@ -129,11 +129,11 @@ func (in *inst) axisBack(bk *blk) {
 		return
 	}
 	before, n, after := axisSplit(bk, a, in.ax)
-	ga, g := bk.view(a, a.adj), bk.view(o, o.adj)
+	ga, g := bk.adj(a), bk.adj(o)
 	es := a.esize
 	var mv []float64
 	if in.mask != nil {
-		mv = bk.view(in.mask, in.mask.val)
+		mv = bk.val(in.mask)
 	}
 	switch in.axOp {
 	case "sum", "mean":
@@ -177,15 +177,12 @@ func (in *inst) axisBack(bk *blk) {
 }
 
 func (in *inst) dotBack(bk *blk, part []float64) {
-	if in.share.active(in) {
-		return // the base collects the adjoint (collectShared)
-	}
 	if in.mode == dotSparse {
 		in.sparseDot(bk, true, part)
 		return
 	}
 	a, b, o := in.in[0], in.in[1], in.out
-	av, bv, og := in.rowsOf(bk, a), in.rowsOf(bk, b), bk.view(o, o.adj)
+	av, bv, og := in.rowsOf(bk, a), in.rowsOf(bk, b), bk.adj(o)
 	aa, ba := adjOf(bk, a, part), adjOf(bk, b, part)
 	switch in.mode {
 	case dotRowwise:
@@ -222,7 +219,7 @@ func adjOf(bk *blk, r *reg, part []float64) []float64 {
 		clear(p)
 		return p
 	}
-	return bk.view(r, r.adj)
+	return bk.adj(r)
 }
 
 // mulNT sets C (n×k) = A (n×d) B^T (k×d), all row-major, with one BLAS

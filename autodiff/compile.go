@@ -275,7 +275,7 @@ func (c *compiler) expr1(e check.Expr, sc *scope) *reg {
 				return r
 			}
 		}
-		if x.matrix {
+		if x.store == storeMatrix {
 			if r := c.rowRefGather(x, ins[1:], src); r != nil {
 				return r
 			}
@@ -946,7 +946,7 @@ func (c *compiler) dataField(e *check.DataField) *reg {
 			}
 		}
 		r := c.konst(nil, check.Shape{raw.Rows, raw.Cols}, data[:raw.Rows*raw.Cols], src)
-		r.matrix = true
+		r.store = storeMatrix
 		return r
 	case "y":
 		return c.konst(nil, check.Shape{len(set.Y)}, set.Y, src)

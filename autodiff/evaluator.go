@@ -68,6 +68,8 @@ func (p *Program) instance(run bool) *Program {
 		tune: p.tune, off: p.off, slots: p.slots, repSize: p.repSize, size: p.size,
 	}
 	q.insts = mapSlice(p.insts, cp.inst)
+	q.plan = mapSlice(p.plan, cp.decision)
+	q.moded = p.moded
 	q.outs = mapSlice(p.outs, cp.reg)
 	q.axes = mapSlice(p.axes, cp.axis)
 	q.resamp = make([][]*reg, len(p.resamp))
@@ -183,15 +185,22 @@ func (cp *cloner) inst(in *inst) *inst {
 	q.mask = cp.reg(in.mask)
 	q.ax, q.fwdAx, q.bwdAx = cp.axis(in.ax), cp.axis(in.fwdAx), cp.axis(in.bwdAx)
 	q.scratch = nil
-	if s := in.share; s != nil {
+	return &q
+}
+
+// decision copies an instruction's decisions, onto the copied
+// instructions; a deferred product's Jacobian state is its own.
+func (cp *cloner) decision(d decision) decision {
+	q := d
+	if s := d.share; s != nil {
 		q.share = &share{base: cp.inst(s.base), idx: s.idx, first: s.first}
 	}
-	q.sharers = mapSlice(in.sharers, cp.inst)
-	if j := in.jac; j != nil {
+	q.sharers = mapSlice(d.sharers, cp.inst)
+	if j := d.jac; j != nil {
 		q.jac = &jacDot{row: cp.reg(j.row), v: cp.inst(j.v)}
 	}
-	q.eFrom, q.sumBack, q.rowMean = cp.inst(in.eFrom), cp.inst(in.sumBack), cp.inst(in.rowMean)
-	return &q
+	q.eFrom, q.sumBack, q.rowMean = cp.inst(d.eFrom), cp.inst(d.sumBack), cp.inst(d.rowMean)
+	return q
 }
 
 func (cp *cloner) phases(phs []phase) []phase {

@@ -70,20 +70,9 @@ type inst struct {
 	kern    func(z, v, d []float64) // opUnary: the fused loop of fn, or nil
 	neg     bool                    // opUnary, opSigmoidE: fn of -a (kern computes it; derivatives are with respect to a)
 
-	share   *share  // computed from the same instruction over a superset of its rows, when not sampled (share.go)
-	sharers []*inst // the instructions that share this one's values
-	jac     *jacDot // a product whose reverse pass Jacobian defers (jacobian.go)
 	// rowBuf: for a product over rows by reference, a block of rows per
 	// worker (Program.slots of them) to gather into (rows.go)
 	rowBuf []float64
-	eFrom  *inst // opSigmoidE: its exponentials' instruction, when that is a sharer (read from the base, not gathered)
-	// sumBack: for a sum over its operand's last axis, and for a data
-	// mean of that sum (rowMean), the elementwise instruction whose
-	// reverse pass runs theirs; for that instruction, the sum (sumback.go)
-	sumBack *inst
-	// rowMean: for such a sum within rows, the data mean of its output
-	// whose reverse pass runs fused too, or nil
-	rowMean *inst
 
 	// how the instruction runs in blocks of rows (set by Program.link)
 	k        int       // its index in Program.insts
@@ -95,20 +84,55 @@ type inst struct {
 	partSize int
 }
 
+// forward runs in's forward pass within bk as its fwdKind says (plan.go):
+// a sharer active now takes its values from its base's (share.go).
+func (p *Program) forward(in *inst, x []float64, bk *blk, part []float64) {
+	d := &p.plan[in.k]
+	switch {
+	case d.fwd == fwdSharer && d.share.active(in):
+		// a sharer's exponentials are not computed: their sigmoids read
+		// the base's (eFrom)
+		if in.op == opDot {
+			p.gatherShared(in, bk)
+		}
+	case d.fwd == fwdSigmoidFromBase && p.plan[d.eFrom.k].share.active(d.eFrom):
+		p.sigmoidFromBase(in, p.plan[d.eFrom.k].share, bk)
+	default:
+		in.forward(x, bk, part)
+	}
+}
+
+// sigmoidFromBase is the forward pass of a sigmoid whose exponentials'
+// instruction is a sharer active now: it reads the exponentials of the
+// sharer's rows in the base's, s being the sharer's share.
+func (p *Program) sigmoidFromBase(in *inst, s *share, bk *blk) {
+	a, o := in.in[0], in.out
+	n := bk.size(o)
+	var sign []float64
+	if len(in.in) > 2 {
+		sign = bk.val(in.in[2])[:n]
+	}
+	be, idx := s.base.out, s.idx
+	if bk != nil {
+		idx = idx[bk.lo:bk.hi]
+	}
+	vmath.SigmoidFromExpAt(bk.val(a)[:n], be.val, be.aux, idx, bk.val(o)[:n], bk.aux(o)[:n], sign, in.neg)
+}
+
 // forward computes the instruction's output from its inputs, within block
-// bk (nil: all of it). part, when not nil, is where a sum over bk's axis
+// bk (nil: all of it), as if it shared nothing (Program.forward). part, when not nil, is where a sum over bk's axis
 // stores the block's partial sum (see Program.combineForward).
 func (in *inst) forward(x []float64, bk *blk, part []float64) {
 	o := in.out
 	switch in.op {
 	case opVar:
-		copy(bk.view(o, o.val)[:o.size()], x[in.off:in.off+o.size()])
+		copy(bk.val(o)[:o.size()], x[in.off:in.off+o.size()])
 	case opNeg, opAdd, opSub, opMul, opDiv, opMax2, opMin2, opCmp, opAnd, opOr:
 		in.binary(bk)
 	case opNot, opExpand:
 		a := in.in[0]
 		s := newSpace(bk, o, a, o)
-		ov, av := bk.view(o, o.val), bk.view(a, a.val)
+		ov, av := bk.val(o), bk.val(a)
 		not := in.op == opNot
 		s.run(2, func(off [3]int, n int, st [3]int) {
 			ia, io := off[0], off[1]
@@ -125,7 +149,7 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 	case opUnary:
 		a := in.in[0]
 		n := bk.size(o)
-		av, ov, dv := bk.view(a, a.val)[:n], bk.view(o, o.val)[:n], bk.aux(o)[:n]
+		av, ov, dv := bk.val(a)[:n], bk.val(o)[:n], bk.aux(o)[:n]
 		if in.kern != nil {
 			in.kern(av, ov, dv)
 			return
@@ -137,7 +161,7 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 	case opPow:
 		a := in.in[0]
 		n := bk.size(o)
-		av, ov, dv := bk.view(a, a.val)[:n], bk.view(o, o.val)[:n], bk.aux(o)[:n]
+		av, ov, dv := bk.val(a)[:n], bk.val(o)[:n], bk.aux(o)[:n]
 		p := in.params[0]
 		for k, z := range av {
 			ov[k] = stdlib.Pow(z, p)
@@ -146,41 +170,25 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 	case opReduce:
 		a := in.in[0]
 		es := a.esize
-		av, ov := bk.view(a, a.val), bk.view(o, o.val)
+		av, ov := bk.val(a), bk.val(o)
 		for t := 0; t < bk.batch(o); t++ {
 			ov[t] = in.fn.Reduce(av[t*es : (t+1)*es])
 		}
 	case opDot:
-		if in.share.active(in) {
-			in.gatherShared(bk)
-			return
-		}
 		in.dotForward(bk)
 	case opExpAbs:
-		if in.share.active(in) {
-			return // its sigmoids read the base's (eFrom)
-		}
 		a := in.in[0]
 		n := bk.size(o)
-		vmath.ExpNegAbs(bk.view(a, a.val)[:n], bk.view(o, o.val)[:n], bk.aux(o)[:n])
+		vmath.ExpNegAbs(bk.val(a)[:n], bk.val(o)[:n], bk.aux(o)[:n])
 	case opSigmoidE:
 		a, e := in.in[0], in.in[1]
 		n := bk.size(o)
 		var sign []float64
 		if len(in.in) > 2 {
 			k := in.in[2]
-			sign = bk.view(k, k.val)[:n]
+			sign = bk.val(k)[:n]
 		}
-		if ef := in.eFrom; ef != nil && ef.share.active(ef) {
-			// the exponentials of the sharer's rows, read in the base's
-			be, idx := ef.share.base.out, ef.share.idx
-			if bk != nil {
-				idx = idx[bk.lo:bk.hi]
-			}
-			vmath.SigmoidFromExpAt(bk.view(a, a.val)[:n], be.val, be.aux, idx, bk.view(o, o.val)[:n], bk.aux(o)[:n], sign, in.neg)
-			return
-		}
-		vmath.SigmoidFromExp(bk.view(a, a.val)[:n], bk.view(e, e.val)[:n], bk.aux(e)[:n], bk.view(o, o.val)[:n], bk.aux(o)[:n], sign, in.neg)
+		vmath.SigmoidFromExp(bk.val(a)[:n], bk.val(e)[:n], bk.aux(e)[:n], bk.val(o)[:n], bk.aux(o)[:n], sign, in.neg)
 	case opGather:
 		in.gather(bk, false)
 	case opAxis:
@@ -212,7 +220,7 @@ func (in *inst) binary(bk *blk) {
 		b = in.in[1]
 	}
 	s := newSpace(bk, o, a, b, o)
-	av, bv, ov := bk.view(a, a.val), bk.view(b, b.val), bk.view(o, o.val)
+	av, bv, ov := bk.val(a), bk.val(b), bk.val(o)
 	var aux []float64
 	if in.op == opMax2 || in.op == opMin2 {
 		// aux is laid out like out
@@ -311,14 +319,14 @@ func axisSplit(bk *blk, r *reg, ax *axis) (before, n, after int) {
 func (in *inst) axisForward(bk *blk, part []float64) {
 	a, o := in.in[0], in.out
 	before, n, after := axisSplit(bk, a, in.ax)
-	av, ov := bk.view(a, a.val), bk.view(o, o.val)
+	av, ov := bk.val(a), bk.val(o)
 	if part != nil {
 		ov = part[:after]
 	}
 	var mv []float64
 	es := a.esize
 	if in.mask != nil {
-		mv = bk.view(in.mask, in.mask.val)
+		mv = bk.val(in.mask)
 	}
 	scale := in.axOp == "mean" && part == nil
 	inv := 1 / float64(in.ax.n)
@@ -418,7 +426,7 @@ func (in *inst) gather(bk *blk, back bool) {
 	if back {
 		av, ov = a.adj, o.adj
 	} else {
-		av, ov = bk.view(a, a.val), bk.view(o, o.val)
+		av, ov = bk.val(a), bk.val(o)
 	}
 	var i1, i2 []float64
 	i1 = idx[0].val
@@ -471,7 +479,7 @@ func general(rows, cols int, data []float64) blas64.General {
 
 func (in *inst) dotForward(bk *blk) {
 	a, b, o := in.in[0], in.in[1], in.out
-	av, bv, ov := in.rowsOf(bk, a), in.rowsOf(bk, b), bk.view(o, o.val)
+	av, bv, ov := in.rowsOf(bk, a), in.rowsOf(bk, b), bk.val(o)
 	switch in.mode {
 	case dotRowwise:
 		d := b.esize

@@ -64,7 +64,7 @@ type jacState struct {
 // deferred reports whether in's reverse pass stores its output adjoint
 // for Jacobian instead of multiplying it now.
 func (p *Program) deferred(in *inst) bool {
-	return p.jac.on && in.jac != nil && !in.share.active(in)
+	return p.jac.on && p.plan[in.k].jac != nil && !p.plan[in.k].share.active(in)
 }
 
 // linkJacobian finds the products Jacobian defers: a shareable product
@@ -80,7 +80,7 @@ func (p *Program) linkJacobian() {
 		if o.prod < 0 || p.insts[o.prod].op != opVar {
 			continue
 		}
-		in.jac = &jacDot{row: in.in[ri], v: p.insts[o.prod]}
+		p.plan[in.k].jac = &jacDot{row: in.in[ri], v: p.insts[o.prod]}
 		p.jac.dots = append(p.jac.dots, in)
 	}
 }
@@ -88,12 +88,12 @@ func (p *Program) linkJacobian() {
 // deferBlock stores the output adjoint of a jacDot within block bk in the
 // current function's column.
 func (p *Program) deferBlock(in *inst, bk *blk) {
-	g := bk.view(in.out, in.out.adj)[:bk.size(in.out)]
+	g := bk.adj(in.out)[:bk.size(in.out)]
 	lo := 0
 	if bk != nil {
 		lo = bk.lo
 	}
-	copy(in.jac.g[p.jac.col*len(in.fwdAx.vals)+lo:], g)
+	copy(p.plan[in.k].jac.g[p.jac.col*len(in.fwdAx.vals)+lo:], g)
 }
 
 // Jacobian stores in rows[f] (len(rows) == len(Functions()), each of len
@@ -143,7 +143,7 @@ func (p *Program) Jacobian(rows [][]float64) error {
 		return nil
 	}
 	for _, in := range j.dots {
-		jd := in.jac
+		jd := p.plan[in.k].jac
 		n, d := len(in.fwdAx.vals), jd.row.esize
 		if len(jd.g) < n*per {
 			jd.g = make([]float64, n*per)
@@ -163,7 +163,7 @@ func (p *Program) Jacobian(rows [][]float64) error {
 			p.reverse(j.w, rows[f])
 			j.w[f] = 0
 			for _, in := range j.dots {
-				in.jac.written[col] = p.mark[in.k] && !in.share.active(in)
+				p.plan[in.k].jac.written[col] = p.mark[in.k] && !p.plan[in.k].share.active(in)
 			}
 		}
 		j.on = false
@@ -193,7 +193,7 @@ func (p *Program) Jacobian(rows [][]float64) error {
 // round's functions, to its row at the jacDot's variable: the blocks of
 // rows on the worker pool, their products added in block order.
 func (p *Program) jacMultiply(in *inst, rows [][]float64) {
-	jd := in.jac
+	jd := p.plan[in.k].jac
 	cols := p.jac.cols
 	some := false
 	for col := range cols {
@@ -239,7 +239,7 @@ func (p *Program) jacMultiply(in *inst, rows [][]float64) {
 // multiplied, on worker w.
 func (p *Program) jacBlock(w, b int) {
 	in := p.jac.run
-	jd := in.jac
+	jd := p.plan[in.k].jac
 	a := in.fwdAx
 	cols := p.jac.cols
 	d := jd.row.esize

@@ -139,8 +139,8 @@ func (p *Program) schedule(fwd bool) []phase {
 				cons[r.prod] = append(cons[r.prod], k)
 			}
 		}
-		if in.share != nil { // the base collects a sharer's adjoint
-			cons[in.share.base.k] = append(cons[in.share.base.k], k)
+		if p.plan[in.k].share != nil { // the base collects a sharer's adjoint
+			cons[p.plan[in.k].share.base.k] = append(cons[p.plan[in.k].share.base.k], k)
 		}
 	}
 	axOf := func(in *inst) *axis {
@@ -166,7 +166,7 @@ func (p *Program) schedule(fwd bool) []phase {
 					w = append(w, r.prod)
 				}
 			}
-			if sh := p.insts[k].share; sh != nil {
+			if sh := p.plan[k].share; sh != nil {
 				w = append(w, sh.base.k)
 			}
 			return w
@@ -421,10 +421,13 @@ func (p *Program) finishSeg(sg *seg, fwd bool) {
 			in.combineForward()
 		}
 		if !fwd && p.mark[in.k] {
-			if in.bwdPart && !in.share.active(in) && !p.deferred(in) {
+			// an active sharer's adjoint and a deferred product's go
+			// elsewhere (runShared), not into partial results
+			d := &p.plan[in.k]
+			if in.bwdPart && (d.how != runShared || !d.share.active(in) && !p.deferred(in)) {
 				in.combineBackward()
 			}
-			if o := in.out; !p.keep && in.op != opView && rowAxis(o) != sg.ax {
+			if o := in.out; !p.keep && d.how != runView && rowAxis(o) != sg.ax {
 				clear(o.adj[:o.size()])
 			}
 		}
@@ -435,7 +438,7 @@ func (p *Program) finishSeg(sg *seg, fwd bool) {
 func (p *Program) serial(ph *phase, fwd bool, x []float64) {
 	for _, in := range ph.serial {
 		if fwd {
-			in.forward(x, nil, nil)
+			p.forward(in, x, nil, nil)
 		} else if p.mark[in.k] {
 			p.back(in, nil, -1)
 		}
@@ -473,12 +476,12 @@ func (p *Program) block(w, i int) {
 	}
 	if fwd {
 		for _, in := range sg.insts {
-			in.forward(x, &bk, in.slot(it.block))
+			p.forward(in, x, &bk, in.slot(it.block))
 		}
 		return
 	}
 	for _, in := range sg.now { // the windowed values the reverse reads
-		in.forward(nil, &bk, nil)
+		p.forward(in, nil, &bk, nil)
 	}
 	for _, in := range sg.insts {
 		if p.mark[in.k] {
@@ -492,41 +495,57 @@ func (p *Program) block(w, i int) {
 
 // back runs an instruction's reverse pass within bk and then clears the
 // adjoint it used (Gradient relies on every adjoint being zero between
-// calls), unless the program keeps adjoints for a diagnosis. opVar adds
-// its adjoint to the gradient.
+// calls), unless the program keeps adjoints for a diagnosis. How it runs
+// is its runKind (plan.go).
 func (p *Program) back(in *inst, bk *blk, b int) {
 	o := in.out
-	if in.op == opVar {
+	var part []float64
+	if b >= 0 {
+		part = in.slot(b)
+	}
+	d := &p.plan[in.k]
+	switch d.how {
+	case runVar:
 		n := o.size()
 		dst := p.g[in.off : in.off+n]
 		for i, v := range o.adj[:n] {
 			dst[i] += v
 		}
-	} else {
-		var part []float64
-		if b >= 0 {
-			part = in.slot(b)
-		}
-		if len(in.sharers) > 0 {
+	case runView:
+		in.backward(bk, part)
+		return // its adjoint is its operand's, cleared with it
+	case runShared:
+		if len(d.sharers) > 0 {
 			p.collectShared(in, bk)
 		}
 		switch {
 		case p.deferred(in):
 			p.deferBlock(in, bk)
-		case p.fusedSum(in):
-			return // its operand's reverse runs its reverse and clears its adjoint
-		case p.fusedUnary(in):
-			p.sumBackward(in, bk)
-			return // its adjoint was never written
+		case in.op == opDot && d.share.active(in):
+			// the base collects the adjoint (collectShared)
 		default:
 			in.backward(bk, part)
 		}
+		if d.share.active(in) {
+			return // a sharer's adjoint is cleared by its base
+		}
+	case runFusedSum:
+		if !p.keep {
+			return // its operand's reverse runs its reverse and clears its adjoint
+		}
+		in.backward(bk, part)
+	case runFusedUnary:
+		if !p.keep {
+			p.sumBackward(in, bk)
+			return // its adjoint was never written
+		}
+		in.backward(bk, part)
+	default:
+		in.backward(bk, part)
 	}
-	// an output without the block's axis is cleared after every block; a
-	// view's adjoint is its operand's, cleared with it; a sharer's is
-	// cleared by its base
-	if (!p.keep || o.win) && in.op != opView && !in.share.active(in) && (bk == nil || rowAxis(o) == bk.ax) {
-		clear(bk.view(o, o.adj)[:bk.size(o)])
+	// an output without the block's axis is cleared after every block
+	if (!p.keep || o.windowed()) && (bk == nil || rowAxis(o) == bk.ax) {
+		clear(bk.adj(o)[:bk.size(o)])
 	}
 }
 

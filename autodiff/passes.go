@@ -32,6 +32,7 @@ var passes = [...]pass{
 			in.k = k
 			in.blocked()
 		}
+		p.plan = make([]decision, len(p.insts))
 		return nil
 	}},
 	// decide which data axes stream, and their block sizes (stream.go)
@@ -66,6 +67,9 @@ var passes = [...]pass{
 	{name: "linkShares", after: []string{"shares", "blocks"}, run: noErr((*Program).linkShares)},
 	// the products whose reverse Jacobian defers (jacobian.go)
 	{name: "jacobian", after: []string{"link", "unfuse"}, run: noErr((*Program).linkJacobian)},
+	// how each instruction's reverse runs, from the decisions above
+	// (plan.go)
+	{name: "modes", after: []string{"shares", "unfuse", "sumback", "jacobian"}, run: noErr((*Program).linkModes)},
 	// the forward phases whose serial instructions every worker
 	// replicates (replica.go)
 	{name: "replicas", after: []string{"blocks", "windows"}, optional: true, run: noErr((*Program).linkReplicas)},

@@ -147,6 +147,21 @@ func TestVerifyCatches(t *testing.T) {
 			last := &p.fwd[len(p.fwd)-1]
 			p.fwd[0].serial, last.serial = last.serial, p.fwd[0].serial
 		}},
+		{"plan out of step", "decisions for", func(p *Program) { p.plan = p.plan[:len(p.plan)-1] }},
+		{"wrong run kind", "runKind", func(p *Program) {
+			p.plan[len(p.plan)-1].how = runVar
+		}},
+		{"wrong forward kind", "fwdKind", func(p *Program) {
+			p.plan[len(p.plan)-1].fwd = fwdSharer
+		}},
+		{"computed register stored as sparse rows", "storage kind", func(p *Program) {
+			p.insts[len(p.insts)-1].out.store = storeSparse
+		}},
+		{"rows by reference of another kind", "disagree", func(p *Program) {
+			in := p.insts[slices.IndexFunc(p.insts, func(in *inst) bool { return in.op == opDot })]
+			k := in.in[slices.IndexFunc(in.in, func(r *reg) bool { return r.konst })]
+			k.refs = &rowRefs{}
+		}},
 		{"missing dependency", "dependenc", func(p *Program) {
 			f := len(p.deps) - 1
 			p.deps[f] = p.deps[f][1:]

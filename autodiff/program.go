@@ -16,10 +16,12 @@ import (
 // Program is a compiled model. See the package documentation.
 type Program struct {
 	funcs   []Function
-	outs    []*reg  // the scalar register of each function
-	deps    [][]int // the instructions each function depends on, ascending
-	insts   []*inst // in execution order
-	vars    []*inst // the opVar instructions
+	outs    []*reg     // the scalar register of each function
+	deps    [][]int    // the instructions each function depends on, ascending
+	insts   []*inst    // in execution order
+	plan    []decision // what the passes decided about each instruction, indexed like insts (plan.go)
+	moded   bool       // every instruction has its runKind (pass "modes")
+	vars    []*inst    // the opVar instructions
 	arena   []float64
 	mark    []bool
 	nvars   int
@@ -156,7 +158,7 @@ func (p *Program) linkDeps() {
 					stack = append(stack, in.prod)
 				}
 			}
-			if sh := p.insts[k].share; sh != nil && seen[sh.base.k] != f {
+			if sh := p.plan[k].share; sh != nil && seen[sh.base.k] != f {
 				seen[sh.base.k] = f
 				stack = append(stack, sh.base.k)
 			}
@@ -517,11 +519,11 @@ func (p *Program) diagnose(f int, x []float64) error {
 	var windowed map[int]string // the first fault of each windowed instruction
 	for _, k := range p.deps[f] {
 		in := p.insts[k]
-		if in.op == opExpAbs && in.share.active(in) {
+		if in.op == opExpAbs && p.plan[in.k].share.active(in) {
 			continue // not computed: its sigmoids read the base's
 		}
 		o := in.out
-		if o.win {
+		if o.windowed() {
 			if windowed == nil {
 				windowed = map[int]string{}
 				p.scanWindows(x, func(in *inst, ov, _, av []float64) {
@@ -641,7 +643,7 @@ func (p *Program) diagnoseGrad() error {
 			continue
 		}
 		o := in.out
-		if o.win {
+		if o.windowed() {
 			if windowed == nil {
 				windowed = map[int]float64{}
 				p.scanWindows(nil, func(in *inst, _, aux, av []float64) {
@@ -663,7 +665,7 @@ func (p *Program) diagnoseGrad() error {
 	}
 	for k, in := range p.insts {
 		// a window's adjoints are gone with its block
-		if p.mark[k] && !in.out.win {
+		if p.mark[k] && !in.out.windowed() {
 			if j := firstBad(in.out.adj[:in.out.size()]); j >= 0 {
 				return &EvalError{Pos: pos(in.src), Msg: "the subgradient is not finite (an intermediate value overflows)"}
 			}

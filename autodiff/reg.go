@@ -48,18 +48,44 @@ type reg struct {
 	prod int         // index of the instruction that computes it, or -1
 	sp   *sparseRows // for rows of a sparse data set: their CSR form (val is nil); see sparse.go
 	src  ast.Node
-	// win: val and adj hold one block of rows per worker, not every row;
-	// auxWin: aux too (stream.go)
-	win, auxWin bool
-	// rep: every helper keeps a replica of the value, at repOff in its
-	// replicas (replica.go)
-	rep    bool
-	repOff int
-	// matrix: the register is a data set's dense X (rows.go)
-	matrix bool
+	// store is how val, adj and aux are kept; rep, refs and sp carry what
+	// their kinds need (the verifier checks that they agree)
+	store  storeKind
+	repOff int // storeReplica: the value's offset in a helper's replicas
 	// refs: rows of a data set's matrix by reference (val is nil; rows.go)
 	refs *rowRefs
 }
+
+// A storeKind is how a register keeps its value, adjoint and aux. Each
+// register has one; a computed register starts whole, and the passes
+// "windows" and "replicas" (and "gatherScattered", for a constant) may
+// change it.
+type storeKind uint8
+
+const (
+	// storeWhole: val, adj and aux hold every entry of the full axes
+	storeWhole storeKind = iota
+	// storeWindow: val and adj hold one block of rows per worker
+	// (stream.go); aux holds every row
+	storeWindow
+	// storeWindowAux: val, adj and aux hold one block of rows per worker
+	storeWindowAux
+	// storeReplica: whole, and every helper keeps a replica of the value
+	// at repOff in its replicas (replica.go)
+	storeReplica
+	// storeMatrix: a data set's dense X, whole (rows.go)
+	storeMatrix
+	// storeRefs: rows of a data set's matrix by reference (refs; val is
+	// nil; rows.go)
+	storeRefs
+	// storeSparse: rows of a sparse data set in CSR form (sp; val is nil;
+	// sparse.go)
+	storeSparse
+)
+
+// windowed reports whether r's value and adjoint hold one block of rows
+// per worker.
+func (r *reg) windowed() bool { return r.store == storeWindow || r.store == storeWindowAux }
 
 // batch returns the current number of batch entries.
 func (r *reg) batch() int {
@@ -155,15 +181,25 @@ func (b *blk) batch(r *reg) int {
 // size returns the number of elements of r within the block.
 func (b *blk) size(r *reg) int { return b.batch(r) * r.esize }
 
-// view returns the part of v (r's value, adjoint or aux) within the block:
-// all of v when r does not vary along the block's axis.
+// val returns the part of r's value within the block: all of it when r
+// does not vary along the block's axis, a helper's replica of it when r
+// has one and the block is a helper's.
+func (b *blk) val(r *reg) []float64 {
+	if r.store == storeReplica && b != nil && b.rep != nil && len(r.val) > 0 {
+		return b.rep[r.repOff : r.repOff+len(r.val)]
+	}
+	return b.view(r, r.val)
+}
+
+// adj returns the part of r's adjoint within the block (only the
+// caller's serial code uses the adjoints of registers with replicas).
+func (b *blk) adj(r *reg) []float64 { return b.view(r, r.adj) }
+
+// view returns the part of v (r's value, adjoint, or its aux when the aux
+// is windowed) within the block: all of v when r does not vary along the
+// block's axis.
 func (b *blk) view(r *reg, v []float64) []float64 {
-	if !r.win {
-		// a helper's replica of the value (not of the adjoint or aux,
-		// which only the caller's serial code uses; replica.go)
-		if r.rep && b != nil && b.rep != nil && len(v) > 0 && &v[0] == &r.val[0] {
-			return b.rep[r.repOff : r.repOff+len(v)]
-		}
+	if !r.windowed() {
 		return b.whole(r, v)
 	}
 	inner := b.rowSize(r)
@@ -200,7 +236,7 @@ func (b *blk) rowSize(r *reg) int {
 
 // aux returns the part of r's aux within the block (see view).
 func (b *blk) aux(r *reg) []float64 {
-	if r.win && !r.auxWin {
+	if r.store == storeWindow {
 		return b.whole(r, r.aux)
 	}
 	return b.view(r, r.aux)

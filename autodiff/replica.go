@@ -40,7 +40,7 @@ func replicable(in *inst) bool {
 		return false
 	}
 	o := in.out
-	if o.win || in.needsAux() {
+	if o.windowed() || in.needsAux() {
 		return false
 	}
 	for _, a := range o.axes {
@@ -83,7 +83,7 @@ func (p *Program) linkReplicas() {
 		}
 		ph.full = true
 		for _, in := range ph.serial {
-			in.out.rep, in.out.repOff = true, size
+			in.out.store, in.out.repOff = storeReplica, size
 			size += in.out.size()
 		}
 	}
@@ -112,7 +112,7 @@ func (p *Program) replicas(w int) []float64 {
 		if p.cur.fwd && q == p.cur.ph.idx {
 			bk := blk{w: w, rep: buf}
 			for _, in := range ph.serial {
-				in.forward(p.cur.x, &bk, nil)
+				p.forward(in, p.cur.x, &bk, nil)
 			}
 		} else {
 			for _, in := range ph.serial {

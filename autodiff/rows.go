@@ -97,7 +97,7 @@ func (rr *rowRefs) rise() {
 // indices are a row block x[i] or x[i, j] with j over every column,
 // innermost; else nil.
 func (c *compiler) rowRefGather(x *reg, idx []*reg, src ast.Node) *reg {
-	if !x.matrix || len(x.elem) != 2 {
+	if x.store != storeMatrix || len(x.elem) != 2 {
 		return nil
 	}
 	n, d := x.elem[0], x.elem[1]
@@ -126,7 +126,7 @@ func (c *compiler) rowRefGather(x *reg, idx []*reg, src ast.Node) *reg {
 		rr.scattered = !rr.rising || nb > 0 && int(rows[nb-1]-rows[0]) != nb-1
 		r := c.newReg(axes, elem, src)
 		r.konst = true
-		r.refs = rr
+		r.refs, r.store = rr, storeRefs
 		return r
 	})
 }
@@ -146,6 +146,7 @@ func (t tuning) subsetMinBytes() int64 {
 func (c *compiler) rowRefView(r *reg, src ast.Node) *reg {
 	v := c.newReg(slices.Clone(r.axes[:len(r.axes)-1]), check.Shape{r.refs.d}, src)
 	v.konst = true
+	v.store = storeRefs
 	v.refs = &rowRefs{x: r.refs.x, d: r.refs.d, scattered: r.refs.scattered, rowList: rowList{rows: r.refs.rows}}
 	v.refs.rise()
 	return v
@@ -196,7 +197,7 @@ func (c *compiler) gatherRefs(r *reg) *reg {
 // by reference (gatherBlock).
 func (in *inst) rowsOf(bk *blk, r *reg) []float64 {
 	if r.refs == nil || r.val != nil {
-		return bk.view(r, r.val)
+		return bk.val(r)
 	}
 	return in.gatherBlock(r, bk.lo, bk.hi, bk.w)
 }
@@ -239,7 +240,7 @@ func (in *inst) refOperand() *reg {
 func (p *Program) gatherScattered() {
 	shared := map[*reg]bool{}
 	for _, in := range p.insts {
-		if r := in.refOperand(); r != nil && in.share != nil {
+		if r := in.refOperand(); r != nil && p.plan[in.k].share != nil {
 			shared[r] = true
 		}
 	}
@@ -257,7 +258,7 @@ func (p *Program) gatherScattered() {
 		}
 		val := make([]float64, n)
 		rr.gather(val, rr.rows)
-		r.val, r.refs = val, nil
+		r.val, r.refs, r.store = val, nil, storeWhole
 	}
 }
 

@@ -126,7 +126,7 @@ subject to
 			continue
 		}
 		byRef++
-		if in.share != nil {
+		if p.plan[in.k].share != nil {
 			shared++
 			continue
 		}

@@ -79,7 +79,7 @@ func (p *Program) findShares() {
 		ax := in.fwdAx
 		var best *share
 		for _, b := range p.insts {
-			if b == in || b.share != nil || !shareableDot(b) || b.mode != in.mode || len(b.fwdAx.vals) <= len(ax.vals) {
+			if b == in || p.plan[b.k].share != nil || !shareableDot(b) || b.mode != in.mode || len(b.fwdAx.vals) <= len(ax.vals) {
 				continue
 			}
 			if best != nil && len(b.fwdAx.vals) <= len(best.base.fwdAx.vals) {
@@ -96,8 +96,8 @@ func (p *Program) findShares() {
 			}
 			best = &share{base: b, idx: idx}
 		}
-		if best != nil && best.base.share == nil {
-			in.share = best
+		if best != nil && p.plan[best.base.k].share == nil {
+			p.plan[in.k].share = best
 		}
 	}
 	// exponentials of shared products
@@ -106,26 +106,26 @@ func (p *Program) findShares() {
 			continue
 		}
 		d := in.in[0].prod
-		if d < 0 || p.insts[d].share == nil {
+		if d < 0 || p.plan[d].share == nil {
 			continue
 		}
-		s := p.insts[d].share
+		s := p.plan[d].share
 		for _, b := range p.insts {
 			if b.op == opExpAbs && b.in[0] == s.base.out {
-				in.share = &share{base: b, idx: s.idx}
+				p.plan[in.k].share = &share{base: b, idx: s.idx}
 				break
 			}
 		}
 	}
 	for _, in := range p.insts {
-		if in.share != nil {
-			in.share.base.sharers = append(in.share.base.sharers, in)
+		if s := p.plan[in.k].share; s != nil {
+			p.plan[s.base.k].sharers = append(p.plan[s.base.k].sharers, in)
 		}
 		// a shared exponential is read by its sigmoids in the base's
 		// register; only sigmoids read exponentials
 		if in.op == opSigmoidE {
-			if e := p.insts[in.in[1].prod]; e.share != nil {
-				in.eFrom = e
+			if e := p.insts[in.in[1].prod]; p.plan[e.k].share != nil {
+				p.plan[in.k].eFrom = e
 			}
 		}
 	}
@@ -136,7 +136,7 @@ func (p *Program) findShares() {
 // blocks whenever the sharer is active). It runs after linkBlocks.
 func (p *Program) linkShares() {
 	for _, in := range p.insts {
-		s := in.share
+		s := p.plan[in.k].share
 		if s == nil {
 			continue
 		}
@@ -196,10 +196,10 @@ func sameRows(s, b *reg, idx []int32) bool {
 }
 
 // gatherShared sets the sharer's output within block bk from its base's.
-func (in *inst) gatherShared(bk *blk) {
-	s := in.share
+func (p *Program) gatherShared(in *inst, bk *blk) {
+	s := p.plan[in.k].share
 	o, bo := in.out, s.base.out
-	ov := bk.view(o, o.val)
+	ov := bk.val(o)
 	idx := s.idx
 	if bk != nil {
 		idx = idx[bk.lo:bk.hi]
@@ -219,20 +219,20 @@ func (in *inst) gatherShared(bk *blk) {
 // adjoints of its active, marked sharers at the rows of the block (in
 // program order), clearing them.
 func (p *Program) collectShared(in *inst, bk *blk) {
-	g := bk.view(in.out, in.out.adj)
+	g := bk.adj(in.out)
 	blo := 0
 	if bk != nil {
 		blo = bk.lo
 	}
-	for _, sh := range in.sharers {
-		if !p.mark[sh.k] || !sh.share.active(sh) {
+	for _, sh := range p.plan[in.k].sharers {
+		if !p.mark[sh.k] || !p.plan[sh.k].share.active(sh) {
 			continue
 		}
-		idx := sh.share.idx
+		idx := p.plan[sh.k].share.idx
 		lo, hi := 0, len(idx)
 		if bk != nil { // the base's rows are not sampled: its blocks are those of linkShares
 			b := bk.lo / bk.ax.rows
-			lo, hi = int(sh.share.first[b]), int(sh.share.first[b+1])
+			lo, hi = int(p.plan[sh.k].share.first[b]), int(p.plan[sh.k].share.first[b+1])
 		}
 		sa := sh.out.adj
 		for q := lo; q < hi; q++ {
@@ -256,7 +256,7 @@ func (p *Program) unfuse() {
 	}
 	drop := map[*reg]bool{}
 	for _, in := range p.insts {
-		if in.op == opExpAbs && uses[in.out] == 1 && in.share == nil && len(in.sharers) == 0 {
+		if in.op == opExpAbs && uses[in.out] == 1 && p.plan[in.k].share == nil && len(p.plan[in.k].sharers) == 0 {
 			drop[in.out] = true
 		}
 	}
@@ -297,8 +297,8 @@ func (p *Program) uses() map[*reg]int {
 		if in.mask != nil {
 			uses[in.mask]++
 		}
-		if in.share != nil {
-			uses[in.share.base.out]++
+		if p.plan[in.k].share != nil {
+			uses[p.plan[in.k].share.base.out]++
 		}
 	}
 	return uses
@@ -322,12 +322,15 @@ func (p *Program) prune() {
 		}
 	}
 	live := map[*inst]bool{}
+	plan := make([]decision, len(p.insts))
 	for k, in := range p.insts {
+		plan[k] = p.plan[in.k]
 		in.k = k
 		in.out.prod = k
 		live[in] = true
 	}
+	p.plan = plan
 	for _, in := range p.insts {
-		in.sharers = slices.DeleteFunc(in.sharers, func(s *inst) bool { return !live[s] })
+		p.plan[in.k].sharers = slices.DeleteFunc(p.plan[in.k].sharers, func(s *inst) bool { return !live[s] })
 	}
 }

@@ -62,10 +62,10 @@ func compileShare(t *testing.T, body, csv string, o *Options) (*check.Model, *Pr
 
 func countShares(p *Program) (dots, exps int) {
 	for _, in := range p.insts {
-		if in.share != nil && in.op == opDot {
+		if p.plan[in.k].share != nil && in.op == opDot {
 			dots++
 		}
-		if in.share != nil && in.op == opExpAbs {
+		if p.plan[in.k].share != nil && in.op == opExpAbs {
 			exps++
 		}
 	}

@@ -82,7 +82,7 @@ func (s *sparseRows) nnz() int {
 func (c *compiler) sparseMatrix(m *data.CSR, src ast.Node) *reg {
 	r := c.newReg(nil, check.Shape{m.Rows, m.Cols}, src)
 	r.konst = true
-	r.sp = &sparseRows{m: m, whole: true}
+	r.sp, r.store = &sparseRows{m: m, whole: true}, storeSparse
 	return r
 }
 
@@ -113,6 +113,7 @@ func (c *compiler) sparseGather(x *reg, idx []*reg, src ast.Node) *reg {
 	return c.leaf(key, func() *reg {
 		r := c.newReg(axes, elem, src)
 		r.konst = true
+		r.store = storeSparse
 		r.sp = &sparseRows{m: m, cols: cols, rowList: rowList{rows: rowNumbers(i, m.Rows)}}
 		return r
 	})
@@ -153,6 +154,7 @@ func allColumns(j *reg, d int) bool {
 func (c *compiler) sparseView(r *reg, src ast.Node) *reg {
 	v := c.newReg(slices.Clone(r.axes[:len(r.axes)-1]), check.Shape{r.sp.m.Cols}, src)
 	v.konst = true
+	v.store = storeSparse
 	v.sp = &sparseRows{m: r.sp.m, rowList: rowList{rows: r.sp.rows}}
 	return v
 }
@@ -238,12 +240,12 @@ func (in *inst) sparseDot(bk *blk, back bool, part []float64) {
 	d := s.esize
 	if d == 0 { // no features: every product is 0
 		if !back {
-			clear(bk.view(o, o.val)[:bk.size(o)])
+			clear(bk.val(o)[:bk.size(o)])
 		}
 		return
 	}
 	rows := bk.viewRows(s)
-	vv, ov, og := bk.view(v, v.val), bk.view(o, o.val), bk.view(o, o.adj)
+	vv, ov, og := bk.val(v), bk.val(o), bk.adj(o)
 	sp := newSpace(bk, o, s, v, o)
 	sp.run(3, func(off [3]int, n int, st [3]int) {
 		is, iv, io := off[0]/d, off[1], off[2]

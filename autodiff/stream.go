@@ -155,7 +155,7 @@ func (p *Program) linkWindows() {
 	for _, in := range p.insts {
 		o := in.out
 		a := rowAxis(o)
-		if !a.streams() || o.konst || in.op == opView || in.op == opVar || in.share != nil || len(in.sharers) > 0 {
+		if !a.streams() || o.konst || in.op == opView || in.op == opVar || p.plan[in.k].share != nil || len(p.plan[in.k].sharers) > 0 {
 			continue
 		}
 		f, b := fw[in.k], bw[in.k]
@@ -164,22 +164,28 @@ func (p *Program) linkWindows() {
 			if u.op == opView {
 				continue // its readers are in users[in.k] too
 			}
-			ok = ok && fw[u.k] == f && bw[u.k] == b && u.share == nil
+			ok = ok && fw[u.k] == f && bw[u.k] == b && p.plan[u.k].share == nil
 		}
-		o.win = ok
+		if ok {
+			o.store = storeWindow
+		}
 	}
 	var aux int64 // the bytes of the windowed registers' aux over every row
 	for _, in := range p.insts {
 		if in.op == opView {
-			in.out.win = in.in[0].win
+			if in.in[0].store == storeWindow {
+				in.out.store = storeWindow
+			}
 		}
-		if o := in.out; o.win && in.needsAux() {
+		if o := in.out; o.windowed() && in.needsAux() {
 			aux += int64(o.fullBatch()*o.esize) * 8
 		}
 	}
 	limit, _ := data.MemoryLimit()
 	for _, in := range p.insts {
-		in.out.auxWin = in.out.win && aux > min(p.tune.streamAuxMaxBytes, limit/4)
+		if in.out.store == storeWindow && aux > min(p.tune.streamAuxMaxBytes, limit/4) {
+			in.out.store = storeWindowAux
+		}
 	}
 	// the candidates for recomputation in each reverse segment: the
 	// windowed instructions whose values (or windowed aux) its
@@ -194,7 +200,7 @@ func (p *Program) linkWindows() {
 			in := map[int]bool{}
 			var visit func(r *reg)
 			visit = func(r *reg) {
-				if !r.win || r.prod < 0 || in[r.prod] {
+				if !r.windowed() || r.prod < 0 || in[r.prod] {
 					return
 				}
 				in[r.prod] = true
@@ -221,7 +227,7 @@ func (p *Program) linkWindows() {
 // without such buffers runs on every core GOMAXPROCS allows.
 func (p *Program) linkSlots() {
 	for _, in := range p.insts {
-		if in.out.win || in.refOperand() != nil {
+		if in.out.windowed() || in.refOperand() != nil {
 			p.slots = min(workers.MaxHelpers+1, max(runtime.NumCPU(), runtime.GOMAXPROCS(0)))
 			return
 		}
@@ -231,7 +237,7 @@ func (p *Program) linkSlots() {
 // auxStorage returns the float64s of r's aux: every row's unless the aux
 // is windowed too.
 func (r *reg) auxStorage(slots int) int {
-	if r.win && !r.auxWin {
+	if r.store == storeWindow {
 		return r.fullBatch() * r.esize
 	}
 	return r.storage(slots)
@@ -241,7 +247,7 @@ func (r *reg) auxStorage(slots int) int {
 // see auxStorage): for a windowed register, a block of its axis's rows for
 // each of slots workers.
 func (r *reg) storage(slots int) int {
-	if !r.win {
+	if !r.windowed() {
 		return r.fullBatch() * r.esize
 	}
 	inner := r.esize
@@ -264,7 +270,7 @@ func (p *Program) redoNow(sg *seg) {
 		p.need[in.k] = false
 	}
 	want := func(r *reg) {
-		if r.win && r.prod >= 0 {
+		if r.windowed() && r.prod >= 0 {
 			p.need[r.prod] = true
 		}
 	}
@@ -313,11 +319,11 @@ func (in *inst) reverseReads(f func(r *reg)) {
 			f(in.in[0])
 		}
 	case opUnary, opPow, opSigmoidE, opMax2, opMin2:
-		if in.out.auxWin {
+		if in.out.store == storeWindowAux {
 			f(in.out)
 		}
 	case opAxis:
-		if in.out.auxWin && (in.axOp == "max" || in.axOp == "min") {
+		if in.out.store == storeWindowAux && (in.axOp == "max" || in.axOp == "min") {
 			f(in.out)
 		}
 	}
@@ -325,7 +331,7 @@ func (in *inst) reverseReads(f func(r *reg)) {
 
 // clearAdj zeroes all of r's adjoint storage.
 func (r *reg) clearAdj() {
-	if r.win {
+	if r.windowed() {
 		clear(r.adj)
 		return
 	}
@@ -336,7 +342,7 @@ func (r *reg) clearAdj() {
 // are windowed.
 func (p *Program) streamed() bool {
 	for _, in := range p.insts {
-		if in.out.win {
+		if in.out.windowed() {
 			return true
 		}
 	}
@@ -352,7 +358,7 @@ func (p *Program) scanWindows(x []float64, check func(in *inst, ov, aux, av []fl
 		ph := &p.fwd[i]
 		for _, in := range ph.serial {
 			if in.op != opVar || x != nil { // without x, the variables hold it
-				in.forward(x, nil, nil)
+				p.forward(in, x, nil, nil)
 			}
 		}
 		for s := range ph.segs {
@@ -363,17 +369,17 @@ func (p *Program) scanWindows(x []float64, check func(in *inst, ov, aux, av []fl
 				lo := b * a.rows
 				bk := blk{ax: a, lo: lo, hi: min(lo+a.rows, a.n)}
 				for _, in := range sg.insts {
-					in.forward(x, &bk, in.slot(b))
-					if o := in.out; o.win {
+					p.forward(in, x, &bk, in.slot(b))
+					if o := in.out; o.windowed() {
 						n := bk.size(o)
 						var aux, av []float64
 						if o.aux != nil {
 							aux = bk.aux(o)[:n]
 						}
 						if len(in.in) > 0 {
-							av = bk.view(in.in[0], in.in[0].val)
+							av = bk.val(in.in[0])
 						}
-						check(in, bk.view(o, o.val)[:n], aux, av)
+						check(in, bk.val(o)[:n], aux, av)
 					}
 				}
 			}

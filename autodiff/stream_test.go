@@ -162,7 +162,7 @@ func streamBitwise(t *testing.T, i int, auxToo bool) {
 			windowed, kept := 0, 0
 			for _, in := range streamed.insts {
 				if rowAxis(in.out) != nil && !in.out.konst && in.op != opVar {
-					if in.out.win {
+					if in.out.windowed() {
 						windowed++
 					} else {
 						kept++
@@ -176,10 +176,10 @@ func streamBitwise(t *testing.T, i int, auxToo bool) {
 			if sm.name == "fairness" {
 				shared := 0
 				for _, in := range streamed.insts {
-					if in.share != nil {
+					if streamed.plan[in.k].share != nil {
 						shared++
-						require.False(t, in.out.win, "a sharer keeps every row")
-						require.False(t, in.share.base.out.win, "so does its base")
+						require.False(t, in.out.windowed(), "a sharer keeps every row")
+						require.False(t, streamed.plan[in.k].share.base.out.windowed(), "so does its base")
 					}
 				}
 				require.Positive(t, shared, "the groups' products share the product over all rows")
@@ -369,7 +369,7 @@ subject to
 		_, p, err := compileSourceWith(t, src, map[string]string{"d.csv": streamData(n, 3)}, o)
 		require.NoError(t, err)
 		for _, in := range p.insts {
-			if o := in.out; o.win && !o.auxWin && in.needsAux() {
+			if o := in.out; o.store == storeWindow && in.needsAux() {
 				aux += o.fullBatch() * o.esize
 			}
 		}

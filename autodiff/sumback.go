@@ -61,10 +61,10 @@ func (p *Program) linkSumBack() {
 		if sg := segOf[s]; sg == nil || segOf[u] != sg {
 			continue
 		}
-		if shares(s) || shares(u) {
+		if p.shares(s) || p.shares(u) {
 			continue
 		}
-		u.sumBack, s.sumBack = s, u
+		p.plan[u.k].sumBack, p.plan[s.k].sumBack = s, u
 	}
 	// a data mean M of such a sum within rows (npc.qrc's mean over a
 	// class's rows of the sum over the other classes) runs inside the
@@ -78,13 +78,13 @@ func (p *Program) linkSumBack() {
 			continue
 		}
 		s := p.insts[r.prod]
-		if s.op != opAxis || s.sumBack == nil || m.ax != rowAxis(r) || m.bwdAx != m.ax || segOf[m] != segOf[s] {
+		if s.op != opAxis || p.plan[s.k].sumBack == nil || m.ax != rowAxis(r) || m.bwdAx != m.ax || segOf[m] != segOf[s] {
 			continue
 		}
-		if shares(m) {
+		if p.shares(m) {
 			continue
 		}
-		m.sumBack, s.rowMean = s.sumBack, m
+		p.plan[m.k].sumBack, p.plan[s.k].rowMean = p.plan[s.k].sumBack, m
 	}
 }
 
@@ -95,17 +95,19 @@ func plainSum(in *inst) bool {
 
 // shares reports whether in shares values with another instruction
 // (share.go).
-func shares(in *inst) bool { return in.share != nil || len(in.sharers) > 0 }
+func (p *Program) shares(in *inst) bool {
+	return p.plan[in.k].share != nil || len(p.plan[in.k].sharers) > 0
+}
 
 // fusedSum reports whether in is a sum whose reverse pass its elementwise
 // operand's runs (linkSumBack); fusedUnary whether in is that operand.
 // Neither holds while the program keeps its adjoints for a diagnosis.
 func (p *Program) fusedSum(in *inst) bool {
-	return in.sumBack != nil && in.op == opAxis && !p.keep
+	return p.plan[in.k].sumBack != nil && in.op == opAxis && !p.keep
 }
 
 func (p *Program) fusedUnary(in *inst) bool {
-	return in.sumBack != nil && in.op != opAxis && !p.keep
+	return p.plan[in.k].sumBack != nil && in.op != opAxis && !p.keep
 }
 
 // sumBackward is the reverse of elementwise instruction in and of the sum
@@ -114,27 +116,27 @@ func (p *Program) fusedUnary(in *inst) bool {
 // the K entries that S sums, d being in's derivatives. It then clears S's
 // output adjoint within the block, which S's reverse would have cleared.
 func (p *Program) sumBackward(in *inst, bk *blk) {
-	s := in.sumBack
+	s := p.plan[in.k].sumBack
 	a, o, so := in.in[0], in.out, s.out
-	g := bk.view(so, so.adj)[:bk.size(so)]
+	g := bk.adj(so)[:bk.size(so)]
 	if !a.konst {
 		// with M's reverse fused too, every row's adjoint of S's output is
 		// M's, scaled as M's reverse scales it (axisBack)
-		m := s.rowMean
+		m := p.plan[s.k].rowMean
 		var gm float64
 		if m != nil {
 			scale := 1.0
 			if m.axOp == "mean" {
 				scale = 1 / float64(m.ax.n)
 			}
-			gm = scale * bk.view(m.out, m.out.adj)[0]
+			gm = scale * bk.adj(m.out)[0]
 		}
 		scale := 1.0
 		if s.axOp == "mean" {
 			scale = 1 / float64(s.ax.n)
 		}
 		k := bk.n(s.ax)
-		d, ga := bk.aux(o)[:len(g)*k], bk.view(a, a.adj)[:len(g)*k]
+		d, ga := bk.aux(o)[:len(g)*k], bk.adj(a)[:len(g)*k]
 		for t, gt := range g {
 			if m != nil {
 				gt = gm
@@ -149,7 +151,7 @@ func (p *Program) sumBackward(in *inst, bk *blk) {
 			}
 		}
 	}
-	if rowAxis(so) == bk.ax && s.rowMean == nil {
+	if rowAxis(so) == bk.ax && p.plan[s.k].rowMean == nil {
 		clear(g) // else S's output adjoint is cleared once its blocks are done (finishSeg)
 	}
 }

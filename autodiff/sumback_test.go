@@ -30,7 +30,7 @@ minimize mean(i in s) (sum(k in 1..3) z(i, k)) * z(i, 1)
 func fusedSums(p *Program) int {
 	n := 0
 	for _, in := range p.insts {
-		if in.sumBack != nil && in.op == opAxis {
+		if p.plan[in.k].sumBack != nil && in.op == opAxis {
 			n++
 		}
 	}

@@ -70,7 +70,7 @@ func (p *Program) linkTails() {
 				if !dep[f][in.k] || in.op == opExpAbs { // what markFor marks
 					continue
 				}
-				if in.share != nil || len(in.sharers) > 0 {
+				if p.plan[in.k].share != nil || len(p.plan[in.k].sharers) > 0 {
 					return
 				}
 				insts[f] = append(insts[f], in)

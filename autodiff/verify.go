@@ -11,13 +11,19 @@ import (
 // every pass (Options.verify); a violation is an error naming it.
 //
 // Always: every register is one of the program's (its id indexes regs,
-// the compiler's registers); every operand and mask is a constant or the output of an
-// instruction earlier in program order (defined before use), and
-// reg.prod names the instruction whose output it is; each instruction's
-// k is its index (once numbered); shares, sharers, eFrom and the fused
-// sum pairs point at live instructions and agree with each other; each
-// function's output is a scalar, constant or computed; a variable's
-// slice lies within x.
+// the compiler's registers); every operand and mask is a constant or the
+// output of an instruction earlier in program order (defined before use),
+// and reg.prod names the instruction whose output it is; each
+// instruction's k is its index (once numbered); the plan has one decision
+// per instruction (once numbered), whose shares, sharers, eFrom and fused
+// sum pairs point at live instructions and agree with each other; once
+// the pass "modes" has run, each instruction's fwdKind and runKind are
+// what its decisions make them; each function's output is a scalar,
+// constant or computed; a variable's slice lies within x; every
+// register's storage kind agrees with it (a constant is whole, a data
+// set's matrix, rows by reference or sparse rows, with refs or sp set for
+// those two kinds only; a computed register is whole, windowed or
+// replicated).
 //
 // Once scheduled (p.fwd): every instruction runs once in each pass, in a
 // segment along its block axis or serially when it has none; the forward
@@ -53,6 +59,9 @@ func (p *Program) verifyInsts(regs []*reg) error {
 	ours := func(r *reg) bool { return r != nil && r.id >= 0 && r.id < len(regs) && regs[r.id] == r }
 	live := func(in *inst) bool { return in != nil && in.k >= 0 && in.k < len(p.insts) && p.insts[in.k] == in }
 	numbered := len(p.insts) == 0 || p.insts[len(p.insts)-1].k == len(p.insts)-1
+	if numbered && len(p.plan) != len(p.insts) {
+		return fmt.Errorf("the plan has %d decisions for %d instructions", len(p.plan), len(p.insts))
+	}
 	for k, in := range p.insts {
 		o := in.out
 		if !ours(o) || o.konst || o.prod != k {
@@ -68,9 +77,15 @@ func (p *Program) verifyInsts(regs []*reg) error {
 		if in.mask != nil {
 			operands = append(slices.Clip(operands), in.mask)
 		}
-		for _, r := range operands {
+		for _, r := range append(slices.Clip(operands), o) {
 			if !ours(r) {
 				return fmt.Errorf("instruction %d: an operand is not a register of the program", k)
+			}
+			if err := r.verifyStore(); err != nil {
+				return fmt.Errorf("instruction %d: %w", k, err)
+			}
+			if r == o {
+				continue
 			}
 			if !r.konst && (r.prod < 0 || r.prod >= k || p.insts[r.prod].out != r) {
 				return fmt.Errorf("instruction %d: operand r%d is not defined before it (producer %d)", k, r.id, r.prod)
@@ -82,22 +97,26 @@ func (p *Program) verifyInsts(regs []*reg) error {
 		if !numbered {
 			continue
 		}
-		if s := in.share; s != nil && (!live(s.base) || s.base == in || !slices.Contains(s.base.sharers, in)) {
+		d := &p.plan[k]
+		if p.moded && (d.how != runKindOf(in, d) || d.fwd != fwdKindOf(in, d)) {
+			return fmt.Errorf("instruction %d: runKind %d and fwdKind %d, its decisions make them %d and %d", k, d.how, d.fwd, runKindOf(in, d), fwdKindOf(in, d))
+		}
+		if s := d.share; s != nil && (!live(s.base) || s.base == in || !slices.Contains(p.plan[s.base.k].sharers, in)) {
 			return fmt.Errorf("instruction %d: its base is not a live instruction that lists it", k)
 		}
-		for _, s := range in.sharers {
-			if !live(s) || s.share == nil || s.share.base != in {
+		for _, s := range d.sharers {
+			if !live(s) || p.plan[s.k].share == nil || p.plan[s.k].share.base != in {
 				return fmt.Errorf("instruction %d: a sharer does not share it", k)
 			}
 		}
-		if in.eFrom != nil && (!live(in.eFrom) || in.eFrom.share == nil) {
+		if e := d.eFrom; e != nil && (!live(e) || p.plan[e.k].share == nil) {
 			return fmt.Errorf("instruction %d: its exponentials' instruction is not a live sharer", k)
 		}
-		if s := in.sumBack; s != nil {
+		if s := d.sumBack; s != nil {
 			if !live(s) {
 				return fmt.Errorf("instruction %d: its fused partner is not live", k)
 			}
-			if in.op != opAxis && s.sumBack != in {
+			if in.op != opAxis && p.plan[s.k].sumBack != in {
 				return fmt.Errorf("instruction %d: its fused sum is not fused with it", k)
 			}
 		}
@@ -171,8 +190,8 @@ func (p *Program) verifySchedule(phs []phase, fwd bool) error {
 				waits = append(waits, r.prod)
 			}
 		}
-		if in.share != nil {
-			waits = append(waits, in.share.base.k)
+		if p.plan[in.k].share != nil {
+			waits = append(waits, p.plan[in.k].share.base.k)
 		}
 		for _, j := range waits {
 			first, then := j, k // the producer (or base) runs first forward
@@ -192,6 +211,21 @@ func (p *Program) verifySchedule(phs []phase, fwd bool) error {
 				return fmt.Errorf("instruction %d: partial results for %d blocks of %d", k, a.maxBlocks, ps)
 			}
 		}
+	}
+	return nil
+}
+
+// verifyStore checks that r's storage kind agrees with what r is.
+func (r *reg) verifyStore() error {
+	computed := r.store == storeWhole || r.store == storeWindow || r.store == storeWindowAux || r.store == storeReplica
+	konst := r.store == storeWhole || r.store == storeMatrix || r.store == storeRefs || r.store == storeSparse
+	switch {
+	case r.konst && !konst || !r.konst && !computed:
+		return fmt.Errorf("r%d: storage kind %d for a register with konst %v", r.id, r.store, r.konst)
+	case (r.refs != nil) != (r.store == storeRefs):
+		return fmt.Errorf("r%d: rows by reference and storage kind %d disagree", r.id, r.store)
+	case (r.sp != nil) != (r.store == storeSparse):
+		return fmt.Errorf("r%d: sparse rows and storage kind %d disagree", r.id, r.store)
 	}
 	return nil
 }
