@@ -95,9 +95,9 @@ type Report struct {
 	// Polish counts the rounds of Algorithm 2 on all rows that made the
 	// stochastic oracle's last point feasible.
 	Polish int `json:"polish_rounds"`
-	// NewtonPolish reports that Newton steps on the KKT conditions moved
-	// the returned point after the oracle stalled (docs/solver.md).
-	NewtonPolish bool `json:"newton_polish"`
+	// NewtonPolishes counts the Newton polishes that moved an iterate or
+	// the returned point (docs/solver.md).
+	NewtonPolishes int `json:"newton_polishes"`
 	// Stages are the dynamic oracle's stages, the last one on every row.
 	Stages []ReportStage `json:"stages,omitempty"`
 
@@ -235,7 +235,7 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 			Pick:   map[solve.Pick]string{solve.PickLast: "last", solve.PickRandom: "random"}[s.Pick],
 			Oracle: oracleName(s.Oracle),
 		},
-		Polish: res.Stats.Polish, NewtonPolish: res.Stats.NewtonPolish > 0,
+		Polish: res.Stats.Polish, NewtonPolishes: res.Stats.NewtonPolish,
 		Stages: stagesOf(res.Stages),
 	}
 	if s.Oracle == solve.Stochastic {
@@ -401,8 +401,8 @@ func (r *Report) text(w io.Writer, m *check.Model, x []float64, opts TextOptions
 	if r.InnerDoublings > 0 {
 		fmt.Fprintf(w, "; inner doubled %d time(s) to reach stationarity", r.InnerDoublings)
 	}
-	if r.NewtonPolish {
-		fmt.Fprintf(w, "; Newton steps on the KKT conditions refined the point where the oracle stalled")
+	if r.NewtonPolishes > 0 {
+		fmt.Fprintf(w, "; Newton steps on the KKT conditions moved the iterates %d time(s)", r.NewtonPolishes)
 	}
 	if r.Polish > 0 {
 		fmt.Fprintf(w, "; %d polish round(s) on all rows made the stochastic point feasible", r.Polish)

@@ -377,6 +377,7 @@ func (s *solver) run(x0 []float64) *Result {
 	s.start0, s.startNorm = cur.Objective, floats.Norm(cur.X, math.Inf(1))
 	rng := rand.New(rand.NewPCG(s.set.Seed, 0x9e3779b97f4a7c15))
 	var pick *Point
+	var lastLam []float64 // the multipliers of the last accurate step's (7)
 	seen := 0
 	status := IterationLimit
 	for s.stats.Outer < s.set.Outer {
@@ -394,6 +395,9 @@ func (s *solver) run(x0 []float64) *Result {
 		if s.acc != nil && !restore {
 			var sub subResult
 			next, sub, doubled, info.halt, err = s.accurateStep(&cur)
+			if sub.Lambda != nil {
+				lastLam = sub.Lambda
+			}
 			if err == nil && info.halt != running && sub.Feasible && next.F != nil && next.Objective < cur.Objective {
 				// the time limit (or a cancelled context) came during the
 				// subproblem: keep its best feasible point, which descends,
@@ -462,6 +466,27 @@ func (s *solver) run(x0 []float64) *Result {
 			if s.noProgress(cur.Objective) {
 				status, s.stalledNoProgress = Stalled, true
 				break
+			}
+			if s.stats.Outer%newtonEvery == 0 && cur.Infeasibility <= s.set.Eps && s.newtonPolishes() {
+				// a long run of short proximal steps: Newton steps on the
+				// KKT conditions may jump to the point they approach
+				// (newton.go); the next step starts there, and the
+				// certificate judges it as any other
+				q, err := s.newtonPolish(&cur, lastLam)
+				if err != nil {
+					return s.finish(NumericalError, cur, err)
+				}
+				if q != nil && q.Objective < cur.Objective {
+					s.stats.NewtonPolish++
+					stepLen := dist(q.X, cur.X)
+					cur = *q
+					cur.T = s.stats.Outer
+					s.track(&cur)
+					if !s.recordOuter(&cur, oracleInfo{}, false, stepLen, false) {
+						status = Interrupted
+						break
+					}
+				}
 			}
 			continue
 		}

@@ -21,6 +21,7 @@ import (
 // the paper's method.
 
 const (
+	newtonEvery      = 50  // outer steps of an accurate oracle between two Newton polishes
 	newtonPolishMaxN = 100 // variables at most
 	newtonPolishMaxM = 100 // constraints at most
 	newtonPolishIter = 8   // Newton steps at most

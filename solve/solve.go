@@ -421,8 +421,9 @@ type Stats struct {
 	// the stochastic oracle's last point feasible (0 for the switching
 	// oracle, and when the point was feasible).
 	Polish int
-	// NewtonPolish is 1 when the Newton polish (newton.go) moved the
-	// returned point of a stalled solve, 0 otherwise.
+	// NewtonPolish counts the Newton polishes (newton.go) that moved an
+	// outer iterate (every newtonEvery outer steps) or the returned point
+	// of a stalled solve.
 	NewtonPolish int
 	Time         time.Duration
 }
