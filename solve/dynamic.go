@@ -176,24 +176,11 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		return minimizeRemote(p, x0, s) // the data are elsewhere (remote.go)
 	}
 	began := time.Now()
-	acc := s
-	acc.Oracle = Auto(p)
-	acc.noProbe = true
-	if acc.Eps == 0 {
-		// large data: the stages' tolerances scale from the default
-		// of the sampled oracles, not the smooth oracle's 1e-6
-		acc.Eps = DefaultEps
-	}
-	if err := p.Validate(x0); err != nil {
-		return nil, fmt.Errorf("solve: %w", err)
-	}
-	full, err := withDefaults(p, acc)
+	acc, full, err := stageSettings(p, x0, s)
 	if err != nil {
 		return nil, err
 	}
-	// the stages start from each other's RhoHat; the floor of its rule
-	// stays where the solve's own start puts it
-	acc.rhoHatLow = MinRhoHatFactor * full.RhoHat
+	acc.noProbe = true
 	ss, ok := p.Sampler.(Subsampler)
 	var sizes []int
 	if ok {
@@ -262,21 +249,8 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		if s.Recorder != nil {
 			st.Recorder = &stageRecorder{next: s.Recorder, t: t, elapsed: time.Since(began), method: method}
 		}
-		sv, err := newSolver(q, x, st)
-		if err != nil {
-			return nil, pre, err
-		}
-		sm := sv.smoothRun()
-		if sm != nil && al.lam != nil {
-			sm.al = alState{lam: clone(al.lam), c: al.c, alpha: al.alpha}
-		}
-		res := sv.run(x)
-		res.Stats = sv.stats
-		res.Stats.Time = time.Since(sv.start)
-		if sm != nil && sm.al.lam != nil {
-			al = alState{lam: clone(sm.al.lam), c: sm.al.c, alpha: sm.al.alpha}
-		}
-		return res, pre, nil
+		res, err := minimizeWarm(q, x, st, &al)
+		return res, pre, err
 	}
 	sub := *p
 	sub.Sampler = nil         // the stage's sample stays selected: the solver must not reset it
@@ -380,6 +354,50 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	renumber(res, t)
 	stats.Time = time.Since(began)
 	res.Stats = stats
+	return res, nil
+}
+
+// stageSettings are the settings of the stages of dynamic sampling, in
+// memory (MinimizeDynamic) or remote (minimizeRemote), after the same
+// validation as Minimize: Auto(p), the accurate oracle; Eps 1e-3 unless
+// s sets it (large data: the stages' tolerances scale from the default of
+// the sampled oracles, not the smooth oracle's 1e-6); and the floor of
+// RhoHat's rule where the solve's own start puts it, since the stages
+// start from each other's RhoHat. full is acc with every default filled.
+func stageSettings(p *Problem, x0 []float64, s Settings) (acc, full Settings, err error) {
+	acc = s
+	acc.Oracle = Auto(p)
+	acc.FullPass = nil
+	if acc.Eps == 0 {
+		acc.Eps = DefaultEps
+	}
+	if err := p.Validate(x0); err != nil {
+		return acc, full, fmt.Errorf("solve: %w", err)
+	}
+	if full, err = withDefaults(p, acc); err != nil {
+		return acc, full, err
+	}
+	acc.rhoHatLow = MinRhoHatFactor * full.RhoHat
+	return acc, full, nil
+}
+
+// minimizeWarm is Minimize of one stage from x with st (an accurate
+// oracle), the smooth oracle's warm start carried in from and out to al.
+func minimizeWarm(q *Problem, x []float64, st Settings, al *alState) (*Result, error) {
+	sv, err := newSolver(q, x, st)
+	if err != nil {
+		return nil, err
+	}
+	sm := sv.smoothRun()
+	if sm != nil && al.lam != nil {
+		sm.al = alState{lam: clone(al.lam), c: al.c, alpha: al.alpha}
+	}
+	res := sv.run(x)
+	res.Stats = sv.stats
+	res.Stats.Time = time.Since(sv.start)
+	if sm != nil && sm.al.lam != nil {
+		*al = alState{lam: clone(sm.al.lam), c: sm.al.c, alpha: sm.al.alpha}
+	}
 	return res, nil
 }
 

@@ -38,20 +38,10 @@ const RemoteRounds = 8
 // is lost.
 func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	began := time.Now()
-	acc := s
-	acc.Oracle = Auto(p)
-	acc.FullPass = nil
-	if acc.Eps == 0 {
-		acc.Eps = DefaultEps
-	}
-	if err := p.Validate(x0); err != nil {
-		return nil, fmt.Errorf("solve: %w", err)
-	}
-	full, err := withDefaults(p, acc)
+	acc, full, err := stageSettings(p, x0, s)
 	if err != nil {
 		return nil, err
 	}
-	acc.rhoHatLow = MinRhoHatFactor * full.RhoHat
 	sub := *p
 	sub.Sampler = nil
 	x := clone(x0)
@@ -142,19 +132,9 @@ func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		if s.Recorder != nil {
 			st.Recorder = &stageRecorder{next: s.Recorder, t: t, elapsed: time.Since(began), method: "cv"}
 		}
-		sv, err := newSolver(cq, x, st)
+		res, err := minimizeWarm(cq, x, st, &al)
 		if err != nil {
 			return nil, err
-		}
-		sm := sv.smoothRun()
-		if sm != nil && al.lam != nil {
-			sm.al = alState{lam: clone(al.lam), c: al.c, alpha: al.alpha}
-		}
-		res := sv.run(x)
-		res.Stats = sv.stats
-		res.Stats.Time = time.Since(sv.start)
-		if sm != nil && sm.al.lam != nil {
-			al = alState{lam: clone(sm.al.lam), c: sm.al.c, alpha: sm.al.alpha}
 		}
 		addStats(&stats, res.Stats)
 		stg := stageOf(res, nil, sampleRows(p), 1, eps, time.Since(roundBegan))
