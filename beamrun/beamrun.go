@@ -37,6 +37,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
+	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/data"
 	"github.com/qrc-lang/qrc/distrib"
 )
@@ -66,6 +67,29 @@ func shardIndex(e string) (int, error) {
 	return strconv.Atoi(i)
 }
 
+// perShard loads the shard the element e names, computes f of it and
+// emits the result as JSON; f's errors are prefixed with the shard's file.
+func perShard(job *distrib.Job, e string, emit func(string), f func(k int, m *check.Model) (any, error)) error {
+	k, err := shardIndex(e)
+	if err != nil {
+		return err
+	}
+	m, err := job.Load(k)
+	if err != nil {
+		return err
+	}
+	v, err := f(k, m)
+	if err != nil {
+		return fmt.Errorf("shard %s: %w", job.Shards[k], err)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	emit(string(b))
+	return nil
+}
+
 // countFn emits a shard's rows and the rows of each of its data terms.
 type countFn struct {
 	Job *distrib.Job
@@ -79,25 +103,14 @@ type countOut struct {
 }
 
 func (f *countFn) ProcessElement(ctx context.Context, e string, emit func(string)) error {
-	k, err := shardIndex(e)
-	if err != nil {
-		return err
-	}
-	m, err := f.Job.Load(k)
-	if err != nil {
-		return err
-	}
-	c, err := distrib.CountRows(m)
-	if err != nil {
-		return fmt.Errorf("shard %s: %w", f.Job.Shards[k], err)
-	}
-	set := f.Job.SetOf(m)
-	b, err := json.Marshal(countOut{Shard: k, Rows: set.N(), D: set.D(), Counts: c})
-	if err != nil {
-		return err
-	}
-	emit(string(b))
-	return nil
+	return perShard(f.Job, e, emit, func(k int, m *check.Model) (any, error) {
+		c, err := distrib.CountRows(m)
+		if err != nil {
+			return nil, err
+		}
+		set := f.Job.SetOf(m)
+		return countOut{Shard: k, Rows: set.N(), D: set.D(), Counts: c}, nil
+	})
 }
 
 // sampleFn emits a shard's rows kept by the seeded uniform sample.
@@ -113,24 +126,13 @@ type sampleOut struct {
 }
 
 func (f *sampleFn) ProcessElement(ctx context.Context, e string, emit func(string)) error {
-	k, err := shardIndex(e)
-	if err != nil {
-		return err
-	}
-	m, err := f.Job.Load(k)
-	if err != nil {
-		return err
-	}
-	r, err := distrib.SampleRows(f.Job.SetOf(m), f.Seed, k, f.Frac)
-	if err != nil {
-		return fmt.Errorf("shard %s: %w", f.Job.Shards[k], err)
-	}
-	b, err := json.Marshal(sampleOut{Shard: k, Rows: r})
-	if err != nil {
-		return err
-	}
-	emit(string(b))
-	return nil
+	return perShard(f.Job, e, emit, func(k int, m *check.Model) (any, error) {
+		r, err := distrib.SampleRows(f.Job.SetOf(m), f.Seed, k, f.Frac)
+		if err != nil {
+			return nil, err
+		}
+		return sampleOut{Shard: k, Rows: r}, nil
+	})
 }
 
 // passFn emits a shard's partial sums at X.
@@ -141,28 +143,13 @@ type passFn struct {
 }
 
 func (f *passFn) ProcessElement(ctx context.Context, e string, emit func(string)) error {
-	k, err := shardIndex(e)
-	if err != nil {
-		return err
-	}
-	m, err := f.Job.Load(k)
-	if err != nil {
-		return err
-	}
-	ev, err := distrib.NewShard(m, f.Totals)
-	if err != nil {
-		return fmt.Errorf("shard %s: %w", f.Job.Shards[k], err)
-	}
-	p, err := ev.At(f.X)
-	if err != nil {
-		return fmt.Errorf("shard %s: %w", f.Job.Shards[k], err)
-	}
-	b, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
-	emit(string(b))
-	return nil
+	return perShard(f.Job, e, emit, func(k int, m *check.Model) (any, error) {
+		ev, err := distrib.NewShard(m, f.Totals)
+		if err != nil {
+			return nil, err
+		}
+		return ev.At(f.X)
+	})
 }
 
 // addPartials is the pass's combine: two partials (JSON) added.
