@@ -201,15 +201,20 @@ func equalityKinds(m *check.Model) []solve.ConstraintKind {
 	return kinds
 }
 
-// refuseEqualities refuses a model with equality constraints (lhs == rhs)
-// for a method or oracle that takes inequalities only, one diagnostic per
-// constraint declaration at its ==, saying why (why) and what takes them.
-func refuseEqualities(m *check.Model, why string) error {
+// refuseEqualities refuses the equality constraints (lhs == rhs) of m
+// whose kind (by equalityKinds) refuse reports, one diagnostic per
+// constraint declaration at its ==, saying why (why) and what takes them;
+// nil when it refuses none.
+func refuseEqualities(m *check.Model, refuse func(solve.ConstraintKind) bool, why string) error {
 	e := &RefusalError{}
-	for _, g := range m.Groups {
-		if g.Src == nil || g.Src.Op != "==" || len(g.Instances) == 0 {
+	kinds := equalityKinds(m)
+	seen := map[*check.ConstraintGroup]bool{}
+	for i, c := range m.Constraints {
+		g := c.Group
+		if kinds == nil || kinds[i] == solve.Inequality || !refuse(kinds[i]) || g == nil || g.Src == nil || seen[g] {
 			continue
 		}
+		seen[g] = true
 		end := g.Src.OpPos
 		end.Offset += 2
 		end.Column += 2
@@ -222,42 +227,24 @@ func refuseEqualities(m *check.Model, why string) error {
 	return e
 }
 
-// refuseEqualitiesFor refuses m's equality constraints, if it has any,
-// for a method other than IQRC, or an oracle that takes none (every
-// oracle but Smooth, and Dynamic, whose stages run Smooth on a smooth
-// model); smooth says whether the model is differentiable on X.
+// refuseEqualitiesFor refuses m's equality constraints that a method
+// other than IQRC, or the oracle (solve.TakesEquality), does not take;
+// smooth says whether the model is differentiable on X.
 func refuseEqualitiesFor(m *check.Model, method Method, oracle solve.Oracle, smooth bool) error {
-	if equalityKinds(m) == nil {
-		return nil
-	}
+	all := func(solve.ConstraintKind) bool { return true }
 	if _, ok := method.(iqrcMethod); !ok {
-		return refuseEqualities(m, fmt.Sprintf("the %s method takes inequality constraints only; IQRC with the smooth oracle takes equalities", method.Name()))
+		return refuseEqualities(m, all, fmt.Sprintf("the %s method takes inequality constraints only; IQRC with the smooth oracle takes equalities", method.Name()))
 	}
-	if oracle == solve.Smooth || oracle == solve.Dynamic && smooth {
-		return nil
-	}
-	if (oracle == solve.Bundle || oracle == solve.Dynamic) && affineOnly(equalityKinds(m)) {
-		return nil // the bundle oracle keeps affine equalities exact
-	}
+	refused := func(k solve.ConstraintKind) bool { return !solve.TakesEquality(oracle, k, smooth) }
 	takes := "inequality constraints only"
 	if oracle == solve.Bundle || oracle == solve.Dynamic {
 		takes = "affine equalities only (this one is not affine by its form)"
 	}
 	ok, kink := check.Smooth(m)
 	if ok {
-		return refuseEqualities(m, fmt.Sprintf("the %s oracle takes %s; Options.Oracle = smooth takes equalities", oracle, takes))
+		return refuseEqualities(m, refused, fmt.Sprintf("the %s oracle takes %s; Options.Oracle = smooth takes equalities", oracle, takes))
 	}
-	return refuseEqualities(m, fmt.Sprintf("the %s oracle takes %s, and the smooth oracle, which takes any equality, needs a differentiable model (%s: %s)", oracle, takes, kink.Expr.Src().Pos(), kink.Reason))
-}
-
-// affineOnly reports whether every equality of kinds is affine.
-func affineOnly(kinds []solve.ConstraintKind) bool {
-	for _, k := range kinds {
-		if k == solve.NonlinearEquality {
-			return false
-		}
-	}
-	return true
+	return refuseEqualities(m, refused, fmt.Sprintf("the %s oracle takes %s, and the smooth oracle, which takes any equality, needs a differentiable model (%s: %s)", oracle, takes, kink.Expr.Src().Pos(), kink.Reason))
 }
 
 // nonlinearEqualityNote is the note that a model with a nonlinear

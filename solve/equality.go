@@ -52,6 +52,23 @@ func (p *Problem) hasEquality() bool {
 	return false
 }
 
+// TakesEquality reports whether the oracle o solves a constraint of kind
+// k, on a Problem that is smooth or not: an inequality every oracle; an
+// equality the Smooth oracle, the Bundle oracle an affine one only (its
+// cuts of h and -h cannot both be minorants of a nonlinear h), Dynamic
+// what its stages' oracle Auto(p) takes, and Algorithms 2 and 3 none.
+func TakesEquality(o Oracle, k ConstraintKind, smooth bool) bool {
+	switch {
+	case k == Inequality, o == Smooth:
+		return true
+	case o == Dynamic:
+		return smooth || k == AffineEquality
+	case o == Bundle:
+		return k == AffineEquality
+	}
+	return false
+}
+
 // checkEqualities refuses the oracles that cannot take p's equalities:
 // Algorithms 2 and 3 take none, the bundle oracle (and dynamic sampling
 // on a nonsmooth Problem, whose stages run it) affine ones only.
@@ -60,15 +77,12 @@ func checkEqualities(p *Problem, o Oracle) error {
 		return fmt.Errorf("solve: %d constraint kinds (Problem.Kinds) for M = %d constraints", len(p.Kinds), p.M)
 	}
 	for i, k := range p.Kinds {
-		if k == Inequality {
+		if TakesEquality(o, k, p.Smooth) {
 			continue
 		}
 		switch o {
-		case Smooth:
 		case Bundle, Dynamic:
-			if k == NonlinearEquality && (o == Bundle || !p.Smooth) {
-				return fmt.Errorf("solve: equality constraint %s is not affine: the %v oracle takes affine equalities only (its cuts of h and -h cannot both be minorants); the Smooth oracle takes it, on a Problem that is smooth (Problem.Smooth)", p.FuncName(i+1), o)
-			}
+			return fmt.Errorf("solve: equality constraint %s is not affine: the %v oracle takes affine equalities only (its cuts of h and -h cannot both be minorants); the Smooth oracle takes it, on a Problem that is smooth (Problem.Smooth)", p.FuncName(i+1), o)
 		case Switching, Stochastic:
 			return fmt.Errorf("solve: equality constraint %s: the %v oracle takes inequality constraints only (Algorithms 2 and 3 switch on fi <= EpsHat^2); use the Smooth oracle", p.FuncName(i+1), o)
 		default:

@@ -69,3 +69,20 @@ subject to
 	t.Logf("objective %v, LP optimum %v, relative gap %.2g", s.Objective, opt, (s.Objective-opt)/math.Abs(opt))
 	assert.LessOrEqual(t, math.Abs(s.Objective-opt), 1e-5*math.Abs(opt))
 }
+
+// A model with a kink runs the bundle oracle, which takes affine
+// equalities only: the nonlinear one is refused at its ==, naming why,
+// and the affine one is not named.
+func TestBundleRefusesOnlyNonlinearEquality(t *testing.T) {
+	path := writeModel(t, "mixed.qrc", `var x in box(-10, 10) = 0
+var y in box(-10, 10) = 0
+minimize abs(x - 3) + (y - 4)^2
+subject to
+    line: x + y == 1
+    circle: x^2 + y^2 == 2
+`)
+	r := qrc(t, "", "solve", path)
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Contains(t, r.stderr, path+`:6:23: equality constraint "circle": the bundle oracle takes affine equalities only (this one is not affine by its form), and the smooth oracle, which takes any equality, needs a differentiable model`)
+	assert.NotContains(t, r.stderr, `"line"`)
+}
