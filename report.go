@@ -249,11 +249,8 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 		r.Stationarity, r.Stationary = finite(c.Stationarity), c.Stationary
 		r.XHatDistance, r.XHatBound, r.Gap = finite(c.Dist), finite(c.DistBound), finite(c.Gap)
 		r.CertificateOracle, r.CertificateEvals, r.RhoProven = c.Oracle, c.Evals, c.Proven
-		for i, k := range prob.Kinds {
-			if k == solve.NonlinearEquality {
-				r.OutsideTheory = fmt.Sprintf("the equality constraint %q is not affine", m.Constraints[i].Name)
-				break
-			}
+		if name, ok := firstNonlinearEquality(m, prob.Kinds); ok {
+			r.OutsideTheory = fmt.Sprintf("the equality constraint %q is not affine", name)
 		}
 		if k := c.KKT; k != nil {
 			r.KKTResidual, r.KKTComplementarity, r.KKTTolerance = finite(k.Stationarity), finite(k.Complementarity), finite(s.Eps*k.Scale)

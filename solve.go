@@ -247,15 +247,16 @@ func refuseEqualitiesFor(m *check.Model, method Method, oracle solve.Oracle, smo
 	return refuseEqualities(m, refused, fmt.Sprintf("the %s oracle takes %s, and the smooth oracle, which takes any equality, needs a differentiable model (%s: %s)", oracle, takes, kink.Expr.Src().Pos(), kink.Reason))
 }
 
-// nonlinearEqualityNote is the note that a model with a nonlinear
-// equality is outside the paper's theory, naming the first such constraint.
-func nonlinearEqualityNote(m *check.Model, kinds []solve.ConstraintKind) (Note, bool) {
+// firstNonlinearEquality is the name of m's first equality constraint
+// that is not affine by its form (kinds from equalityKinds), and whether
+// there is one: such a model is outside the paper's theory.
+func firstNonlinearEquality(m *check.Model, kinds []solve.ConstraintKind) (string, bool) {
 	for i, k := range kinds {
 		if k == solve.NonlinearEquality {
-			return Note{Kind: NoteAnalysis, Text: fmt.Sprintf("equality constraint %q is not affine: the model is outside the weakly convex theory (its feasible set is not convex), so it is solved locally, as IPOPT and SLSQP do, and a point is certified by the KKT residual at it alone", m.Constraints[i].Name)}, true
+			return m.Constraints[i].Name, true
 		}
 	}
-	return Note{}, false
+	return "", false
 }
 
 // RefusalError is a solve the chosen oracle refuses: the smooth oracle on a
@@ -352,8 +353,8 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 			return nil, err
 		}
 		prob.Kinds = kinds
-		if n, ok := nonlinearEqualityNote(m.checked, kinds); ok {
-			c.notes(n)
+		if name, ok := firstNonlinearEquality(m.checked, kinds); ok {
+			c.notes(Note{Kind: NoteAnalysis, Text: fmt.Sprintf("equality constraint %q is not affine: the model is outside the weakly convex theory (its feasible set is not convex), so it is solved locally, as IPOPT and SLSQP do, and a point is certified by the KKT residual at it alone", name)})
 		}
 	}
 	if settings.Eps == 0 && settings.Oracle == solve.Smooth && problem.SampledRows(m.prog) > 0 {

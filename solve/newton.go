@@ -80,10 +80,11 @@ func (s *solver) newtonPolish(pt *Point, lam0 []float64) (*Point, error) {
 			break // no progress: the last kept point stays
 		}
 		resid = r
-		if pt2 := pointAt(x, vals, pt.T); kept != nil || !floats.Equal(x, pt.X) {
-			if pt2.Infeasibility <= s.set.Eps && pt2.Objective <= pt.Objective+1e-12*(1+math.Abs(pt.Objective)) {
-				kept = &pt2
-			}
+		// x after a step (not pt itself), with a lower residual: kept when
+		// feasible and no worse than pt
+		if !floats.Equal(x, pt.X) && infeasibility(vals) <= s.set.Eps && vals[0] <= pt.Objective+1e-12*(1+math.Abs(pt.Objective)) {
+			q := pointAt(x, vals, pt.T)
+			kept = &q
 		}
 		// the active set: constraints near zero or with a multiplier,
 		// variables not held by X
