@@ -49,11 +49,12 @@ type Report struct {
 	// solution of (7) at x, and XHatBound bounds that x_hat's distance to
 	// the exact one (from the certified gap).
 	// KKTResidual, for a smooth model, is the KKT residual measured at x
-	// itself with gradients and the multipliers of (7) at x,
+	// itself with gradients and the multipliers KKTMultipliers names,
 	// ||x - Proj_X(x - grad L(x, lambda))||, KKTComplementarity max_i
 	// lambda_i |f_i(x)|, and KKTTolerance what both were compared with
 	// (eps times the scale of solve.KKTCheck); null for a nonsmooth model.
 	KKTResidual        *float64 `json:"kkt_residual"`
+	KKTMultipliers     string   `json:"kkt_multipliers,omitempty"`
 	KKTComplementarity *float64 `json:"kkt_complementarity"`
 	KKTTolerance       *float64 `json:"kkt_tolerance"`
 	XHatDistance       *float64 `json:"x_hat_distance"`
@@ -95,9 +96,9 @@ type Report struct {
 	// Polish counts the rounds of Algorithm 2 on all rows that made the
 	// stochastic oracle's last point feasible.
 	Polish int `json:"polish_rounds"`
-	// NewtonPolishes counts the Newton polishes that moved an iterate or
-	// the returned point (docs/solver.md).
-	NewtonPolishes int `json:"newton_polishes"`
+	// Polishes counts the SQP polishes that moved an iterate or the
+	// returned point (docs/solver.md, the SQP polish).
+	Polishes int `json:"sqp_polishes"`
 	// Stages are the dynamic oracle's stages, the last one on every row.
 	Stages []ReportStage `json:"stages,omitempty"`
 
@@ -235,7 +236,7 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 			Pick:   map[solve.Pick]string{solve.PickLast: "last", solve.PickRandom: "random"}[s.Pick],
 			Oracle: oracleName(s.Oracle),
 		},
-		Polish: res.Stats.Polish, NewtonPolishes: res.Stats.NewtonPolish,
+		Polish: res.Stats.Polish, Polishes: res.Stats.Polishes,
 		Stages: stagesOf(res.Stages),
 	}
 	if s.Oracle == solve.Stochastic {
@@ -254,6 +255,7 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 		}
 		if k := c.KKT; k != nil {
 			r.KKTResidual, r.KKTComplementarity, r.KKTTolerance = finite(k.Stationarity), finite(k.Complementarity), finite(s.Eps*k.Scale)
+			r.KKTMultipliers = k.From
 		}
 		if r.Stationarity == nil && !c.Stationary {
 			r.NoCertificate = "the oracle could not bound its distance to x_hat (no feasible point of (7) with a certified gap)"
@@ -352,8 +354,8 @@ func (r *Report) text(w io.Writer, m *check.Model, x []float64, opts TextOptions
 	case r.Stationarity == nil && r.Stationary && r.KKTResidual != nil && r.KKTComplementarity != nil && r.KKTTolerance != nil:
 		// certified by the KKT residual at x alone: the oracle found no
 		// bound on ||x - x_hat||
-		fmt.Fprintf(w, "stationarity   nearly stationary: KKT residual %s at x (measured with gradients and the multipliers of (7); complementarity %s; tolerance %s); no bound at x_hat (no feasible point of (7) with a certified gap)",
-			num(*r.KKTResidual), num(*r.KKTComplementarity), num(*r.KKTTolerance))
+		fmt.Fprintf(w, "stationarity   nearly stationary: KKT residual %s at x (measured with gradients and %s; complementarity %s; tolerance %s); no bound at x_hat (no feasible point of (7) with a certified gap)",
+			num(*r.KKTResidual), r.kktFrom(), num(*r.KKTComplementarity), num(*r.KKTTolerance))
 		if r.OutsideTheory != "" {
 			fmt.Fprintf(w, "; outside the weakly convex theory (%s): a KKT point, a local solution at best", r.OutsideTheory)
 		}
@@ -375,8 +377,8 @@ func (r *Report) text(w io.Writer, m *check.Model, x []float64, opts TextOptions
 		}
 		atX := ""
 		if r.KKTResidual != nil && r.KKTComplementarity != nil && r.KKTTolerance != nil {
-			atX = fmt.Sprintf("KKT residual %s at x (measured with gradients and the multipliers of (7); complementarity %s; tolerance %s); ",
-				num(*r.KKTResidual), num(*r.KKTComplementarity), num(*r.KKTTolerance))
+			atX = fmt.Sprintf("KKT residual %s at x (measured with gradients and %s; complementarity %s; tolerance %s); ",
+				num(*r.KKTResidual), r.kktFrom(), num(*r.KKTComplementarity), num(*r.KKTTolerance))
 		}
 		fmt.Fprintf(w, "stationarity   %s: %sKKT residual <= %s at x_hat, ||x - x_hat|| = %s (+ %s); %s\n", verdict, atX, num(*r.Stationarity), num(*r.XHatDistance), num(*r.XHatBound), proof)
 	case r.NoCertificate != "":
@@ -398,8 +400,8 @@ func (r *Report) text(w io.Writer, m *check.Model, x []float64, opts TextOptions
 	if r.InnerDoublings > 0 {
 		fmt.Fprintf(w, "; inner doubled %d time(s) to reach stationarity", r.InnerDoublings)
 	}
-	if r.NewtonPolishes > 0 {
-		fmt.Fprintf(w, "; Newton steps on the KKT conditions moved the iterates %d time(s)", r.NewtonPolishes)
+	if r.Polishes > 0 {
+		fmt.Fprintf(w, "; SQP steps moved the iterates %d time(s)", r.Polishes)
 	}
 	if r.Polish > 0 {
 		fmt.Fprintf(w, "; %d polish round(s) on all rows made the stochastic point feasible", r.Polish)
@@ -650,4 +652,12 @@ func (p *ReportProbe) text() string {
 	fmt.Fprintf(&b, "no feasible point lower than x among %d points around it along %d directions both ways at steps %s..%s (evidence of a local minimum, not a proof)",
 		p.Points, p.Directions, num(p.Steps[0]), num(p.Steps[len(p.Steps)-1]))
 	return b.String()
+}
+
+// kktFrom names the multipliers of the KKT check at x.
+func (r *Report) kktFrom() string {
+	if r.KKTMultipliers == "" {
+		return "the multipliers of (7)"
+	}
+	return r.KKTMultipliers
 }

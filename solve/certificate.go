@@ -156,7 +156,10 @@ func (s *solver) certOf(x *Point, sub *subResult) *Certificate {
 	c.Proven = s.p.ProvenRho > 0 && s.rho >= s.p.ProvenRho && !s.p.nonlinearEq
 	// the augmented Lagrangian's own multipliers are often the more
 	// accurate ones: the better check of the two counts
-	c.KKT = s.kktAt(x.X, sub.Lambda, s.certifier().warmMultipliers())
+	c.KKT = s.kktAt(x.X,
+		multipliers{sub.Lambda, "the multipliers of (7)"},
+		multipliers{s.certifier().warmMultipliers(), "the oracle's augmented-Lagrangian multipliers"},
+		s.polishMultipliers(x.X))
 	// with a nonlinear equality (7) is not strongly convex, its bound
 	// proves nothing, and only the KKT residual at x certifies
 	byGap := c.Stationarity <= s.set.Eps && c.Dist+c.DistBound <= s.set.Eps && !s.p.nonlinearEq
@@ -195,7 +198,7 @@ func (s *solver) kktCertifies() bool { return s.set.Eps <= kktAtXEps || s.p.nonl
 // nil for a nonsmooth problem, or when x cannot be evaluated (the
 // certificate then rests on x_hat alone). It leaves the solver's values
 // at x.
-func (s *solver) kktAt(x []float64, lams ...[]float64) *KKTCheck {
+func (s *solver) kktAt(x []float64, lams ...multipliers) *KKTCheck {
 	if !s.p.Smooth || !s.kktCertifies() || s.halted() != running {
 		// at a larger Eps it certifies nothing (Certificate.Stationary),
 		// and on large data its gradients cost seconds an outer step
@@ -206,20 +209,29 @@ func (s *solver) kktAt(x []float64, lams ...[]float64) *KKTCheck {
 	}
 	var best *KKTCheck
 	var from []float64
-	for _, lam := range lams {
-		if lam == nil {
+	for _, c := range lams {
+		if c.lam == nil {
 			continue
 		}
-		if k := s.kktWith(x, lam); k != nil && (best == nil || k.worse() < best.worse()) {
-			best, from = k, lam
+		if k := s.kktWith(x, c.lam); k != nil && (best == nil || k.worse() < best.worse()) {
+			k.From = c.from
+			best, from = k, c.lam
 		}
 	}
 	if best != nil && !best.Holds(s.set.Eps) && s.m <= kktRefineMax {
 		if k := s.kktRefine(x, from); k != nil && k.worse() < best.worse() {
+			k.From = "multipliers fitted at x (nonnegative least squares)"
 			best = k
 		}
 	}
 	return best
+}
+
+// multipliers are candidate multipliers (len M, nil for none) for kktAt,
+// and where they come from (KKTCheck.From).
+type multipliers struct {
+	lam  []float64
+	from string
 }
 
 // kktWith is kktAt's check with the multipliers lam, the solver's values

@@ -17,9 +17,12 @@ type solver struct {
 	n, m int
 
 	rhoHat, rho float64
-	innerStart  int     // Settings.Inner at the start; Inner doubles when the iterates stall short of stationarity
-	epsHat2     float64 // EpsHat^2: the oracle's feasibility threshold for G
-	target      float64 // min(Eps, EpsHat)^2: phase 1 ends when g <= target
+	// polishX and polishLam: the point the last SQP polish ended at and
+	// its program's multipliers there (sqp.go), for the KKT check
+	polishX, polishLam []float64
+	innerStart         int     // Settings.Inner at the start; Inner doubles when the iterates stall short of stationarity
+	epsHat2            float64 // EpsHat^2: the oracle's feasibility threshold for G
+	target             float64 // min(Eps, EpsHat)^2: phase 1 ends when g <= target
 
 	start    time.Time
 	deadline time.Time
@@ -467,17 +470,12 @@ func (s *solver) run(x0 []float64) *Result {
 				status, s.stalledNoProgress = Stalled, true
 				break
 			}
-			if s.stats.Outer%newtonEvery == 0 && cur.Infeasibility <= s.set.Eps && s.newtonPolishes() {
-				// a long run of short proximal steps: Newton steps on the
-				// KKT conditions may jump to the point they approach
-				// (newton.go); the next step starts there, and the
-				// certificate judges it as any other
-				q, err := s.newtonPolish(&cur, lastLam)
-				if err != nil {
-					return s.finish(NumericalError, cur, err)
-				}
-				if q != nil && q.Objective < cur.Objective {
-					s.stats.NewtonPolish++
+			if s.stats.Outer%sqpEvery == 0 && cur.Infeasibility <= s.set.Eps && s.sqpPolishes() {
+				// a long run of short proximal steps: SQP steps may jump
+				// to the point they approach (sqp.go); the next step
+				// starts there, and the certificate judges it as any other
+				if q := s.sqpPolish(&cur, lastLam); q != nil {
+					s.stats.Polishes++
 					stepLen := dist(q.X, cur.X)
 					cur = *q
 					cur.T = s.stats.Outer
@@ -664,15 +662,15 @@ func (s *solver) finish(status Status, pt Point, err error) *Result {
 			}
 		}
 	}
-	if status == Stalled && pt.Infeasibility <= s.set.Eps && s.newtonPolishes() {
-		// the oracle could not get the point's KKT residual down: a few
-		// Newton steps may (newton.go); the certificate below judges
+	if status == Stalled && pt.Infeasibility <= s.set.Eps && s.sqpPolishes() {
+		// the oracle could not get the point's KKT residual down: SQP
+		// steps may (sqp.go); the certificate below judges
 		var lam []float64
 		if s.cert != nil && len(s.cert.Multipliers) == s.m {
 			lam = s.cert.Multipliers
 		}
-		if q, err := s.newtonPolish(&pt, lam); err == nil && q != nil {
-			s.stats.NewtonPolish++
+		if q := s.sqpPolish(&pt, lam); q != nil {
+			s.stats.Polishes++
 			pt = *q
 			s.track(&pt)
 		}

@@ -169,7 +169,7 @@ func addStats(a *Stats, b Stats) {
 	a.RhoDoublings += b.RhoDoublings
 	a.InnerDoublings += b.InnerDoublings
 	a.Polish += b.Polish
-	a.NewtonPolish += b.NewtonPolish
+	a.Polishes += b.Polishes
 }
 
 // watch is a Recorder that remembers the last outer record of each phase

@@ -62,13 +62,13 @@ func TestKKTCheckKnownAnswer(t *testing.T) {
 	p.Smooth = true
 	sv := subproblemSolver(t, p, Settings{})
 	sv.gradScale = 1
-	k := sv.kktAt([]float64{1, 1}, []float64{0})
+	k := sv.kktAt([]float64{1, 1}, multipliers{[]float64{0}, "test"})
 	require.NotNil(t, k)
 	assert.InDelta(t, 0, k.Stationarity, 1e-12)
 	assert.InDelta(t, 0, k.Complementarity, 1e-12)
 	assert.True(t, k.Holds(1e-9))
 
-	k = sv.kktAt([]float64{0.5, 1.5}, []float64{2})
+	k = sv.kktAt([]float64{0.5, 1.5}, multipliers{[]float64{2}, "test"})
 	require.NotNil(t, k)
 	assert.InDelta(t, math.Sqrt2, k.Stationarity, 1e-12)
 	assert.False(t, k.Holds(1e-3))

@@ -397,6 +397,10 @@ type KKTCheck struct {
 	// gradient-based scaling of the objective), times max(1,
 	// ||lambda||_1 / (100 (M + N))) (its s_d for large multipliers).
 	Scale float64
+	// From says which multipliers lambda the check used: those of (7)
+	// at x, the oracle's augmented-Lagrangian multipliers, multipliers
+	// fitted at x, or the SQP polish's.
+	From string
 }
 
 // Holds reports Stationarity <= eps Scale and Complementarity <= eps Scale.
@@ -421,11 +425,11 @@ type Stats struct {
 	// the stochastic oracle's last point feasible (0 for the switching
 	// oracle, and when the point was feasible).
 	Polish int
-	// NewtonPolish counts the Newton polishes (newton.go) that moved an
-	// outer iterate (every newtonEvery outer steps) or the returned point
-	// of a stalled solve.
-	NewtonPolish int
-	Time         time.Duration
+	// Polishes counts the SQP polishes (sqp.go) that moved an outer
+	// iterate (every sqpEvery outer steps) or the returned point (when
+	// the oracle stalled) of a small smooth problem.
+	Polishes int
+	Time     time.Duration
 }
 
 // Result is what Minimize found.
