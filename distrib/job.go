@@ -174,6 +174,9 @@ func SampleRows(s *data.Set, seed uint64, first int, frac float64) (*Rows, error
 	if s.Columns != nil {
 		r.Columns = map[string][]float64{}
 		for name, col := range s.Columns {
+			if len(col) != s.N() {
+				continue // not loaded (check.Options.UsedColumns): the model does not name it
+			}
 			c := make([]float64, len(keep))
 			for k, i := range keep {
 				c[k] = col[i]
