@@ -27,7 +27,9 @@ const RemoteRounds = 8
 // with a last round at the final tolerance in place of the stage on every
 // row: it stops once a round at Eps converged without moving the point
 // by more than Eps (the surrogate's stationarity is then the data's to
-// first order) or after RemoteRounds. The point returned is evaluated by a
+// first order) or after RemoteRounds. The rounds take each full pass on a
+// grid (passGrid), so that passes which differ only by rounding give the
+// same solve. The point returned is evaluated by a
 // full pass, restored to feasibility on all rows by Gauss-Newton steps
 // of full passes when it is not feasible there, and its objective,
 // infeasibility and F are those of the full pass. The certificate is the
@@ -225,21 +227,23 @@ func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 const passBits = 30
 
 // passGrid returns copies of a full pass's values and gradients rounded to
-// multiples of 2^-passBits times the least power of two at or above their
-// scale: max(1, |v|) for a value, the largest entry for a gradient. Two
+// multiples of 2^-passBits times the least power of two above their scale
+// (at most twice it): max(1, |v|) for a value, the largest entry for a
+// gradient. Two
 // evaluations of the same functions at the same point that differ only by
 // the rounding of their sums (a pass through Beam, whose shards' partial
 // sums the runner adds in any order, and the whole set's evaluation in
 // memory: about 1e-16 relative) then give the rounds the same numbers,
-// unless a midpoint of the grid falls between them (a chance of about
-// 1e-7 per number), and the rounds are the same computation: without it,
-// their stopping decisions amplify such differences to about 2e-9
-// relative in the objective (docs/distributed.md). The error it adds, at
-// most 2^-passBits of the scale (1e-9), is far below any tolerance the
-// rounds solve to; the result's values are the pass's own, not rounded.
+// unless a midpoint of the grid falls between them (a chance of their
+// difference over the grid's spacing, per number), and the rounds are the
+// same computation: without it, the inner solver's stopping decisions
+// amplify such differences far beyond rounding (docs/distributed.md). The
+// error it adds, at most 2^-passBits of the scale (1e-9), is far below any
+// tolerance the rounds solve to; the result's values are the pass's own,
+// not rounded.
 func passGrid(vals []float64, grads [][]float64) ([]float64, [][]float64) {
 	round := func(v, scale float64) float64 {
-		_, e := math.Frexp(scale) // 2^e >= scale
+		_, e := math.Frexp(scale) // scale < 2^e <= 2 scale
 		h := math.Ldexp(1, e-passBits)
 		return math.Round(v/h) * h
 	}
