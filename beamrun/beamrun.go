@@ -113,11 +113,14 @@ func (f *countFn) ProcessElement(ctx context.Context, e string, emit func(string
 	})
 }
 
-// sampleFn emits a shard's rows kept by the seeded uniform sample.
+// sampleFn emits a shard's rows kept by the seeded uniform sample; First
+// holds every shard's first row's position in the whole set, and then
+// the whole set's rows.
 type sampleFn struct {
-	Job  *distrib.Job
-	Seed uint64
-	Frac float64
+	Job   *distrib.Job
+	Seed  uint64
+	Frac  float64
+	First []int
 }
 
 type sampleOut struct {
@@ -127,7 +130,14 @@ type sampleOut struct {
 
 func (f *sampleFn) ProcessElement(ctx context.Context, e string, emit func(string)) error {
 	return perShard(f.Job, e, emit, func(k int, m *check.Model) (any, error) {
-		r, err := distrib.SampleRows(f.Job.SetOf(m), f.Seed, k, f.Frac)
+		if k+1 >= len(f.First) {
+			return nil, fmt.Errorf("no shard %d", k)
+		}
+		set := f.Job.SetOf(m)
+		if f.First[k]+set.N() != f.First[k+1] {
+			return nil, fmt.Errorf("%d rows, not the %d counted (did the shard change?)", set.N(), f.First[k+1]-f.First[k])
+		}
+		r, err := distrib.SampleRows(set, f.Seed, f.First[k], f.Frac)
 		if err != nil {
 			return nil, err
 		}
@@ -232,6 +242,7 @@ func (r *Runner) Prepare(ctx context.Context, sampleRows int, seed uint64) (*dat
 		return nil, err
 	}
 	totals, rows := distrib.Counts{}, 0
+	var first []int // every shard's first row in the whole set
 	outs := make([]countOut, 0, len(lines))
 	for _, l := range lines {
 		var c countOut
@@ -249,18 +260,17 @@ func (r *Runner) Prepare(ctx context.Context, sampleRows int, seed uint64) (*dat
 		if err := totals.Add(c.Counts); err != nil {
 			return nil, fmt.Errorf("shard %s: %w", r.Job.Shards[c.Shard], err)
 		}
+		first = append(first, rows)
 		rows += c.Rows
 	}
 	if len(outs) != len(r.Job.Shards) {
 		return nil, fmt.Errorf("the count pipeline returned %d shards of %d", len(outs), len(r.Job.Shards))
 	}
+	first = append(first, rows)
 	r.totals, r.rows = totals, rows
-	frac := 1.0
-	if rows > 0 {
-		frac = min(1, float64(sampleRows)/float64(rows))
-	}
+	frac := distrib.SampleFraction(sampleRows, rows)
 	lines, err = r.run(ctx, "sample", func(s beam.Scope, shards beam.PCollection) beam.PCollection {
-		return beam.ParDo(s, &sampleFn{Job: r.Job, Seed: seed, Frac: frac}, shards)
+		return beam.ParDo(s, &sampleFn{Job: r.Job, Seed: seed, Frac: frac, First: first}, shards)
 	})
 	if err != nil {
 		return nil, err

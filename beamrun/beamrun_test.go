@@ -60,7 +60,8 @@ func split(t *testing.T, file string, header, k int) string {
 // over all shards to 1e-12 relative of the ordinary program on the whole
 // file: the fairness model (filtered means, uneven groups per shard) and
 // npc.qrc (a class filter in every mean). Prepare counts every row once and
-// draws the same sample for the same seed.
+// draws the same sample for the same seed, the sample distrib.Sample draws
+// from the whole file.
 func TestPassEqualsWholeData(t *testing.T) {
 	cases := []struct {
 		model, data string
@@ -94,6 +95,12 @@ func TestPassEqualsWholeData(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, sample.Y, sample2.Y)
 			assert.Equal(t, sample.X.RawMatrix().Data, sample2.X.RawMatrix().Data)
+			// the rows the shards keep are those the whole set keeps in
+			// memory (qrc solve --finish rounds), in the same order
+			whole, err := distrib.Sample("whole", m.Data[0].Set, 7, 500)
+			require.NoError(t, err)
+			assert.Equal(t, whole.Y, sample.Y)
+			assert.Equal(t, whole.X.RawMatrix().Data, sample.X.RawMatrix().Data)
 
 			prog, err := autodiff.Compile(m)
 			require.NoError(t, err)

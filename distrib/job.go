@@ -140,14 +140,17 @@ type Rows struct {
 }
 
 // SampleRows returns the rows of s that the uniform, seeded sample of
-// fraction frac keeps: row i of shard k is kept when a hash of (seed, k,
-// i) falls below frac, so that the sample is the same whatever runs it,
-// and its rows are a uniform sample without replacement of all the
-// shards' rows of expected size frac times theirs.
-func SampleRows(s *data.Set, seed uint64, shard int, frac float64) (*Rows, error) {
+// fraction frac keeps, s being the rows first, first+1, ... of a data set
+// (one shard, or the whole set with first 0): row r of the whole set, in
+// shard order, is kept when Uniform(seed, r) falls below frac, so that the
+// sample is the same whatever runs it and however the rows are split into
+// shards (the in-memory solve of qrc solve --finish rounds draws it from
+// the whole set), and its rows are a uniform sample without replacement of
+// expected size frac times all rows.
+func SampleRows(s *data.Set, seed uint64, first int, frac float64) (*Rows, error) {
 	var keep []int
 	for i := range s.N() {
-		if Uniform(seed, uint64(shard), uint64(i)) < frac {
+		if Uniform(seed, uint64(first+i)) < frac {
 			keep = append(keep, i)
 		}
 	}
@@ -171,6 +174,9 @@ func SampleRows(s *data.Set, seed uint64, shard int, frac float64) (*Rows, error
 	if s.Columns != nil {
 		r.Columns = map[string][]float64{}
 		for name, col := range s.Columns {
+			if len(col) != s.N() {
+				continue // not loaded (check.Options.UsedColumns): the model does not name it
+			}
 			c := make([]float64, len(keep))
 			for k, i := range keep {
 				c[k] = col[i]
@@ -210,14 +216,35 @@ func (r *Rows) Set(name string) *data.Set {
 	return s
 }
 
-// Uniform is a hash of (seed, a, b) uniform in [0, 1): splitmix64 steps.
-func Uniform(seed, a, b uint64) float64 {
+// Uniform is a hash of (seed, row) uniform in [0, 1): splitmix64 steps.
+func Uniform(seed, row uint64) float64 {
 	z := seed
-	for _, v := range [...]uint64{a, b} {
+	for _, v := range [...]uint64{0, row} {
 		z += 0x9e3779b97f4a7c15 ^ v*0xbf58476d1ce4e5b9
 		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
 		z = (z ^ z>>27) * 0x94d049bb133111eb
 		z ^= z >> 31
 	}
 	return float64(z>>11) / (1 << 53)
+}
+
+// Sample returns the rows of the whole data set s that SampleRows keeps
+// for about rows rows in all (every row when s has no more), seeded by
+// seed, as one set named name: the sample qrc-beam draws over the shards
+// of s, drawn in memory.
+func Sample(name string, s *data.Set, seed uint64, rows int) (*data.Set, error) {
+	r, err := SampleRows(s, seed, 0, SampleFraction(rows, s.N()))
+	if err != nil {
+		return nil, err
+	}
+	return data.Concat(name, []*data.Set{r.Set(s.Path)})
+}
+
+// SampleFraction is the fraction of all rows (of total) that a sample of
+// about rows rows keeps: at most 1.
+func SampleFraction(rows, total int) float64 {
+	if total <= 0 {
+		return 1
+	}
+	return min(1, float64(rows)/float64(total))
 }

@@ -27,7 +27,9 @@ const RemoteRounds = 8
 // with a last round at the final tolerance in place of the stage on every
 // row: it stops once a round at Eps converged without moving the point
 // by more than Eps (the surrogate's stationarity is then the data's to
-// first order) or after RemoteRounds. The point returned is evaluated by a
+// first order) or after RemoteRounds. The rounds take each full pass on a
+// grid (passGrid), so that passes which differ only by rounding give the
+// same solve. The point returned is evaluated by a
 // full pass, restored to feasibility on all rows by Gauss-Newton steps
 // of full passes when it is not feasible there, and its objective,
 // infeasibility and F are those of the full pass. The certificate is the
@@ -51,8 +53,9 @@ func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		t      int
 		al     alState
 		last   *Result
-		fv     []float64
-		fg     [][]float64
+		fv     []float64 // the last full pass's values
+		rv     []float64 // its values and gradients on the pass grid (passGrid): what the rounds take
+		rg     [][]float64
 		known  *Point // the last point a full pass evaluated
 	)
 	rhoHat, rho := s.RhoHat, s.Rho
@@ -80,13 +83,14 @@ func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	}
 	pass := func(at []float64) error {
 		if known != nil && dist(known.X, at) == 0 {
-			return nil // fv, fg are at's already: a round that did not move
+			return nil // fv, rv, rg are at's already: a round that did not move
 		}
 		v, g, err := s.FullPass(at)
 		if err != nil {
 			return err
 		}
-		fv, fg = v, g
+		fv = v
+		rv, rg = passGrid(v, g)
 		known = &Point{X: clone(at), F: v, Objective: v[0], Infeasibility: infeasibility(v), T: t}
 		stats.Evals++
 		stats.Grads += len(v)
@@ -111,7 +115,7 @@ func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 			return fail(NumericalError, err)
 		}
 		anchor := clone(x)
-		cq, err := correctedAt(&sub, anchor, fv, fg)
+		cq, err := correctedAt(&sub, anchor, rv, rg)
 		if err != nil {
 			return fail(NumericalError, err)
 		}
@@ -172,14 +176,14 @@ func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 			if err := pass(at); err != nil {
 				return err
 			}
-			copy(vals, fv)
+			copy(vals, rv)
 			return nil
 		}
 		rp.Grad = func(w, g []float64) error {
 			clear(g)
 			for f, wf := range w {
 				if wf != 0 {
-					floats.AddScaled(g, wf, fg[f])
+					floats.AddScaled(g, wf, rg[f])
 				}
 			}
 			return nil
@@ -215,6 +219,50 @@ func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	stats.Time = time.Since(began)
 	out.Stats = stats
 	return out, nil
+}
+
+// passBits is the precision, in bits below each number's scale, to which
+// the rounds of a solve with Settings.FullPass take a full pass's values
+// and gradients (passGrid).
+const passBits = 30
+
+// passGrid returns copies of a full pass's values and gradients rounded to
+// multiples of 2^-passBits times the least power of two above their scale
+// (at most twice it): max(1, |v|) for a value, the largest entry for a
+// gradient. Two
+// evaluations of the same functions at the same point that differ only by
+// the rounding of their sums (a pass through Beam, whose shards' partial
+// sums the runner adds in any order, and the whole set's evaluation in
+// memory: about 1e-16 relative) then give the rounds the same numbers,
+// unless a midpoint of the grid falls between them (a chance of their
+// difference over the grid's spacing, per number), and the rounds are the
+// same computation: without it, the inner solver's stopping decisions
+// amplify such differences far beyond rounding (docs/distributed.md). The
+// error it adds, at most 2^-passBits of the scale (1e-9), is far below any
+// tolerance the rounds solve to; the result's values are the pass's own,
+// not rounded.
+func passGrid(vals []float64, grads [][]float64) ([]float64, [][]float64) {
+	round := func(v, scale float64) float64 {
+		_, e := math.Frexp(scale) // scale < 2^e <= 2 scale
+		h := math.Ldexp(1, e-passBits)
+		return math.Round(v/h) * h
+	}
+	rv := make([]float64, len(vals))
+	for f, v := range vals {
+		rv[f] = round(v, max(1, math.Abs(v)))
+	}
+	rg := make([][]float64, len(grads))
+	for f, g := range grads {
+		scale := 0.0
+		for _, v := range g {
+			scale = max(scale, math.Abs(v))
+		}
+		rg[f] = make([]float64, len(g))
+		for j, v := range g {
+			rg[f][j] = round(v, scale)
+		}
+	}
+	return rv, rg
 }
 
 // sampleRows is the number of rows of the sample p's data means run over.

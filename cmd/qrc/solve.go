@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/qrc-lang/qrc/solve"
 	"github.com/qrc-lang/qrc/solvecmd"
 )
 
@@ -95,6 +96,13 @@ Flags:
   --sample-growth G  dynamic oracle with --sample-rounds 0: each sample has G
                      times the rows of the last (default 10), up to a third
                      of all rows; then all
+  --finish F         dynamic oracle: rows (default), a last stage on all
+                     rows; or rounds, the schedule of qrc-beam solve in
+                     memory: rounds with control variates, each anchored
+                     at an evaluation on all rows, until one at --eps
+                     converges without moving the point, on the sample
+                     qrc-beam draws (--sample rows, seeded by --seed); the
+                     model must have one data set (docs/distributed.md)
   --batch B          rows drawn from each set of rows a data mean runs over,
                      per stochastic step (default 64)
   --allow-biased     let the stochastic oracle sample means that sit inside a
@@ -142,6 +150,7 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) (code int) {
 	var mf modelFlags
 	mf.register(fs)
 	cpuprofile := fs.String("cpuprofile", "", "")
+	finish := fs.String("finish", finishRows, "")
 	file, ok := modelFile(fs, "solve", args, stderr)
 	if !ok {
 		return exitUsage
@@ -149,6 +158,14 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) (code int) {
 	opts, err := flags.Options()
 	if err != nil {
 		fmt.Fprintf(stderr, "qrc solve: %v\n", err)
+		return exitUsage
+	}
+	switch {
+	case *finish != finishRows && *finish != finishRounds:
+		fmt.Fprintf(stderr, "qrc solve: --finish must be rows or rounds, not %q\n", *finish)
+		return exitUsage
+	case *finish == finishRounds && opts.Oracle != solve.Dynamic:
+		fmt.Fprintln(stderr, "qrc solve: --finish rounds goes with --oracle dynamic")
 		return exitUsage
 	}
 	var prof *cpuProfile
@@ -187,6 +204,17 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 	if !*flags.Quiet && len(model.Checked().Data) > 0 {
 		fmt.Fprintf(stderr, "qrc solve: %s\n", loading.note("loading the data and compiling"))
+	}
+	if *finish == finishRounds {
+		sample, pass, rows, err := roundsInMemory(file, &mf, model, *flags.Sample, *flags.Seed)
+		if err != nil {
+			fmt.Fprintf(stderr, "qrc solve: %s\n", solvecmd.ToFlags(err.Error()))
+			return exitInvalid
+		}
+		if !*flags.Quiet {
+			fmt.Fprintf(stderr, "qrc solve: --finish rounds: %d rows; a sample of %d rows, every evaluation on all rows a full pass\n", rows, sample.Checked().Data[0].Set.N())
+		}
+		model, opts.FullPass, opts.FullRows = sample, pass, rows
 	}
 
 	ctx, release := notifyStop()
