@@ -1,8 +1,10 @@
 package dualqp
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 )
 
 // Domain is X as a product the coordinate method can project onto one
@@ -225,7 +227,9 @@ func (s *Solver) cdLambda(c *cdState, sub *Sub, i int) {
 
 // solveCD is Solve by coordinate ascent (Model.X set): every epoch ends
 // with the exact dual value at the current dual point (a lower bound) and
-// the primal candidate there.
+// the primal candidate there, then, once few enough variables are free
+// (finishMaxFree), with projected Newton steps on the dual (cdFinish),
+// retried after 1, 2, 4, ... epochs while they keep nothing.
 func (s *Solver) solveCD(sub Sub, maxEpochs, every int, stop func(lower, upper float64, y []float64, iters int) bool) Result {
 	m := s.m
 	if s.cd == nil {
@@ -233,34 +237,45 @@ func (s *Solver) solveCD(sub Sub, maxEpochs, every int, stop func(lower, upper f
 	}
 	c := s.cd
 	res := Result{Lower: math.Inf(-1), F: math.Inf(1), Lambda: make([]float64, m.M)}
+	offer := func(h float64) {
+		if h > res.Lower {
+			res.Lower = h
+			copy(res.Lambda, s.lam[1:])
+		}
+		s.candidate(&sub, s.y, &res)
+	}
 	s.cdRecompute(c, &sub)
+	wait, next := 1, 1
 	for ep := 1; ep <= maxEpochs; ep++ {
 		res.Iters = ep
 		s.cdEpoch(c, &sub)
 		// the exact dual value and the primal candidate
 		s.cdRecompute(c, &sub)
-		y := s.y
-		copy(y, c.v)
-		m.X.Project(y)
-		h := m.E[0]
-		for i := 1; i <= m.M; i++ {
-			h += s.lam[i] * m.E[i]
+		offer(s.cdDual(c, &sub, false))
+		if ep >= next {
+			k := s.cdFinish(c, &sub, finishSteps, offer)
+			if debugFinish {
+				fmt.Fprintf(os.Stderr, "ep %d finish kept %d free %d lower %.12g F %.12g gap %.3g P %g\n", ep, k, s.lastFree, res.Lower, res.F, res.F-res.Lower, sub.P)
+			}
+			if k > 0 {
+				wait = 1
+			} else {
+				wait = min(2*wait, 64)
+			}
+			next = ep + wait
+			if stop != nil && stop(res.Lower, res.F, res.Y, ep) {
+				break
+			}
 		}
-		for r, sr := range c.s {
-			h += s.lam[m.Fn[r]] * sr * m.B[r]
-		}
-		for j, v := range y {
-			dd := v - sub.Xt[j]
-			h += s.g[j]*v + sub.P/2*dd*dd
-		}
-		if h > res.Lower {
-			res.Lower = h
-			copy(res.Lambda, s.lam[1:])
-		}
-		s.candidate(&sub, y, &res)
 		if stop != nil && ep%max(1, every) == 0 && stop(res.Lower, res.F, res.Y, ep) {
 			break
 		}
 	}
 	return res
 }
+
+// finishSteps is how many Newton steps one call of the finish takes at
+// most.
+const finishSteps = 8
+
+var debugFinish = os.Getenv("QRC_DUALDEBUG") != ""

@@ -73,6 +73,12 @@ func (s *dualMethod) solve(xt []float64, acc accuracy) (res subResult, halt halt
 		d := dist(bestY, xt)
 		t := s.gapTol(acc, d, s.rhoHat)
 		s.lastTol = t
+		// the tightening costs the gap about lambda_i slack_i: keep it
+		// below a quarter of this tolerance
+		lam := s.qp.Lambda()
+		for i := range s.slack {
+			s.slack[i] = math.Min(s.slack[i], t/4/math.Max(1, lam[i]*float64(s.m)))
+		}
 		// half the tolerance: the evaluation on the Problem's own
 		// functions may differ from the model's by rounding
 		if upper-lower <= t/2 {
