@@ -1,10 +1,8 @@
 package dualqp
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 )
 
 // Domain is X as a product the coordinate method can project onto one
@@ -253,11 +251,7 @@ func (s *Solver) solveCD(sub Sub, maxEpochs, every int, stop func(lower, upper f
 		s.cdRecompute(c, &sub)
 		offer(s.cdDual(c, &sub, false))
 		if ep >= next {
-			k := s.cdFinish(c, &sub, finishSteps, offer)
-			if debugFinish {
-				fmt.Fprintf(os.Stderr, "ep %d finish kept %d free %d lower %.12g F %.12g gap %.3g P %g\n", ep, k, s.lastFree, res.Lower, res.F, res.F-res.Lower, sub.P)
-			}
-			if k > 0 {
+			if s.cdFinish(c, &sub, finishSteps, offer) > 0 {
 				wait = 1
 			} else {
 				wait = min(2*wait, 64)
@@ -277,5 +271,3 @@ func (s *Solver) solveCD(sub Sub, maxEpochs, every int, stop func(lower, upper f
 // finishSteps is how many Newton steps one call of the finish takes at
 // most.
 const finishSteps = 8
-
-var debugFinish = os.Getenv("QRC_DUALDEBUG") != ""

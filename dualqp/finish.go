@@ -1,10 +1,10 @@
 package dualqp
 
 import (
-	"errors"
-	"fmt"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"math"
-	"os"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -39,7 +39,7 @@ import (
 
 // finishMaxFree bounds the free variables of a Newton step: with more,
 // the rows have not yet settled and the coordinate method goes on.
-func finishMaxFree(n int) int { return max(4*n, 200) }
+func finishMaxFree(n int) int { return max(2*n, 100) }
 
 // finishBacktracks is how many times a step is halved before the finish
 // gives up on it.
@@ -128,7 +128,6 @@ func (s *Solver) cdFinish(c *cdState, sub *Sub, steps int, kept func(h float64))
 			grad = append(grad, z[r])
 		}
 		n := len(vars)
-		s.lastFree = n
 		if n == 0 || n > finishMaxFree(m.N) {
 			return nKept
 		}
@@ -227,9 +226,6 @@ func (s *Solver) cdFinish(c *cdState, sub *Sub, steps int, kept func(h float64))
 		}
 		xs, ok := s.faceQP(hm, grad, vars, x0, nCon)
 		if !ok {
-			if debugFinish {
-				fmt.Fprintf(os.Stderr, "faceQP failed: %s\n", s.why)
-			}
 			return nKept
 		}
 		// the segment from x0 to xs is dual feasible: halved until the
@@ -331,7 +327,7 @@ func (s *Solver) faceQP(hm [][]float64, grad []float64, vars []finishVar, x0 []f
 		idx  []int
 		coef []float64
 	}
-	for it := 0; it < 4*n+20; it++ {
+	for it := 0; it < faceIters; it++ {
 		var cols []col
 		for k := 0; k < n; k++ {
 			if k < nCon {
@@ -353,7 +349,7 @@ func (s *Solver) faceQP(hm [][]float64, grad []float64, vars []finishVar, x0 []f
 			g[k] = gradAt(k)
 		}
 		if nr > 0 {
-			hr := mat.NewSymDense(nr, nil)
+			hr := blas64.Symmetric{N: nr, Stride: nr, Data: make([]float64, nr*nr), Uplo: blas.Upper}
 			gr := make([]float64, nr)
 			dmax := 0.0
 			for a, ca := range cols {
@@ -368,36 +364,30 @@ func (s *Solver) faceQP(hm [][]float64, grad []float64, vars []finishVar, x0 []f
 							v += ca.coef[p] * cb.coef[q] * hm[i][j]
 						}
 					}
-					hr.SetSym(a, b, v)
+					hr.Data[a*nr+b] = v
 				}
-				dmax = math.Max(dmax, hr.At(a, a))
+				dmax = math.Max(dmax, hr.Data[a*nr+a])
 			}
-			var ch mat.Cholesky
-			ok := ch.Factorize(hr)
+			work := blas64.Symmetric{N: nr, Stride: nr, Data: make([]float64, nr*nr), Uplo: blas.Upper}
+			copy(work.Data, hr.Data)
+			_, ok := lapack64.Potrf(work)
 			for delta := 1e-13 * (dmax + 1e-300); !ok && delta < 1e-2*(dmax+1); delta *= 100 {
+				copy(work.Data, hr.Data)
 				for a := 0; a < nr; a++ {
-					hr.SetSym(a, a, hr.At(a, a)+delta)
+					work.Data[a*nr+a] += delta
 				}
-				ok = ch.Factorize(hr)
+				_, ok = lapack64.Potrf(work)
 			}
 			if !ok {
-				s.why = "cholesky"
 				return nil, false
 			}
-			var u mat.VecDense
-			// an ill-conditioned face still gives a usable direction: the
-			// step is kept only when the dual rises
-			if err := ch.SolveVecTo(&u, mat.NewVecDense(nr, gr)); err != nil {
-				var cond mat.Condition
-				if !errors.As(err, &cond) {
-					s.why = err.Error()
-					return nil, false
-				}
-			}
+			tri := blas64.Triangular{N: nr, Stride: nr, Data: work.Data, Uplo: blas.Upper, Diag: blas.NonUnit}
+			lapack64.Potrs(tri, blas64.General{Rows: nr, Cols: 1, Stride: 1, Data: gr})
+			u := gr
 			d := make([]float64, n)
 			for a, ca := range cols {
 				for p, i := range ca.idx {
-					d[i] += ca.coef[p] * u.AtVec(a)
+					d[i] += ca.coef[p] * u[a]
 				}
 			}
 			// the longest step in [0, 1] that keeps the bounds
@@ -433,7 +423,6 @@ func (s *Solver) faceQP(hm [][]float64, grad []float64, vars []finishVar, x0 []f
 			}
 			if block >= 0 {
 				if block < nCon {
-					s.why = "lambda 0"
 					return x, false
 				}
 				bound[block] = side
@@ -446,20 +435,27 @@ func (s *Solver) faceQP(hm [][]float64, grad []float64, vars []finishVar, x0 []f
 				}
 			}
 		}
-		// at the face's maximum: release the bound row whose derivative
-		// points inward most
-		rel, best := -1, 0.0
+		// at the face's maximum: release every bound row whose
+		// derivative points inward (each face's maximum is above the
+		// last, so no face repeats)
+		released := false
 		for k := nCon; k < n; k++ {
-			gk := gradAt(k)
-			if v := -float64(bound[k]) * gk; bound[k] != 0 && v > best {
-				rel, best = k, v
+			if bound[k] == 0 {
+				continue
+			}
+			if gk := gradAt(k); -float64(bound[k])*gk > 1e-14*(1+math.Abs(grad[k])) {
+				bound[k] = 0
+				released = true
 			}
 		}
-		if rel < 0 || best <= 1e-14*(1+math.Abs(grad[rel])) {
+		if !released {
 			return x, true
 		}
-		bound[rel] = 0
 	}
-	s.why = fmt.Sprintf("iterations n=%d", n)
-	return x, false
+	// not yet at the maximum: x is feasible and above x0 on the model
+	return x, true
 }
+
+// faceIters bounds the faces one faceQP visits; the finish goes on from
+// where it stopped.
+const faceIters = 30

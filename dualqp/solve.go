@@ -66,8 +66,6 @@ type Solver struct {
 	best                       []float64
 	cd                         *cdState  // the coordinate method's state (Model.X set)
 	atXt, pulled, zp           []float64 // the functions at Xt; candidate's work space
-	lastFree                   int
-	why                        string
 }
 
 // NewSolver returns a solver of m's subproblems; m must pass Check.
