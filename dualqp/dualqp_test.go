@@ -101,3 +101,64 @@ func TestCheck(t *testing.T) {
 		t.Error("a ball coordinate with bounds and no radius passed Check")
 	}
 }
+
+// TestFinishClosedForm checks the exact finish on subproblems whose
+// solutions have closed forms, each with a row at its kink, to a gap of
+// 1e-12 within a few epochs:
+//
+//   - the median: min |y - 0| + |y - 1| + |y - 3| + P/2 (y - 10)^2 over
+//     [-100, 100] with P = 1e-3 is at y* = 1 (the middle row at its kink,
+//     with slope P (10 - 1)), F* = 3 + P/2 81;
+//   - the ball: min -y1 - y2 + |y1 - y2| + P/2 ||y||^2 over the unit
+//     ball with P = 1e-6 is at y* = (1, 1)/sqrt 2 (the row at its kink
+//     with slope 0, the ball active), F* = -sqrt 2 + P/2.
+func TestFinishClosedForm(t *testing.T) {
+	median := &Model{
+		N: 1, M: 0,
+		Ptr: []int{0, 1, 2, 3}, Col: []int32{0, 0, 0}, Val: []float64{1, 1, 1},
+		B: []float64{0, -1, -3}, Lo: []float64{-1, -1, -1}, Hi: []float64{1, 1, 1}, Fn: []int32{0, 0, 0},
+		Q: make([][]float64, 1), E: []float64{0},
+		X: &Domain{Lo: []float64{-100}, Hi: []float64{100}, Ball: []int32{-1}},
+	}
+	ball := &Model{
+		N: 2, M: 0,
+		Ptr: []int{0, 2}, Col: []int32{0, 1}, Val: []float64{1, -1},
+		B: []float64{0}, Lo: []float64{-1}, Hi: []float64{1}, Fn: []int32{0},
+		Q: [][]float64{{-1, -1}}, E: []float64{0},
+		X: &Domain{Lo: []float64{math.Inf(-1), math.Inf(-1)}, Hi: []float64{math.Inf(1), math.Inf(1)}, Ball: []int32{0, 0}, Radius: []float64{1}},
+	}
+	cases := []struct {
+		name string
+		m    *Model
+		xt   []float64
+		P    float64
+		y    []float64
+		F    float64
+	}{
+		{"median", median, []float64{10}, 1e-3, []float64{1}, 3 + 1e-3/2*81},
+		{"ball", ball, []float64{0, 0}, 1e-6, []float64{1 / math.Sqrt2, 1 / math.Sqrt2}, -math.Sqrt2 + 1e-6/2},
+	}
+	for _, c := range cases {
+		if err := c.m.Check(); err != nil {
+			t.Fatal(err)
+		}
+		s := NewSolver(c.m)
+		res := s.Solve(Sub{Xt: c.xt, P: c.P, Project: c.m.X.Project}, 5, 1, func(lower, upper float64, _ []float64, _ int) bool {
+			return upper-lower <= 1e-12
+		})
+		if res.Y == nil {
+			t.Fatalf("%s: no feasible point", c.name)
+		}
+		if gap := res.F - res.Lower; gap > 1e-12 {
+			t.Errorf("%s: gap %g after %d epochs", c.name, gap, res.Iters)
+		}
+		if res.Lower > c.F+1e-12 || math.Abs(res.F-c.F) > 1e-12 {
+			t.Errorf("%s: Lower %.15g, F %.15g, want F* %.15g", c.name, res.Lower, res.F, c.F)
+		}
+		for j, v := range c.y {
+			if math.Abs(res.Y[j]-v) > 1e-5 {
+				t.Errorf("%s: y[%d] = %.12g, want %.12g", c.name, j, res.Y[j], v)
+			}
+		}
+	}
+}

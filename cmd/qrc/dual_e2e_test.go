@@ -1,9 +1,12 @@
 package main_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/qrc-lang/qrc/internal/shareddata"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -52,4 +55,35 @@ minimize abs(x^2 - 2)
 	assert.NotEqual(t, 0, r.code)
 	assert.Contains(t, r.stderr, "--oracle dual needs")
 	assert.Contains(t, r.stderr, "sq.qrc:2:10: the argument of abs is not affine")
+}
+
+// Issue 30's Neyman-Pearson hinge model on a9a.t with --oracle dual:
+// converged, feasible, and within 1e-4 relative of 0.524743, the LP
+// optimum with the ball as tangent cuts (HiGHS).
+func TestDualOracleA9a(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a solve of several seconds")
+	}
+	data := shareddata.Require(t, "a9a.t")
+	model := filepath.Join(t.TempDir(), "a9a.qrc")
+	require.NoError(t, os.WriteFile(model, []byte(fmt.Sprintf(`data test = libsvm(%q, features = 123)
+param lambda = 10
+param r      = 0.3
+var w[test.d] in ball(lambda)
+var b in box(-10, 10)
+func score(i) = dot(test.X[i], w) + b
+minimize mean(i in test where test.y[i] == -1) hinge(-score(i))
+subject to
+    pos_loss: mean(i in test where test.y[i] == 1) hinge(score(i)) <= r
+`, data)), 0o644))
+	type out struct {
+		Status        string  `json:"status"`
+		Objective     float64 `json:"objective"`
+		Infeasibility float64 `json:"infeasibility"`
+	}
+	s, r := jsonOut[out](t, false, "solve", "--quiet", "--oracle", "dual", model)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "converged", s.Status)
+	assert.Equal(t, 0.0, s.Infeasibility)
+	assert.InEpsilon(t, 0.524743, s.Objective, 1e-4)
 }
