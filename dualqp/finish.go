@@ -277,12 +277,13 @@ func (s *Solver) cdFinish(c *cdState, sub *Sub, steps int, kept func(h float64))
 // lambda [Lo, Hi], lambda = 1 for the objective's rows) by a primal active-set
 // method from the feasible x0: on each face (the rows at a bound follow
 // their multiplier, alpha_r = lambda Lo_r or lambda Hi_r) the model's
-// maximiser by a Cholesky solve (with a ridge of 1e-13 of the largest
-// diagonal when singular), a step to it or to the first bound it meets,
-// which then binds, and at a face's maximum the release of the bound row
-// whose derivative points inward most. It returns the maximiser and
-// false when the method does not end within its iterations or a
-// multiplier reaches 0.
+// maximiser by a Cholesky solve (with a ridge from 1e-13 of the largest
+// diagonal up when singular), a step to it or to the first bound it
+// meets, which then binds, and at a face's maximum the release of every
+// bound row whose derivative points inward. It returns the maximiser, or
+// after faceIters faces the point reached (feasible, above x0 on the
+// model); false when no factorisation succeeds or a multiplier reaches
+// 0.
 func (s *Solver) faceQP(hm [][]float64, grad []float64, vars []finishVar, x0 []float64, nCon int) ([]float64, bool) {
 	m := s.m
 	n := len(vars)
