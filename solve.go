@@ -12,6 +12,7 @@ import (
 	"github.com/qrc-lang/qrc/autodiff"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/diag"
+	"github.com/qrc-lang/qrc/dualqp"
 	"github.com/qrc-lang/qrc/penalty"
 	"github.com/qrc-lang/qrc/problem"
 	"github.com/qrc-lang/qrc/smoothing"
@@ -41,6 +42,10 @@ type solveConfig struct {
 	// smoothing is the model's smoothing when the smoothed oracle was
 	// asked for or picked (smoothingOf)
 	smoothing *smoothing.Smoothing
+	// pieces is the model's piecewise-linear form when the dual oracle
+	// was asked for or picked, piecesWhy why there is none (piecesFor)
+	pieces    *dualqp.Model
+	piecesWhy string
 }
 
 // smoothingOf compiles m's smoothing once (package smoothing); nil and
@@ -342,6 +347,16 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 		}
 		if settings.Oracle == solve.Smoothed {
 			prob.Smoothing = c.smoothing // compiled by chooseOracle or tellKinkNote
+		}
+		if settings.Oracle == solve.Dual {
+			pm, why, err := c.piecesFor(m.checked, prob)
+			if err != nil {
+				return nil, err
+			}
+			if pm == nil {
+				return nil, &RefusalError{Msg: fmt.Sprintf("Options.Oracle = dual needs every function to be a sum of pos, abs and hinge of affine arguments (with positive coefficients, through sums and means) plus an affine rest, and %s (use Options.Oracle = bundle)", why)}
+			}
+			prob.Pieces = pm
 		}
 	case c.opts.Theory:
 		return nil, fmt.Errorf("Options.Theory sets IQRC's parameters; Options.Method = %s does not use them", method.Name())
@@ -669,7 +684,7 @@ func (c *solveConfig) applyAnalysis(ctx context.Context, prob *solve.Problem, m 
 	switch {
 	case r.Err != nil || !r.Weak:
 	case c.opts.rhoSet() || c.opts.rhoHatSet() || c.opts.Theory:
-	case s.Oracle == solve.Smooth || s.Oracle == solve.Bundle || s.Oracle == solve.Smoothed:
+	case s.Oracle == solve.Smooth || s.Oracle == solve.Bundle || s.Oracle == solve.Smoothed || s.Oracle == solve.Dual:
 		// the accurate oracles start RhoHat at the default and move it on
 		// evidence; the derived rho tells the certificate whether its
 		// assumption is proven

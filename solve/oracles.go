@@ -79,6 +79,7 @@ type (
 	smoothOracle     struct{}
 	bundleOracle     struct{}
 	smoothedOracle   struct{}
+	dualOracle       struct{}
 	dynamicOracle    struct{}
 )
 
@@ -87,6 +88,7 @@ func (stochasticOracle) String() string { return "stochastic" }
 func (smoothOracle) String() string     { return "smooth" }
 func (bundleOracle) String() string     { return "bundle" }
 func (smoothedOracle) String() string   { return "smoothed" }
+func (dualOracle) String() string       { return "dual" }
 func (dynamicOracle) String() string    { return "dynamic" }
 
 func (switchingOracle) accurate() bool  { return false }
@@ -94,6 +96,7 @@ func (stochasticOracle) accurate() bool { return false }
 func (smoothOracle) accurate() bool     { return true }
 func (bundleOracle) accurate() bool     { return true }
 func (smoothedOracle) accurate() bool   { return true }
+func (dualOracle) accurate() bool       { return true }
 func (dynamicOracle) accurate() bool    { return false }
 
 func (switchingOracle) start(s *solver) method  { return &switchingMethod{s} }
@@ -101,6 +104,7 @@ func (stochasticOracle) start(s *solver) method { return newStochasticMethod(s) 
 func (smoothOracle) start(s *solver) method     { return &smoothMethod{solver: s} }
 func (bundleOracle) start(s *solver) method     { return &bundleMethod{solver: s} }
 func (smoothedOracle) start(s *solver) method   { return newSmoothedMethod(s) }
+func (dualOracle) start(s *solver) method       { return newDualMethod(s) }
 func (dynamicOracle) start(*solver) method      { return nil }
 
 // The oracles.
@@ -127,6 +131,10 @@ var (
 	// smooth oracle on the smoothed (7), certified on (7) itself through
 	// the smoothing's tangent values (smoothed.go).
 	Smoothed Oracle = smoothedOracle{}
+	// Dual solves (7) for a Problem with Pieces (hinge, pos, abs of
+	// affine scores plus affine rests) by accelerated ascent on its dual,
+	// certified by the duality gap (dual.go, package dualqp).
+	Dual Oracle = dualOracle{}
 	// Dynamic is dynamic sampling (MinimizeDynamic), a driver of the
 	// other oracles rather than one: Auto(p), the accurate
 	// oracle, on a uniform subsample of the data means' rows
@@ -149,7 +157,7 @@ func Auto(p *Problem) Oracle {
 }
 
 // OracleNamed returns the oracle named name ("switching", "stochastic",
-// "smooth", "bundle", "smoothed" or "dynamic"; "deterministic" is an older name of
+// "smooth", "bundle", "smoothed", "dual" or "dynamic"; "deterministic" is an older name of
 // "switching").
 func OracleNamed(name string) (Oracle, bool) {
 	switch name {
@@ -163,6 +171,8 @@ func OracleNamed(name string) (Oracle, bool) {
 		return Bundle, true
 	case "smoothed":
 		return Smoothed, true
+	case "dual":
+		return Dual, true
 	case "dynamic":
 		return Dynamic, true
 	}

@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/qrc-lang/qrc/domain"
+	"github.com/qrc-lang/qrc/dualqp"
 )
 
 // Problem is min f0(x) subject to fi(x) <= 0 (i = 1..M), x in X.
@@ -121,6 +122,11 @@ type Problem struct {
 	// functions with tangent values (smoothed.go): the Smoothed oracle
 	// needs it.
 	Smoothing Smoothing
+
+	// Pieces, if not nil, is the functions' explicit form as
+	// piecewise-linear terms of affine scores plus affine rests (package
+	// dualqp): the Dual oracle needs it, and it must agree with Eval.
+	Pieces *dualqp.Model
 
 	// Smooth reports that every fi is continuously differentiable on X,
 	// so that Grad gives gradients: the Smooth oracle needs it, and a nil
@@ -574,6 +580,10 @@ func withDefaults(p *Problem, s Settings) (Settings, error) {
 	case Smooth:
 		if !p.Smooth {
 			return s, errors.New("solve: the Smooth oracle needs a smooth Problem (Problem.Smooth); use Bundle")
+		}
+	case Dual:
+		if p.Pieces == nil || p.Pieces.N != p.N || p.Pieces.M != p.M {
+			return s, errors.New("solve: the Dual oracle needs a Problem with its Pieces (Problem.Pieces, of the Problem's N and M); use Bundle")
 		}
 	case Smoothed:
 		if p.Smoothing == nil {

@@ -1,0 +1,273 @@
+package dualqp
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// Domain is X as a product the coordinate method can project onto one
+// coordinate at a time: coordinate j in [Lo[j], Hi[j]] (infinite for no
+// bound) and, when Ball[j] >= 0, in the Euclidean ball of radius
+// Radius[Ball[j]] with the other coordinates of that block (whose bounds
+// are then infinite). A ball block is projected by scaling, so y_j =
+// clamp(v_j min(1, R/||v_block||), Lo_j, Hi_j).
+type Domain struct {
+	Lo, Hi []float64
+	Ball   []int32
+	Radius []float64
+}
+
+// Project replaces x by its projection onto d.
+func (d *Domain) Project(x []float64) {
+	nb := make([]float64, len(d.Radius))
+	for j, k := range d.Ball {
+		if k >= 0 {
+			nb[k] += x[j] * x[j]
+		}
+	}
+	for j := range x {
+		x[j] = d.at(j, x[j], nb)
+	}
+}
+
+// at is coordinate j of the projection of a point whose coordinate j is v
+// and whose ball blocks have the squared norms nb.
+func (d *Domain) at(j int, v float64, nb []float64) float64 {
+	if k := d.Ball[j]; k >= 0 {
+		if r := d.Radius[k]; nb[k] > r*r {
+			v *= r / math.Sqrt(nb[k])
+		}
+		return v
+	}
+	return clamp(v, d.Lo[j], d.Hi[j])
+}
+
+// cdState is the coordinate method's dual point: the slope s_r in
+// [Lo_r, Hi_r] of each row (alpha_r = lambda_i s_r), kept as a warm start.
+type cdState struct {
+	s      []float64
+	d      [][]float64 // Q_i + sum over constraint i's rows of s_r A_r (i >= 1); d[0] the objective's
+	v, nb  []float64
+	perm   []int32
+	rowsq  []float64 // ||A_r||^2
+	yl     []float64
+	rng    *rand.Rand
+	inited bool
+}
+
+func (s *Solver) cdInit() *cdState {
+	m := s.m
+	c := &cdState{s: make([]float64, m.Rows()), d: make([][]float64, m.M+1), v: make([]float64, m.N), nb: make([]float64, len(m.X.Radius)),
+		perm: make([]int32, m.Rows()), rowsq: make([]float64, m.Rows()), yl: make([]float64, m.N), rng: rand.New(rand.NewPCG(3, 30))}
+	for i := range c.d {
+		c.d[i] = make([]float64, m.N)
+	}
+	for r := range c.s {
+		c.s[r] = clamp(0, m.Lo[r], m.Hi[r])
+		c.perm[r] = int32(r)
+		for k := m.Ptr[r]; k < m.Ptr[r+1]; k++ {
+			c.rowsq[r] += m.Val[k] * m.Val[k]
+		}
+	}
+	return c
+}
+
+// cdRecompute sets d from s, g = d_0 + sum lambda_i d_i, v = Xt - g/P and
+// the blocks' norms, exactly.
+func (s *Solver) cdRecompute(c *cdState, sub *Sub) {
+	m := s.m
+	for i, d := range c.d {
+		if m.Q[i] != nil {
+			copy(d, m.Q[i])
+		} else {
+			clear(d)
+		}
+	}
+	for r, sr := range c.s {
+		if sr == 0 {
+			continue
+		}
+		d := c.d[m.Fn[r]]
+		for k := m.Ptr[r]; k < m.Ptr[r+1]; k++ {
+			d[m.Col[k]] += sr * m.Val[k]
+		}
+	}
+	g := s.g
+	copy(g, c.d[0])
+	for i := 1; i <= m.M; i++ {
+		if l := s.lam[i]; l != 0 {
+			for j, v := range c.d[i] {
+				g[j] += l * v
+			}
+		}
+	}
+	for j := range c.v {
+		c.v[j] = sub.Xt[j] - g[j]/sub.P
+	}
+	s.cdNorms(c)
+}
+
+func (s *Solver) cdNorms(c *cdState) {
+	clear(c.nb)
+	for j, k := range s.m.X.Ball {
+		if k >= 0 {
+			c.nb[k] += c.v[j] * c.v[j]
+		}
+	}
+}
+
+// cdEpoch is one pass of coordinate ascent over the rows' slopes in a
+// random order, each a step to the maximiser of the dual along it when
+// the projection is locally the identity (a step of length 1/L_r, safe
+// otherwise), then a line search on each multiplier along (1, s).
+func (s *Solver) cdEpoch(c *cdState, sub *Sub) {
+	m, X := s.m, s.m.X
+	for k := len(c.perm) - 1; k > 0; k-- {
+		j := c.rng.IntN(k + 1)
+		c.perm[k], c.perm[j] = c.perm[j], c.perm[k]
+	}
+	for _, r32 := range c.perm {
+		r := int(r32)
+		i := m.Fn[r]
+		w := s.lam[i]
+		z := m.B[r]
+		for k := m.Ptr[r]; k < m.Ptr[r+1]; k++ {
+			j := m.Col[k]
+			z += m.Val[k] * X.at(int(j), c.v[j], c.nb)
+		}
+		var sn float64
+		switch {
+		case w == 0 || c.rowsq[r] == 0:
+			sn = m.Lo[r]
+			if z > 0 {
+				sn = m.Hi[r]
+			}
+		default:
+			sn = clamp(c.s[r]+z*sub.P/(w*c.rowsq[r]), m.Lo[r], m.Hi[r])
+		}
+		delta := sn - c.s[r]
+		if delta == 0 {
+			continue
+		}
+		c.s[r] = sn
+		d := c.d[i]
+		step := w * delta / sub.P
+		for k := m.Ptr[r]; k < m.Ptr[r+1]; k++ {
+			j := m.Col[k]
+			d[j] += delta * m.Val[k]
+			if step != 0 {
+				old := c.v[j]
+				c.v[j] -= step * m.Val[k]
+				if b := X.Ball[j]; b >= 0 {
+					c.nb[b] += c.v[j]*c.v[j] - old*old
+				}
+			}
+		}
+	}
+	s.cdNorms(c)
+	for i := 1; i <= m.M; i++ {
+		s.cdLambda(c, sub, i)
+	}
+}
+
+// cdLambda maximises the dual over lambda_i >= 0 with the slopes s fixed:
+// its derivative d_i . y(lambda) + c_i is nonincreasing, found by
+// bisection on a bracket.
+func (s *Solver) cdLambda(c *cdState, sub *Sub, i int) {
+	m := s.m
+	ci := m.E[i]
+	if sub.Slack != nil {
+		ci += sub.Slack[i-1]
+	}
+	for _, r := range s.byFn[i] {
+		ci += c.s[r] * m.B[r]
+	}
+	d := c.d[i]
+	l0 := s.lam[i]
+	// v(l) = v + (l0 - l) d / P
+	deriv := func(l float64) float64 {
+		y := c.yl
+		for j := range y {
+			y[j] = c.v[j] + (l0-l)*d[j]/sub.P
+		}
+		m.X.Project(y)
+		return dot(d, y) + ci
+	}
+	var l float64
+	if deriv(0) <= 0 {
+		l = 0
+	} else {
+		lo, hi := 0.0, math.Max(2*l0, 1e-8)
+		for k := 0; deriv(hi) > 0; k++ {
+			if k == 60 {
+				break
+			}
+			lo, hi = hi, 2*hi
+		}
+		for k := 0; k < 60 && hi-lo > 1e-13*hi; k++ {
+			mid := (lo + hi) / 2
+			if deriv(mid) > 0 {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		l = (lo + hi) / 2
+	}
+	if l != l0 {
+		for j := range c.v {
+			c.v[j] += (l0 - l) * d[j] / sub.P
+		}
+		s.lam[i] = l
+		s.cdNorms(c)
+	}
+}
+
+// solveCD is Solve by coordinate ascent (Model.X set): every epoch ends
+// with the exact dual value at the current dual point (a lower bound) and
+// the primal candidate there, then, once few enough variables are free
+// (finishMaxFree), with projected Newton steps on the dual (cdFinish),
+// retried after 1, 2, 4, ... epochs while they keep nothing.
+func (s *Solver) solveCD(sub Sub, maxEpochs, every int, stop func(lower, upper float64, y []float64, iters int) bool) Result {
+	m := s.m
+	if s.cd == nil {
+		s.cd = s.cdInit()
+	}
+	c := s.cd
+	res := Result{Lower: math.Inf(-1), F: math.Inf(1), Lambda: make([]float64, m.M)}
+	offer := func(h float64) {
+		if h > res.Lower {
+			res.Lower = h
+			copy(res.Lambda, s.lam[1:])
+		}
+		s.candidate(&sub, s.y, &res)
+	}
+	s.cdRecompute(c, &sub)
+	wait, next := 1, 1
+	for ep := 1; ep <= maxEpochs; ep++ {
+		res.Iters = ep
+		s.cdEpoch(c, &sub)
+		// the exact dual value and the primal candidate
+		s.cdRecompute(c, &sub)
+		offer(s.cdDual(c, &sub, false))
+		if ep >= next {
+			if s.cdFinish(c, &sub, finishSteps, offer) > 0 {
+				wait = 1
+			} else {
+				wait = min(2*wait, 64)
+			}
+			next = ep + wait
+			if stop != nil && stop(res.Lower, res.F, res.Y, ep) {
+				break
+			}
+		}
+		if stop != nil && ep%max(1, every) == 0 && stop(res.Lower, res.F, res.Y, ep) {
+			break
+		}
+	}
+	return res
+}
+
+// finishSteps is how many Newton steps one call of the finish takes at
+// most.
+const finishSteps = 8

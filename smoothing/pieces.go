@@ -1,0 +1,571 @@
+package smoothing
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/domain"
+	"github.com/qrc-lang/qrc/dualqp"
+)
+
+// piecewise are the kinks Pieces takes, with their slopes [lo, hi] and
+// whether the argument enters negated with 1 added (hinge(z) = pos(1 - z)).
+var piecewise = map[string]struct {
+	lo, hi float64
+	hinge  bool
+}{
+	"pos":   {0, 1, false},
+	"abs":   {-1, 1, false},
+	"hinge": {0, 1, true},
+}
+
+// maxPieceEntries bounds the nonzeros of the matrix Pieces builds (about
+// 12 bytes each), so that a model with many rows and dense scores is
+// left to the other oracles rather than copied.
+const maxPieceEntries = 50_000_000
+
+// Pieces returns m's functions as a dualqp.Model when each is a
+// nonnegative combination of pos, abs and hinge of affine arguments (each
+// entering through sums, means and products with positive constants,
+// as for the smoothing) plus a rest affine in the variables: one row
+// per kink and binding of its comprehensions' indices, with the
+// coefficient folded in. Otherwise it returns nil and why, with the
+// position of the first obstacle. The model it returns is what the
+// functions are by their form; the caller should check its values against
+// the compiled program's (it assumes the variables' flat layout
+// check.Var.Offset, row-major).
+func Pieces(m *check.Model) (*dualqp.Model, string, error) {
+	a := &analysis{kinks: map[check.Expr]bool{}, has: map[check.Expr]bool{}}
+	for _, k := range check.Kinks(m) {
+		a.kinks[k.Expr] = true
+	}
+	if len(a.kinks) == 0 {
+		return nil, "the model has no kink", nil
+	}
+	for k := range a.kinks {
+		c, ok := k.(*check.Call)
+		if !ok {
+			return nil, fmt.Sprintf("%s: a kink other than pos, abs or hinge", k.Src().Pos()), nil
+		}
+		if _, ok := piecewise[c.Func.Name]; !ok {
+			return nil, fmt.Sprintf("%s: %s is not piecewise linear", k.Src().Pos(), c.Func.Name), nil
+		}
+	}
+	var fs []check.Expr
+	if m.Objective != nil {
+		fs = append(fs, m.Objective.Expr)
+	} else {
+		fs = append(fs, nil)
+	}
+	for _, c := range m.Constraints {
+		if c.IsEquality() {
+			return nil, fmt.Sprintf("%s: %s is an equality", c.Group.Src.Pos(), c.Name), nil
+		}
+		fs = append(fs, c.F)
+	}
+	for _, f := range fs {
+		if f == nil {
+			continue
+		}
+		if why := a.linear(f); why != "" {
+			return nil, why, nil
+		}
+	}
+	b := &pieceBuilder{a: a, n: m.NumScalars, dense: make([]float64, m.NumScalars), mark: make([]bool, m.NumScalars)}
+	out := &dualqp.Model{N: m.NumScalars, M: len(fs) - 1, Ptr: []int{0}, Q: make([][]float64, len(fs)), E: make([]float64, len(fs))}
+	b.out = out
+	for i, f := range fs {
+		if f == nil {
+			continue
+		}
+		b.fn = i
+		if err := b.term(f, 1, map[*check.Binder]int{}); err != nil {
+			if w, ok := err.(whyError); ok {
+				return nil, string(w), nil
+			}
+			return nil, "", err
+		}
+	}
+	out.X = domainOf(m)
+	if err := out.Check(); err != nil {
+		return nil, "", err
+	}
+	return out, "", nil
+}
+
+// domainOf is X as a dualqp.Domain when every variable's domain is R^n, a
+// box, a ball or balls on rows; else nil.
+func domainOf(m *check.Model) *dualqp.Domain {
+	n := m.NumScalars
+	d := &dualqp.Domain{Lo: make([]float64, n), Hi: make([]float64, n), Ball: make([]int32, n)}
+	for j := range d.Lo {
+		d.Lo[j], d.Hi[j], d.Ball[j] = math.Inf(-1), math.Inf(1), -1
+	}
+	for _, v := range m.Vars {
+		if v.Domain == nil {
+			continue
+		}
+		switch dom := v.Domain; dom.Kind {
+		case domain.Unbounded:
+		case domain.Box:
+			copy(d.Lo[v.Offset:v.Offset+v.Size], dom.Lo)
+			copy(d.Hi[v.Offset:v.Offset+v.Size], dom.Hi)
+		case domain.Ball:
+			for j := v.Offset; j < v.Offset+v.Size; j++ {
+				d.Ball[j] = int32(len(d.Radius))
+			}
+			d.Radius = append(d.Radius, dom.Radius)
+		case domain.RowBalls:
+			if dom.Cols <= 0 {
+				return nil
+			}
+			for k := 0; k < v.Size; k += dom.Cols {
+				for j := k; j < min(k+dom.Cols, v.Size); j++ {
+					d.Ball[v.Offset+j] = int32(len(d.Radius))
+				}
+				d.Radius = append(d.Radius, dom.Radius)
+			}
+		default:
+			return nil
+		}
+	}
+	return d
+}
+
+// whyError is a reason the model is not taken (not a failure).
+type whyError string
+
+func (w whyError) Error() string { return string(w) }
+
+type pieceBuilder struct {
+	a     *analysis
+	out   *dualqp.Model
+	fn    int
+	n     int
+	dense []float64 // a row's accumulator
+	mark  []bool
+	cols  []int
+}
+
+// term adds c times e, a term of function b.fn with the indices bound in
+// env, to the model: its kinks as rows, the rest into Q and E.
+func (b *pieceBuilder) term(e check.Expr, c float64, env map[*check.Binder]int) error {
+	if !b.a.hasKink(e) {
+		return b.rest(e, c, env)
+	}
+	switch x := e.(type) {
+	case *check.Call:
+		pw := piecewise[x.Func.Name]
+		af, err := b.affine(x.Args[0], env)
+		if err != nil {
+			return err
+		}
+		if len(af) != 1 {
+			return whyError(fmt.Sprintf("%s: the argument of %s is not a scalar", x.Src().Pos(), x.Func.Name))
+		}
+		z := af[0]
+		s, k := c, c*z.c
+		if pw.hinge {
+			s, k = -c, c*(1-z.c)
+		}
+		for _, t := range z.terms {
+			if t.v != 0 {
+				b.add(t.j, s*t.v)
+			}
+		}
+		return b.row(k, pw.lo, pw.hi)
+	case *check.Arith:
+		switch x.Op {
+		case "+":
+			if err := b.term(x.X, c, env); err != nil {
+				return err
+			}
+			return b.term(x.Y, c, env)
+		case "-":
+			if err := b.term(x.X, c, env); err != nil {
+				return err
+			}
+			return b.rest(x.Y, -c, env)
+		case "*":
+			k, o := x.X, x.Y
+			if b.a.hasKink(k) {
+				k, o = o, k
+			}
+			v, err := b.constant(k, env)
+			if err != nil {
+				return err
+			}
+			return b.term(o, c*v, env)
+		case "/":
+			v, err := b.constant(x.Y, env)
+			if err != nil {
+				return err
+			}
+			return b.term(x.X, c/v, env)
+		}
+	case *check.Compr:
+		return b.each(x, c, env, func(cc float64, inner map[*check.Binder]int) error { return b.term(x.Body, cc, inner) })
+	}
+	return whyError(fmt.Sprintf("%s: a kink enters through an operation other than a sum, a mean or a product with a positive constant", e.Src().Pos()))
+}
+
+// rest adds c times the kink-free e to the affine rest of function b.fn.
+func (b *pieceBuilder) rest(e check.Expr, c float64, env map[*check.Binder]int) error {
+	af, err := b.affine(e, env)
+	if err != nil {
+		return err
+	}
+	if len(af) != 1 {
+		return whyError(fmt.Sprintf("%s: a term that is not a scalar", e.Src().Pos()))
+	}
+	b.out.E[b.fn] += c * af[0].c
+	for _, t := range af[0].terms {
+		if t.v == 0 {
+			continue
+		}
+		q := b.out.Q[b.fn]
+		if q == nil {
+			q = make([]float64, b.n)
+			b.out.Q[b.fn] = q
+		}
+		q[t.j] += c * t.v
+	}
+	return nil
+}
+
+// add accumulates v at column j of the current row.
+func (b *pieceBuilder) add(j int, v float64) {
+	if !b.mark[j] {
+		b.mark[j] = true
+		b.cols = append(b.cols, j)
+	}
+	b.dense[j] += v
+}
+
+// row ends the current row with the constant k and the slopes [lo, hi].
+func (b *pieceBuilder) row(k, lo, hi float64) error {
+	o := b.out
+	for _, j := range b.cols {
+		if v := b.dense[j]; v != 0 {
+			o.Col = append(o.Col, int32(j))
+			o.Val = append(o.Val, v)
+		}
+		b.dense[j], b.mark[j] = 0, false
+	}
+	b.cols = b.cols[:0]
+	if len(o.Col) > maxPieceEntries {
+		return whyError(fmt.Sprintf("the kinks' scores have more than %d nonzero coefficients", maxPieceEntries))
+	}
+	o.Ptr = append(o.Ptr, len(o.Col))
+	o.B = append(o.B, k)
+	o.Lo = append(o.Lo, lo)
+	o.Hi = append(o.Hi, hi)
+	o.Fn = append(o.Fn, int32(b.fn))
+	return nil
+}
+
+// constant is the value of the scalar e, which depends on no variable.
+func (b *pieceBuilder) constant(e check.Expr, env map[*check.Binder]int) (float64, error) {
+	if e.Deps()&check.DepVar != 0 {
+		return 0, whyError(fmt.Sprintf("%s: a kink times a variable", e.Src().Pos()))
+	}
+	t, err := check.Eval(e, env)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", e.Src().Pos(), err)
+	}
+	if len(t.Data) != 1 {
+		return 0, whyError(fmt.Sprintf("%s: a kink times something other than a scalar", e.Src().Pos()))
+	}
+	return t.Data[0], nil
+}
+
+// each calls f for every binding of x's indices that passes its filter,
+// with c divided by their number for a mean.
+func (b *pieceBuilder) each(x *check.Compr, c float64, env map[*check.Binder]int, f func(float64, map[*check.Binder]int) error) error {
+	if x.Op != "sum" && x.Op != "mean" {
+		return whyError(fmt.Sprintf("%s: a %s comprehension", x.Src().Pos(), x.Op))
+	}
+	var bindings []map[*check.Binder]int
+	if x.Rows != nil && len(x.Binders) == 1 {
+		for _, r := range x.Rows {
+			e := clone(env)
+			e[x.Binders[0]] = r
+			bindings = append(bindings, e)
+		}
+	} else {
+		var rec func(k int, e map[*check.Binder]int) error
+		rec = func(k int, e map[*check.Binder]int) error {
+			if k == len(x.Binders) {
+				if x.Where != nil {
+					t, err := check.Eval(x.Where, e)
+					if err != nil {
+						return fmt.Errorf("%s: %w", x.Where.Src().Pos(), err)
+					}
+					if len(t.Data) != 1 || t.Data[0] == 0 {
+						return nil
+					}
+				}
+				bindings = append(bindings, clone(e))
+				return nil
+			}
+			bd := x.Binders[k]
+			lo, hi := 1, 0
+			if bd.Data != nil {
+				hi = bd.Data.Set.N()
+			} else {
+				l, err := check.Eval(bd.Lo, e)
+				if err != nil {
+					return fmt.Errorf("%s: %w", bd.Lo.Src().Pos(), err)
+				}
+				h, err := check.Eval(bd.Hi, e)
+				if err != nil {
+					return fmt.Errorf("%s: %w", bd.Hi.Src().Pos(), err)
+				}
+				lo, hi = int(l.Data[0]), int(h.Data[0])
+			}
+			for v := lo; v <= hi; v++ {
+				e[bd] = v
+				if err := rec(k+1, e); err != nil {
+					return err
+				}
+			}
+			delete(e, bd)
+			return nil
+		}
+		if err := rec(0, clone(env)); err != nil {
+			return err
+		}
+	}
+	if x.Op == "mean" {
+		if len(bindings) == 0 {
+			return nil
+		}
+		c /= float64(len(bindings))
+	}
+	for _, e := range bindings {
+		if err := f(c, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func clone(env map[*check.Binder]int) map[*check.Binder]int {
+	e := make(map[*check.Binder]int, len(env)+1)
+	for k, v := range env {
+		e[k] = v
+	}
+	return e
+}
+
+// affTerm is v times variable j.
+type affTerm struct {
+	j int
+	v float64
+}
+
+// affElem is an affine function: sum of terms plus c.
+type affElem struct {
+	terms []affTerm
+	c     float64
+}
+
+// affine returns the elements (row-major) of e, affine in the variables,
+// with the indices bound in env.
+func (b *pieceBuilder) affine(e check.Expr, env map[*check.Binder]int) ([]affElem, error) {
+	notAffine := whyError(fmt.Sprintf("%s: not affine in the variables", e.Src().Pos()))
+	if e.Deps()&check.DepVar == 0 {
+		t, err := check.Eval(e, env)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.Src().Pos(), err)
+		}
+		out := make([]affElem, len(t.Data))
+		for k, v := range t.Data {
+			out[k].c = v
+		}
+		return out, nil
+	}
+	switch x := e.(type) {
+	case *check.VarRef:
+		out := make([]affElem, x.Var.Size)
+		for k := range out {
+			out[k].terms = []affTerm{{x.Var.Offset + k, 1}}
+		}
+		return out, nil
+	case *check.Index:
+		inner, err := b.affine(x.X, env)
+		if err != nil {
+			return nil, err
+		}
+		shape := x.X.Shape()
+		if len(x.Idx) > len(shape) {
+			return nil, notAffine
+		}
+		off, stride := 0, len(inner)
+		for k, ie := range x.Idx {
+			v, err := check.Eval(ie, env)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", ie.Src().Pos(), err)
+			}
+			i := int(v.Data[0])
+			if i < 1 || i > shape[k] {
+				return nil, fmt.Errorf("%s: index %d is out of range 1..%d", ie.Src().Pos(), i, shape[k])
+			}
+			stride /= shape[k]
+			off += (i - 1) * stride
+		}
+		return inner[off : off+stride], nil
+	case *check.Neg:
+		in, err := b.affine(x.X, env)
+		if err != nil {
+			return nil, err
+		}
+		return scaleAff(in, -1), nil
+	case *check.Arith:
+		switch x.Op {
+		case "+", "-":
+			l, err := b.affine(x.X, env)
+			if err != nil {
+				return nil, err
+			}
+			r, err := b.affine(x.Y, env)
+			if err != nil {
+				return nil, err
+			}
+			s := 1.0
+			if x.Op == "-" {
+				s = -1
+			}
+			return combine(l, r, s, notAffine)
+		case "*", "/":
+			k, o := x.X, x.Y
+			if x.Op == "/" || k.Deps()&check.DepVar != 0 {
+				k, o = o, k
+			}
+			if k.Deps()&check.DepVar != 0 || (x.Op == "/" && k != x.Y) {
+				return nil, notAffine
+			}
+			kt, err := check.Eval(k, env)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k.Src().Pos(), err)
+			}
+			in, err := b.affine(o, env)
+			if err != nil {
+				return nil, err
+			}
+			if x.Op == "/" {
+				for i, v := range kt.Data {
+					kt.Data[i] = 1 / v
+				}
+			}
+			return mulAff(in, kt.Data, notAffine)
+		}
+	case *check.Call:
+		if x.Func.Name == "dot" && len(x.Args) == 2 {
+			k, o := x.Args[0], x.Args[1]
+			if k.Deps()&check.DepVar != 0 {
+				k, o = o, k
+			}
+			if k.Deps()&check.DepVar != 0 {
+				return nil, notAffine
+			}
+			kt, err := check.Eval(k, env)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k.Src().Pos(), err)
+			}
+			in, err := b.affine(o, env)
+			if err != nil {
+				return nil, err
+			}
+			if len(in) != len(kt.Data) {
+				return nil, notAffine
+			}
+			var s affElem
+			for i, v := range kt.Data {
+				if v == 0 {
+					continue
+				}
+				s.c += v * in[i].c
+				for _, t := range in[i].terms {
+					s.terms = append(s.terms, affTerm{t.j, v * t.v})
+				}
+			}
+			return []affElem{s}, nil
+		}
+	case *check.Compr:
+		var sum []affElem
+		err := b.each(x, 1, env, func(c float64, inner map[*check.Binder]int) error {
+			in, err := b.affine(x.Body, inner)
+			if err != nil {
+				return err
+			}
+			in = scaleAff(in, c)
+			if sum == nil {
+				sum = in
+				return nil
+			}
+			sum, err = combine(sum, in, 1, notAffine)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if sum == nil {
+			sum = make([]affElem, max(1, x.Shape().Size()))
+		}
+		return sum, nil
+	}
+	return nil, notAffine
+}
+
+func scaleAff(in []affElem, s float64) []affElem {
+	out := make([]affElem, len(in))
+	for i, a := range in {
+		out[i].c = s * a.c
+		out[i].terms = make([]affTerm, len(a.terms))
+		for k, t := range a.terms {
+			out[i].terms[k] = affTerm{t.j, s * t.v}
+		}
+	}
+	return out
+}
+
+// combine is l + s r, elementwise with a scalar broadcast.
+func combine(l, r []affElem, s float64, bad error) ([]affElem, error) {
+	n := max(len(l), len(r))
+	if (len(l) != n && len(l) != 1) || (len(r) != n && len(r) != 1) {
+		return nil, bad
+	}
+	out := make([]affElem, n)
+	for i := range out {
+		a, c := l[min(i, len(l)-1)], r[min(i, len(r)-1)]
+		out[i].c = a.c + s*c.c
+		out[i].terms = append(append(make([]affTerm, 0, len(a.terms)+len(c.terms)), a.terms...), c.terms...)
+		for k := len(a.terms); k < len(out[i].terms); k++ {
+			out[i].terms[k].v *= s
+		}
+	}
+	return out, nil
+}
+
+// mulAff is in times the constants k, elementwise with a scalar broadcast.
+func mulAff(in []affElem, k []float64, bad error) ([]affElem, error) {
+	n := max(len(in), len(k))
+	if (len(in) != n && len(in) != 1) || (len(k) != n && len(k) != 1) {
+		return nil, bad
+	}
+	out := make([]affElem, n)
+	for i := range out {
+		a, v := in[min(i, len(in)-1)], k[min(i, len(k)-1)]
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, bad
+		}
+		out[i].c = v * a.c
+		out[i].terms = make([]affTerm, len(a.terms))
+		for t, x := range a.terms {
+			out[i].terms[t] = affTerm{x.j, v * x.v}
+		}
+	}
+	return out, nil
+}
