@@ -592,8 +592,10 @@ func kinksAvoided(r *weakconvex.Report, m *check.Model) bool {
 
 // tellKinkNote resolves a pending automatic choice of the bundle oracle
 // (kinkNote) with the analysis r (nil: it did not finish): the smooth
-// oracle when every function is smooth on X, else the bundle oracle, with
-// its note either way.
+// oracle when every function is smooth on X, else the dual oracle when the
+// model is a sum of pos, abs and hinge of affine scores plus an affine
+// rest without equalities (piecesFor), else the bundle oracle, with its
+// note in each case.
 func (c *solveConfig) tellKinkNote(r *weakconvex.Report, m *check.Model, prob *solve.Problem, s *solve.Settings) {
 	k := c.kinkNote
 	if k == nil {
@@ -605,6 +607,12 @@ func (c *solveConfig) tellKinkNote(r *weakconvex.Report, m *check.Model, prob *s
 		s.Oracle = solve.Smooth
 		prob.Smooth = true
 		text = fmt.Sprintf("oracle smooth (auto: %s, but the domain keeps every kink's argument away from it (by the weak-convexity analysis's ranges), so every function is continuously differentiable on X; %s)", k.kink, k.data)
+	}
+	if s.Oracle == solve.Bundle && equalityKinds(m) == nil {
+		if pm, _, err := c.piecesFor(m, prob); err == nil && pm != nil {
+			s.Oracle = solve.Dual
+			text = fmt.Sprintf("oracle dual (auto: %s, and every function is a sum of pos, abs and hinge of affine scores plus an affine rest, so (7) is solved through its dual; %s)", k.kink, k.data)
+		}
 	}
 	if s.Oracle == solve.Smoothed && c.smoothing != nil {
 		prob.Smoothing = c.smoothing

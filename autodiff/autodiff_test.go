@@ -304,11 +304,13 @@ func requireNoAllocations(t *testing.T, p *Program, run func()) {
 			run()
 		}
 		runtime.ReadMemStats(&after)
-		// What testing.AllocsPerRun would report (the integer mean) is 0.
-		// The runtime may now and then allocate the record of a worker
+		// What testing.AllocsPerRun would report (the integer mean) is 0,
+		// which fewer than 100 in 100 runs shows; half that is asked. The
+		// runtime may now and then allocate the record of a worker
 		// blocking on the pool's channel (its cache of them is emptied by
-		// every collection), a few in a hundred runs, never one a run.
-		require.Less(t, after.Mallocs-before.Mallocs, uint64(10), "allocations in 100 runs with GOMAXPROCS=%d", procs)
+		// every collection): a few in a hundred runs, 10 once on the
+		// 2-core VM with two other test runs beside it, never one a run.
+		require.Less(t, after.Mallocs-before.Mallocs, uint64(50), "allocations in 100 runs with GOMAXPROCS=%d", procs)
 	}
 }
 

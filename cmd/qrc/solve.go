@@ -82,11 +82,15 @@ Flags:
                      pos, abs, hinge, mcp and scad kink smoothed, mu
                      decreasing, the gap certified on the exact functions;
                      models whose kinks enter linearly with affine
-                     arguments; never picked by auto),
+                     arguments; never picked by auto), dual (the dual of
+                     (7) by coordinate ascent with an exact finish,
+                     certified gap; models whose functions are sums of pos,
+                     abs and hinge of affine scores plus affine rests),
                      or auto (the default): dynamic
                      when the data means run over at least 50000 rows in
-                     all, else smooth for a differentiable model and bundle
-                     for one with a kink
+                     all, else smooth for a differentiable model, dual for
+                     a piecewise-linear one without equalities and bundle
+                     for any other with a kink
   --sample N         dynamic oracle: the sample's rows, over all the row
                      sets the data means run over (default 10000)
   --sample-rounds R  dynamic oracle: R rounds on the sample with control
