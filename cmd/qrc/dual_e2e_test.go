@@ -57,7 +57,8 @@ minimize abs(x^2 - 2)
 	assert.Contains(t, r.stderr, "sq.qrc:2:10: the argument of abs is not affine")
 }
 
-// Issue 30's Neyman-Pearson hinge model on a9a.t with --oracle dual:
+// Issue 30's Neyman-Pearson hinge model on a9a.t with defaults (auto
+// picks the dual oracle):
 // converged, feasible, and within 1e-4 relative of 0.524743, the LP
 // optimum with the ball as tangent cuts (HiGHS).
 func TestDualOracleA9a(t *testing.T) {
@@ -80,9 +81,15 @@ subject to
 		Status        string  `json:"status"`
 		Objective     float64 `json:"objective"`
 		Infeasibility float64 `json:"infeasibility"`
+		Settings      struct {
+			Oracle string `json:"oracle"`
+		} `json:"settings"`
 	}
-	s, r := jsonOut[out](t, false, "solve", "--quiet", "--oracle", "dual", model)
+	// with defaults (issue 30 asks it of --oracle auto), which picks the
+	// dual oracle for this piecewise-linear model
+	s, r := jsonOut[out](t, false, "solve", "--quiet", model)
 	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "dual", s.Settings.Oracle)
 	assert.Equal(t, "converged", s.Status)
 	assert.Equal(t, 0.0, s.Infeasibility)
 	assert.InEpsilon(t, 0.524743, s.Objective, 1e-4)
