@@ -18,8 +18,8 @@ import (
 // linearised at x (the domain's too, and a trust box on the step), with the
 // inequalities' and equalities' multipliers from the program, and an
 // Armijo search on the l1 exact penalty f + nu·(sum of violations) with a
-// second-order correction of the constraints when the full step is
-// refused. It goes where the proximal steps of (7) go slowly: badly scaled
+// second-order correction of the violated active constraints at each
+// trial step it refuses. It goes where the proximal steps of (7) go slowly: badly scaled
 // problems, whose RhoHat makes every outer step short, and equality
 // constraints, whose bands a first-order subproblem solver approaches
 // slowly. It only proposes a point: the point is kept when it meets the
@@ -251,7 +251,9 @@ func (s *solver) sqpPolish(pt *Point, lam0 []float64) *Point {
 			lam, stopped = next, true
 			break // x is a KKT point of the program to rounding
 		}
-		// the line search, with a second-order correction at the full step;
+		// the line search, with a second-order correction at each refused
+		// trial step (at the full step it counters the Maratos effect,
+		// shorter ones it bends back toward curved active constraints);
 		// a change within the rounding of phi counts as no increase (as in
 		// IPOPT's line search), or the last steps to a KKT point, which
 		// change phi by less than its rounding, would all be refused
@@ -269,8 +271,8 @@ func (s *solver) sqpPolish(pt *Point, lam0 []float64) *Point {
 					accepted = true
 					break
 				}
-				if alpha == 1 && s.secondOrder(&rows, J, sol, trial) {
-					if s.eval(trial) == nil && s.vals[0]+nu*rows.violation(s.vals) <= phi+sqpArmijo*slope+noise {
+				if s.secondOrder(&rows, J, sol, trial) {
+					if s.eval(trial) == nil && s.vals[0]+nu*rows.violation(s.vals) <= phi+sqpArmijo*alpha*slope+noise {
 						accepted = true
 						break
 					}
