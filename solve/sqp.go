@@ -91,15 +91,13 @@ func (r *sqpRows) violation(f []float64) float64 {
 // sqpPolish returns a point reached from pt by SQP steps, feasible to Eps
 // with the equalities in their bands, whose penalty value f + nu·violation
 // (nu the final penalty weight) is not above pt's beyond rounding; nil when
-// there is none.
-// lam0 (len M, may be nil) are multipliers to start from. Evaluation
-// errors at trial points shorten the step; the polish never fails the
-// solve.
+// there is none. lam0 (len M, may be nil) are multipliers to start from.
+// Evaluation errors at trial points shorten the step; the polish never
+// fails the solve.
 func (s *solver) sqpPolish(pt *Point, lam0 []float64) *Point {
-	n, m := s.n, s.m
-	rows := s.sqpRows()
+	r := s.newSQPRun(pt.X)
 	x := clone(pt.X)
-	lam := make([]float64, m)
+	lam := make([]float64, s.m)
 	if lam0 != nil {
 		copy(lam, lam0)
 	}
@@ -108,28 +106,6 @@ func (s *solver) sqpPolish(pt *Point, lam0 []float64) *Point {
 	var keptLam []float64
 	stopped := false // the program's step at x was zero to rounding
 	relam := false   // a refused step was redone with the program's multipliers
-	gradL := make([]float64, n)
-	gradL2 := make([]float64, n)
-	xh := make([]float64, n)
-	trial := make([]float64, n)
-	D := mat.NewDense(n, n, nil) // the differences, column j for x_j
-	H := mat.NewSymDense(n, nil)
-	var eig mat.EigenSym
-	var cs []domain.Constraint
-	// the variables' scales: the program is in the step over them, so
-	// that its conditioning (and the floor of convexified) does not
-	// depend on the units of x
-	sc := make([]float64, n)
-	for j, v := range pt.X {
-		sc[j] = math.Max(1, math.Abs(v))
-	}
-	scaled := func(row []float64) []float64 {
-		out := make([]float64, n)
-		for j, v := range row {
-			out[j] = v * sc[j]
-		}
-		return out
-	}
 	for it := 0; it < sqpIter; it++ {
 		if s.halted() != running {
 			break
@@ -142,79 +118,13 @@ func (s *solver) sqpPolish(pt *Point, lam0 []float64) *Point {
 		if err != nil {
 			break
 		}
-		J := make([][]float64, m+1)
+		J := make([][]float64, s.m+1)
 		for i := range J {
 			J[i] = clone(g[i])
 		}
-		// the Hessian of the Lagrangian by forward differences
-		lagGrad(J, lam, gradL)
-		ok := true
-		for j := range n {
-			h := 1e-7 * math.Max(1, math.Abs(x[j]))
-			copy(xh, x)
-			xh[j] += h
-			if s.eval(xh) != nil {
-				ok = false
-				break
-			}
-			g2, err := s.gradients()
-			if err != nil {
-				ok = false
-				break
-			}
-			lagGrad(g2, lam, gradL2)
-			for k := range n {
-				D.Set(k, j, (gradL2[k]-gradL[k])/h)
-			}
-		}
+		prog, ok := r.program(x, vals, J, lam)
 		if !ok {
 			break
-		}
-		for j := range n {
-			for k := 0; k <= j; k++ {
-				H.SetSym(k, j, (D.At(k, j)+D.At(j, k))/2*sc[k]*sc[j])
-			}
-		}
-		// the rows that hold the step on a face: the equalities, the
-		// inequalities with a multiplier or near zero
-		var face [][]float64
-		for _, e := range rows.eq {
-			face = append(face, scaled(J[e[0]]))
-		}
-		for _, i := range rows.ineq {
-			if lam[i-1] > 0 || vals[i] >= -1e-8*(1+math.Abs(vals[i])) {
-				face = append(face, scaled(J[i]))
-			}
-		}
-		B, good := convexified(H, face, &eig)
-		if !good {
-			break
-		}
-		// the quadratic program in the scaled step e = d / sc
-		prog := &qp.Problem{H: B, C: scaled(J[0])}
-		for _, i := range rows.ineq {
-			prog.G = append(prog.G, scaled(J[i]))
-			prog.Hv = append(prog.Hv, -vals[i])
-		}
-		for _, e := range rows.eq {
-			prog.A = append(prog.A, scaled(J[e[0]]))
-			prog.B = append(prog.B, -(vals[e[0]]-vals[e[1]])/2)
-		}
-		if s.p.DomainConstraints != nil {
-			cs = s.p.DomainConstraints(x, cs[:0])
-			for _, c := range cs {
-				row := make([]float64, n)
-				copy(row[c.Start:], c.Grad)
-				prog.G = append(prog.G, scaled(row))
-				prog.Hv = append(prog.Hv, -c.Value)
-			}
-		}
-		for j := range n {
-			r := sqpTrust * (1 + math.Abs(x[j])) / sc[j]
-			up, down := make([]float64, n), make([]float64, n)
-			up[j], down[j] = 1, -1
-			prog.G = append(prog.G, up, down)
-			prog.Hv = append(prog.Hv, r, r)
 		}
 		sol, err := qp.Solve(prog, qp.DefaultSettings)
 		if err != nil && it == 0 && slices.ContainsFunc(lam, func(v float64) bool { return v != 0 }) {
@@ -229,67 +139,25 @@ func (s *solver) sqpPolish(pt *Point, lam0 []float64) *Point {
 		}
 		d := sol.X
 		for j := range d {
-			d[j] *= sc[j]
+			d[j] *= r.sc[j]
 		}
-		// the program's multipliers as the solver's (an equality's y on
-		// its side h - tau when positive, on -h - tau when negative)
-		next := make([]float64, m)
-		big := 0.0
-		for k, i := range rows.ineq {
-			next[i-1] = math.Max(0, sol.Z[k])
-			big = math.Max(big, next[i-1])
-		}
-		for k, e := range rows.eq {
-			y := sol.Y[k]
-			next[e[0]-1], next[e[1]-1] = math.Max(0, y), math.Max(0, -y)
-			big = math.Max(big, math.Abs(y))
-		}
+		next, big := r.multipliers(sol)
 		nu = math.Max(nu, 2*big)
-		phi := vals[0] + nu*rows.violation(vals)
-		slope := floats.Dot(J[0], d) - nu*rows.violation(vals)
 		if floats.Norm(d, math.Inf(1)) <= 1e-15*(1+floats.Norm(x, math.Inf(1))) {
 			lam, stopped = next, true
 			break // x is a KKT point of the program to rounding
 		}
-		// the line search, with a second-order correction at each refused
-		// trial step (at the full step it counters the Maratos effect,
-		// shorter ones it bends back toward curved active constraints);
-		// a change within the rounding of phi counts as no increase (as in
-		// IPOPT's line search), or the last steps to a KKT point, which
-		// change phi by less than its rounding, would all be refused
-		noise := 10 * epsMachine * math.Abs(phi)
-		accepted := false
-		alpha := 1.0
-		for range sqpHalves {
-			for j := range x {
-				trial[j] = x[j] + alpha*d[j]
+		if !r.search(x, d, vals, J, sol, nu) {
+			if !relam {
+				// the Hessian's multipliers may be what made the step
+				// poor: once per polish, again from x with the
+				// program's own
+				relam, lam = true, next
+				continue
 			}
-			s.project(trial)
-			if s.eval(trial) == nil {
-				val := s.vals[0] + nu*rows.violation(s.vals)
-				if val <= phi+sqpArmijo*alpha*slope+noise {
-					accepted = true
-					break
-				}
-				if s.secondOrder(&rows, J, sol, trial) {
-					if s.eval(trial) == nil && s.vals[0]+nu*rows.violation(s.vals) <= phi+sqpArmijo*alpha*slope+noise {
-						accepted = true
-						break
-					}
-				}
-			}
-			alpha /= 2
-		}
-		if !accepted && !relam {
-			// the Hessian's multipliers may be what made the step poor:
-			// once per polish, again from x with the program's own
-			relam, lam = true, next
-			continue
-		}
-		if !accepted {
 			break
 		}
-		copy(x, trial)
+		copy(x, r.trial)
 		lam = next
 		if infeasibility(s.vals) <= s.set.Eps && s.inBands(s.vals) {
 			q := pointAt(x, s.vals, pt.T)
@@ -306,11 +174,175 @@ func (s *solver) sqpPolish(pt *Point, lam0 []float64) *Point {
 		return nil
 	}
 	s.polishX, s.polishLam = clone(kept.X), keptLam
-	merit := func(p *Point) float64 { return p.Objective + nu*rows.violation(p.F) }
+	merit := func(p *Point) float64 { return p.Objective + nu*r.rows.violation(p.F) }
 	if m0 := merit(pt); merit(kept) > m0+10*epsMachine*math.Abs(m0) {
 		return nil // worse than pt beyond rounding
 	}
 	return kept
+}
+
+// sqpRun is one SQP polish's fixed data and work space.
+type sqpRun struct {
+	s    *solver
+	rows sqpRows
+	// sc are the variables' scales max(1, |x_j|) at the polish's start:
+	// the program is in the step over them, so that its conditioning
+	// (and the floor of convexified) does not depend on the units of x
+	sc            []float64
+	gradL, gradL2 []float64
+	xh, trial     []float64
+	D             *mat.Dense // the differences of gradients, column j for x_j
+	H             *mat.SymDense
+	eig           mat.EigenSym
+	cs            []domain.Constraint
+}
+
+func (s *solver) newSQPRun(x0 []float64) *sqpRun {
+	n := s.n
+	r := &sqpRun{
+		s: s, rows: s.sqpRows(), sc: make([]float64, n),
+		gradL: make([]float64, n), gradL2: make([]float64, n),
+		xh: make([]float64, n), trial: make([]float64, n),
+		D: mat.NewDense(n, n, nil), H: mat.NewSymDense(n, nil),
+	}
+	for j, v := range x0 {
+		r.sc[j] = math.Max(1, math.Abs(v))
+	}
+	return r
+}
+
+// scaled is row times the scales, the row's form in the scaled step.
+func (r *sqpRun) scaled(row []float64) []float64 {
+	out := make([]float64, len(row))
+	for j, v := range row {
+		out[j] = v * r.sc[j]
+	}
+	return out
+}
+
+// program is the quadratic program of the step at x, in the scaled step
+// e = d / sc, with the values vals and gradients J (len M+1) at x and the
+// multipliers lam of the Lagrangian's Hessian; false when the Hessian
+// cannot be computed (a point near x the problem cannot evaluate) or made
+// positive definite.
+func (r *sqpRun) program(x, vals []float64, J [][]float64, lam []float64) (*qp.Problem, bool) {
+	s, n := r.s, r.s.n
+	// the Hessian of the Lagrangian by forward differences
+	lagGrad(J, lam, r.gradL)
+	for j := range n {
+		h := 1e-7 * math.Max(1, math.Abs(x[j]))
+		copy(r.xh, x)
+		r.xh[j] += h
+		if s.eval(r.xh) != nil {
+			return nil, false
+		}
+		g2, err := s.gradients()
+		if err != nil {
+			return nil, false
+		}
+		lagGrad(g2, lam, r.gradL2)
+		for k := range n {
+			r.D.Set(k, j, (r.gradL2[k]-r.gradL[k])/h)
+		}
+	}
+	for j := range n {
+		for k := 0; k <= j; k++ {
+			r.H.SetSym(k, j, (r.D.At(k, j)+r.D.At(j, k))/2*r.sc[k]*r.sc[j])
+		}
+	}
+	// the rows that hold the step on a face: the equalities, the
+	// inequalities with a multiplier or near zero
+	var face [][]float64
+	for _, e := range r.rows.eq {
+		face = append(face, r.scaled(J[e[0]]))
+	}
+	for _, i := range r.rows.ineq {
+		if lam[i-1] > 0 || vals[i] >= -1e-8*(1+math.Abs(vals[i])) {
+			face = append(face, r.scaled(J[i]))
+		}
+	}
+	B, ok := convexified(r.H, face, &r.eig)
+	if !ok {
+		return nil, false
+	}
+	prog := &qp.Problem{H: B, C: r.scaled(J[0])}
+	for _, i := range r.rows.ineq {
+		prog.G = append(prog.G, r.scaled(J[i]))
+		prog.Hv = append(prog.Hv, -vals[i])
+	}
+	for _, e := range r.rows.eq {
+		prog.A = append(prog.A, r.scaled(J[e[0]]))
+		prog.B = append(prog.B, -(vals[e[0]]-vals[e[1]])/2)
+	}
+	if s.p.DomainConstraints != nil {
+		r.cs = s.p.DomainConstraints(x, r.cs[:0])
+		for _, c := range r.cs {
+			row := make([]float64, n)
+			copy(row[c.Start:], c.Grad)
+			prog.G = append(prog.G, r.scaled(row))
+			prog.Hv = append(prog.Hv, -c.Value)
+		}
+	}
+	for j := range n {
+		w := sqpTrust * (1 + math.Abs(x[j])) / r.sc[j]
+		up, down := make([]float64, n), make([]float64, n)
+		up[j], down[j] = 1, -1
+		prog.G = append(prog.G, up, down)
+		prog.Hv = append(prog.Hv, w, w)
+	}
+	return prog, true
+}
+
+// multipliers are the program's multipliers as the solver's (len M; an
+// equality's y on its side h - tau when positive, on -h - tau when
+// negative), and the largest of them in magnitude.
+func (r *sqpRun) multipliers(sol *qp.Solution) ([]float64, float64) {
+	next := make([]float64, r.s.m)
+	big := 0.0
+	for k, i := range r.rows.ineq {
+		next[i-1] = math.Max(0, sol.Z[k])
+		big = math.Max(big, next[i-1])
+	}
+	for k, e := range r.rows.eq {
+		y := sol.Y[k]
+		next[e[0]-1], next[e[1]-1] = math.Max(0, y), math.Max(0, -y)
+		big = math.Max(big, math.Abs(y))
+	}
+	return next, big
+}
+
+// search is the line search from x along d on the penalty f +
+// nu·violation (vals and J the values and gradients at x, sol the
+// program's solution), with a second-order correction at each refused
+// trial step (at the full step it counters the Maratos effect, shorter
+// ones it bends back toward curved active constraints). A change within
+// the rounding of the penalty counts as no increase (as in IPOPT's line
+// search), or the last steps to a KKT point, which change it by less than
+// its rounding, would all be refused. It reports whether a step was
+// accepted; the point is then r.trial, with the solver's values there.
+func (r *sqpRun) search(x, d, vals []float64, J [][]float64, sol *qp.Solution, nu float64) bool {
+	s := r.s
+	phi := vals[0] + nu*r.rows.violation(vals)
+	slope := floats.Dot(J[0], d) - nu*r.rows.violation(vals)
+	noise := 10 * epsMachine * math.Abs(phi)
+	alpha := 1.0
+	for range sqpHalves {
+		for j := range x {
+			r.trial[j] = x[j] + alpha*d[j]
+		}
+		s.project(r.trial)
+		if s.eval(r.trial) == nil {
+			if s.vals[0]+nu*r.rows.violation(s.vals) <= phi+sqpArmijo*alpha*slope+noise {
+				return true
+			}
+			if s.secondOrder(&r.rows, J, sol, r.trial) && s.eval(r.trial) == nil &&
+				s.vals[0]+nu*r.rows.violation(s.vals) <= phi+sqpArmijo*alpha*slope+noise {
+				return true
+			}
+		}
+		alpha /= 2
+	}
+	return false
 }
 
 // convexified returns a positive definite matrix for the program, as rows
