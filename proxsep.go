@@ -62,3 +62,24 @@ func separableFor(m *check.Model, prob *solve.Problem) (*solve.Separable, string
 	}
 	return sep, "", nil
 }
+
+// autoProx makes an automatic choice of the bundle oracle (o nil, the
+// pending kinkNote) the prox oracle when m's objective is a smooth rest
+// plus kinks of single variables with smooth constraints
+// (separableFor): there the prox oracle is the faster by one to two
+// orders of magnitude (docs/performance.md). It reports whether it chose
+// it; the note replaces the bundle oracle's.
+func (c *solveConfig) autoProx(o solve.Oracle, m *check.Model, prob *solve.Problem, chosen solve.Oracle) (bool, error) {
+	if o != nil || chosen != solve.Bundle || c.kinkNote == nil {
+		return false, nil
+	}
+	sep, _, err := separableFor(m, prob)
+	if err != nil || sep == nil {
+		return false, err
+	}
+	k := c.kinkNote
+	c.kinkNote = nil
+	prob.Separable = sep
+	c.notes(Note{Kind: NoteOracle, Verbose: true, Text: fmt.Sprintf("oracle prox (auto: %s, and every kink is pos, abs, hinge, mcp or scad of a single variable in the objective, so the subproblems are solved by proximal gradient steps with the kinks exact; %s)", k.kink, k.data)})
+	return true, nil
+}

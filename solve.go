@@ -342,6 +342,11 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 		if settings.Oracle, err = c.chooseOracle(o, m.checked, m.prog); err != nil {
 			return nil, err
 		}
+		if ok, err := c.autoProx(o, m.checked, prob, settings.Oracle); err != nil {
+			return nil, err
+		} else if ok {
+			settings.Oracle = solve.Prox
+		}
 		if err := c.applyAnalysis(ctx, prob, m.checked, x0, &settings); err != nil {
 			return nil, err
 		}
@@ -358,7 +363,7 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 			}
 			prob.Pieces = pm
 		}
-		if settings.Oracle == solve.Prox {
+		if settings.Oracle == solve.Prox && prob.Separable == nil {
 			sep, why, err := separableFor(m.checked, prob)
 			if err != nil {
 				return nil, err
