@@ -82,11 +82,15 @@ Flags:
                      pos, abs, hinge, mcp and scad kink smoothed, mu
                      decreasing, the gap certified on the exact functions;
                      models whose kinks enter linearly with affine
-                     arguments; never picked by auto),
-                     or auto (the default): dynamic
+                     arguments; never picked by auto), prox (the smooth
+                     oracle's augmented Lagrangian with proximal gradient
+                     steps that keep pos, abs, hinge, mcp and scad of single
+                     variables exact; smooth constraints, boxes on those
+                     variables), or auto (the default): dynamic
                      when the data means run over at least 50000 rows in
-                     all, else smooth for a differentiable model and bundle
-                     for one with a kink
+                     all, else smooth for a differentiable model, prox for
+                     one whose kinks are all of single variables in the
+                     objective, and bundle for another with a kink
   --sample N         dynamic oracle: the sample's rows, over all the row
                      sets the data means run over (default 10000)
   --sample-rounds R  dynamic oracle: R rounds on the sample with control
