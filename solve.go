@@ -342,6 +342,11 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 		if settings.Oracle, err = c.chooseOracle(o, m.checked, m.prog); err != nil {
 			return nil, err
 		}
+		if ok, err := c.autoProx(o, m.checked, prob, settings.Oracle); err != nil {
+			return nil, err
+		} else if ok {
+			settings.Oracle = solve.Prox
+		}
 		if err := c.applyAnalysis(ctx, prob, m.checked, x0, &settings); err != nil {
 			return nil, err
 		}
@@ -357,6 +362,16 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 				return nil, &RefusalError{Msg: fmt.Sprintf("Options.Oracle = dual needs every function to be a sum of pos, abs and hinge of affine arguments (with positive coefficients, through sums and means) plus an affine rest, and %s (use Options.Oracle = bundle)", why)}
 			}
 			prob.Pieces = pm
+		}
+		if settings.Oracle == solve.Prox && prob.Separable == nil {
+			sep, why, err := separableFor(m.checked, prob)
+			if err != nil {
+				return nil, err
+			}
+			if sep == nil {
+				return nil, &RefusalError{Msg: fmt.Sprintf("Options.Oracle = prox needs an objective that is a differentiable rest plus pos, abs, hinge, mcp or scad of single variables (with positive coefficients, through sums and means), differentiable constraints and boxes on the kinked variables, and %s (use Options.Oracle = bundle)", why)}
+			}
+			prob.Separable = sep
 		}
 	case c.opts.Theory:
 		return nil, fmt.Errorf("Options.Theory sets IQRC's parameters; Options.Method = %s does not use them", method.Name())
@@ -686,13 +701,13 @@ func (c *solveConfig) applyAnalysis(ctx context.Context, prob *solve.Problem, m 
 	}
 	// a proven convex model's stationary points are minima: no probe
 	prob.Convex = r.Err == nil && r.Weak && r.Rho == 0
-	if s.Oracle == solve.Smooth && r.Err == nil && len(r.Functions) == prob.M+1 {
+	if (s.Oracle == solve.Smooth || s.Oracle == solve.Prox) && r.Err == nil && len(r.Functions) == prob.M+1 {
 		prob.ConstraintRho = constraintRho(r, prob)
 	}
 	switch {
 	case r.Err != nil || !r.Weak:
 	case c.opts.rhoSet() || c.opts.rhoHatSet() || c.opts.Theory:
-	case s.Oracle == solve.Smooth || s.Oracle == solve.Bundle || s.Oracle == solve.Smoothed || s.Oracle == solve.Dual:
+	case s.Oracle == solve.Smooth || s.Oracle == solve.Bundle || s.Oracle == solve.Smoothed || s.Oracle == solve.Dual || s.Oracle == solve.Prox:
 		// the accurate oracles start RhoHat at the default and move it on
 		// evidence; the derived rho tells the certificate whether its
 		// assumption is proven

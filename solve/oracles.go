@@ -80,6 +80,7 @@ type (
 	bundleOracle     struct{}
 	smoothedOracle   struct{}
 	dualOracle       struct{}
+	proxOracle       struct{}
 	dynamicOracle    struct{}
 )
 
@@ -89,6 +90,7 @@ func (smoothOracle) String() string     { return "smooth" }
 func (bundleOracle) String() string     { return "bundle" }
 func (smoothedOracle) String() string   { return "smoothed" }
 func (dualOracle) String() string       { return "dual" }
+func (proxOracle) String() string       { return "prox" }
 func (dynamicOracle) String() string    { return "dynamic" }
 
 func (switchingOracle) accurate() bool  { return false }
@@ -97,6 +99,7 @@ func (smoothOracle) accurate() bool     { return true }
 func (bundleOracle) accurate() bool     { return true }
 func (smoothedOracle) accurate() bool   { return true }
 func (dualOracle) accurate() bool       { return true }
+func (proxOracle) accurate() bool       { return true }
 func (dynamicOracle) accurate() bool    { return false }
 
 func (switchingOracle) start(s *solver) method  { return &switchingMethod{s} }
@@ -105,6 +108,7 @@ func (smoothOracle) start(s *solver) method     { return &smoothMethod{solver: s
 func (bundleOracle) start(s *solver) method     { return &bundleMethod{solver: s} }
 func (smoothedOracle) start(s *solver) method   { return newSmoothedMethod(s) }
 func (dualOracle) start(s *solver) method       { return newDualMethod(s) }
+func (proxOracle) start(s *solver) method       { return newProxMethod(s) }
 func (dynamicOracle) start(*solver) method      { return nil }
 
 // The oracles.
@@ -135,6 +139,12 @@ var (
 	// affine scores plus affine rests) by accelerated ascent on its dual,
 	// certified by the duality gap (dual.go, package dualqp).
 	Dual Oracle = dualOracle{}
+	// Prox solves (7) for a Problem with a Separable objective (a smooth
+	// rest plus kinks of single variables: l1, MCP, SCAD) and smooth
+	// constraints by the smooth oracle's augmented Lagrangian with a
+	// proximal gradient inner solver that treats the kinks exactly,
+	// certified by the Lagrangian's lower bound (prox.go).
+	Prox Oracle = proxOracle{}
 	// Dynamic is dynamic sampling (MinimizeDynamic), a driver of the
 	// other oracles rather than one: Auto(p), the accurate
 	// oracle, on a uniform subsample of the data means' rows
@@ -157,7 +167,7 @@ func Auto(p *Problem) Oracle {
 }
 
 // OracleNamed returns the oracle named name ("switching", "stochastic",
-// "smooth", "bundle", "smoothed", "dual" or "dynamic"; "deterministic" is an older name of
+// "smooth", "bundle", "smoothed", "dual", "prox" or "dynamic"; "deterministic" is an older name of
 // "switching").
 func OracleNamed(name string) (Oracle, bool) {
 	switch name {
@@ -173,6 +183,8 @@ func OracleNamed(name string) (Oracle, bool) {
 		return Smoothed, true
 	case "dual":
 		return Dual, true
+	case "prox":
+		return Prox, true
 	case "dynamic":
 		return Dynamic, true
 	}

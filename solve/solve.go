@@ -128,6 +128,10 @@ type Problem struct {
 	// dualqp): the Dual oracle needs it, and it must agree with Eval.
 	Pieces *dualqp.Model
 
+	// Separable, if not nil, writes f0 as a smooth rest plus kinks of
+	// single variables (prox.go): the Prox oracle needs it.
+	Separable *Separable
+
 	// Smooth reports that every fi is continuously differentiable on X,
 	// so that Grad gives gradients: the Smooth oracle needs it, and a nil
 	// Settings.Oracle picks it then (Auto).
@@ -584,6 +588,10 @@ func withDefaults(p *Problem, s Settings) (Settings, error) {
 	case Dual:
 		if p.Pieces == nil || p.Pieces.N != p.N || p.Pieces.M != p.M {
 			return s, errors.New("solve: the Dual oracle needs a Problem with its Pieces (Problem.Pieces, of the Problem's N and M); use Bundle")
+		}
+	case Prox:
+		if p.Separable == nil {
+			return s, errors.New("solve: the Prox oracle needs a Problem with a Separable objective (Problem.Separable); use Bundle")
 		}
 	case Smoothed:
 		if p.Smoothing == nil {

@@ -86,11 +86,16 @@ Flags:
                      (7) by coordinate ascent with an exact finish,
                      certified gap; models whose functions are sums of pos,
                      abs and hinge of affine scores plus affine rests),
-                     or auto (the default): dynamic
-                     when the data means run over at least 50000 rows in
-                     all, else smooth for a differentiable model, dual for
-                     a piecewise-linear one without equalities and bundle
-                     for any other with a kink
+                     prox (the smooth oracle's augmented Lagrangian with
+                     proximal gradient steps that keep pos, abs, hinge, mcp
+                     and scad of single variables exact; smooth
+                     constraints, boxes on those variables), or auto (the
+                     default): dynamic when the data means run over at
+                     least 50000 rows in all, else smooth for a
+                     differentiable model, prox for one whose kinks are all
+                     of single variables in the objective, dual for a
+                     piecewise-linear one without equalities and bundle for
+                     any other with a kink
   --sample N         dynamic oracle: the sample's rows, over all the row
                      sets the data means run over (default 10000)
   --sample-rounds R  dynamic oracle: R rounds on the sample with control

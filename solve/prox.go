@@ -1,0 +1,404 @@
+package solve
+
+import (
+	"math"
+)
+
+// Separable is a Problem's objective written as f0 = r0 + sum_j P_j(y_j):
+// a continuously differentiable rest r0 and separable kinks P_j on single
+// variables (l1, MCP, SCAD, pos of a variable, with positive
+// coefficients), each a Piecewise1D, on variables whose domain is a box;
+// the constraints f1..fM are continuously differentiable. The Prox oracle
+// needs it.
+type Separable struct {
+	// Eval stores r0(x) in vals[0] and fi(x) in vals[i] (len M+1).
+	Eval func(x, vals []float64) error
+	// Grad stores in g the gradient of w[0] r0 + sum_i w[i] fi at the x of
+	// the last Eval.
+	Grad func(w, g []float64) error
+	// Coords are the kinked variables, each once.
+	Coords []SeparableCoord
+}
+
+// SeparableCoord is the kink P_j of variable J and J's box [Lo, Hi] in X
+// (infinite ends for none): X is that box times the domain of the other
+// variables, so that its projection acts on J alone.
+type SeparableCoord struct {
+	J      int
+	P      *Piecewise1D
+	Lo, Hi float64
+}
+
+// The prox oracle solves (7) for a Problem with a Separable objective
+// (Remark 2: any solver of the strongly convex subproblem can be the
+// oracle) by the smooth oracle's augmented Lagrangian method, whose inner
+// problems
+//
+//	min_{y in X} Phi(y) = S(y) + sum_j P_j(y_j),
+//	S(y) = r0(y) + RhoHat/2 ||y - x_t||^2 + 1/(2c) sum_i (max(0, lambda_i + c Gi(y))^2 - lambda_i^2),
+//
+// are solved by the proximal gradient method with Barzilai-Borwein steps
+// and a nonmonotone acceptance test (SpaRSA, Wright, Nowak & Figueiredo
+// 2009): y+ = argmin_{z in X} <grad S(y), z - y> + 1/(2 alpha) ||z - y||^2
+// + sum_j P_j(z_j), which splits into the projection of y - alpha grad S
+// for the kink-free variables and, for each kinked one, a one-dimensional
+// piecewise-quadratic problem minimised exactly (Piecewise1D.MinQuad;
+// firm thresholding for MCP), so the kinks never enter a gradient or a
+// cutting plane and a zero weight is exactly zero.
+//
+// The certificate is the smooth oracle's, with the kinks kept exact: at an
+// iterate y with multipliers w = max(0, lambda + c G(y)) the Lagrangian
+// L(z, w) = A(z) + sum_j P_j(z_j), with A = r0 + RhoHat/2 ||z - x_t||^2 +
+// sum_i w_i Gi the smooth part, and A is mu_w-strongly convex (r0 is as
+// weakly convex as f0: the kinks are concave between their breakpoints),
+// so for every z in X
+//
+//	L(z, w) >= A(y) + <grad A(y), z - y> + mu_w/2 ||z - y||^2 + sum_j P_j(z_j),
+//
+// and the right side's minimum over X is exact: the projection for the
+// kink-free variables and a one-dimensional minimisation (nonconvex or
+// not) for each kinked one. It is a lower bound on the dual function at w,
+// hence on min (7).
+type proxMethod struct {
+	*solver
+	sep    *Separable
+	prob   Problem // the Problem with Eval = r0 + P (exact) and Grad the smooth part's
+	kinked []bool  // kinked[j]: variable j has a kink
+	al     alState // the warm start
+	sb     *smoothBufs
+	v      []float64 // the proximal step's argument
+}
+
+func newProxMethod(s *solver) *proxMethod {
+	m := &proxMethod{solver: s, sep: s.p.Separable, kinked: make([]bool, s.n), v: make([]float64, s.n)}
+	for _, c := range m.sep.Coords {
+		m.kinked[c.J] = true
+	}
+	m.prob = *s.p
+	m.prob.Eval = func(x, vals []float64) error {
+		if err := m.sep.Eval(x, vals); err != nil {
+			return err
+		}
+		vals[0] += m.kinks(x)
+		return nil
+	}
+	m.prob.Grad = m.sep.Grad
+	m.prob.Jacobian = nil
+	return m
+}
+
+func (s *proxMethod) oracle() Oracle { return Prox }
+
+func (s *proxMethod) warmMultipliers() []float64 { return s.al.lam }
+
+// kinks is sum_j P_j(x_j).
+func (s *proxMethod) kinks(x []float64) float64 {
+	v := 0.0
+	for _, c := range s.sep.Coords {
+		v += c.P.Value(x[c.J])
+	}
+	return v
+}
+
+// proxStep stores in z the proximal gradient step from y with the
+// gradient g of the smooth part and step alpha.
+func (s *proxMethod) proxStep(y, g, z []float64, alpha float64) {
+	for j := range z {
+		z[j] = y[j] - alpha*g[j]
+	}
+	copy(s.v, z)
+	s.project(z)
+	for _, c := range s.sep.Coords {
+		// argmin P(t) + (t - v)^2 / (2 alpha) over [Lo, Hi]
+		t, _ := c.P.MinQuad(1/alpha, -s.v[c.J]/alpha, c.Lo, c.Hi)
+		if !math.IsNaN(t) && !math.IsInf(t, 0) {
+			z[c.J] = t
+		}
+	}
+}
+
+// solve runs the prox oracle on (7) at xt. Its output is in s.out.
+func (s *proxMethod) solve(xt []float64, acc accuracy) (res subResult, halt haltReason, err error) {
+	in := *s.solver
+	in.p = &s.prob
+	defer func() { s.solver.stats = in.stats }()
+	sv := &in
+	m := sv.m
+	mu := sv.rhoHat - sv.rho
+	st := &s.al
+	if st.lam == nil {
+		st.lam = make([]float64, m)
+		st.c = alStartC
+	}
+	if s.sb == nil {
+		s.sb = (&smoothMethod{solver: sv}).smoothBuffers()
+	}
+	b := s.sb
+	lam := b.lam
+	copy(lam, st.lam)
+	c := st.c
+	res = subResult{Lower: math.Inf(-1), F: math.Inf(1), Lambda: make([]float64, m)}
+	split := false
+	for i := 0; i < m; i++ {
+		b.prox[i], b.proxMu[i] = sv.conProx(i)
+		split = split || b.prox[i] != sv.rhoHat
+	}
+	if split {
+		res.Prox = clone(b.prox)
+	}
+	bestDist := 0.0
+	var fval, q float64
+	Gv, w := b.G, b.w
+	evals := 0
+	evalPhi := func(y []float64) (float64, error) {
+		evals++
+		if err := sv.eval(y); err != nil {
+			return 0, err
+		}
+		sv.stats.Inner++
+		q = 0
+		for j := range y {
+			dj := y[j] - xt[j]
+			q += dj * dj
+		}
+		dist := math.Sqrt(q)
+		half := q / 2
+		q *= sv.rhoHat / 2
+		fval = sv.vals[0] + q
+		phi := fval
+		feasible := true
+		for i := 0; i < m; i++ {
+			Gv[i] = sv.vals[i+1] + b.prox[i]*half
+			if Gv[i] > 0 {
+				feasible = false
+			}
+			wi := math.Max(0, lam[i]+c*Gv[i])
+			w[i] = wi
+			phi += (wi*wi - lam[i]*lam[i]) / (2 * c)
+		}
+		if feasible && fval < res.F {
+			res.F, res.Feasible = fval, true
+			copy(sv.out, y)
+			copy(sv.outF, sv.vals)
+			copy(b.Gf, Gv)
+			bestDist = dist
+		}
+		return phi, nil
+	}
+	// gradS stores the gradient of the smooth part S at the last evaluated
+	// point y in g and raises the lower bound with it.
+	gradS := func(y, g []float64) error {
+		b.wf[0] = 1
+		k, muw := sv.rhoHat, mu
+		for i := 0; i < m; i++ {
+			b.wf[i+1] = w[i]
+			k += w[i] * b.prox[i]
+			muw += w[i] * b.proxMu[i]
+		}
+		if err := sv.gradW(b.wf, g); err != nil {
+			return err
+		}
+		for j := range g {
+			g[j] += k * (y[j] - xt[j])
+		}
+		lval := fval
+		for i := 0; i < m; i++ {
+			lval += w[i] * Gv[i]
+		}
+		z := b.z
+		for j := range z {
+			z[j] = y[j] - g[j]/muw
+		}
+		sv.project(z)
+		bound := lval
+		for j := range z {
+			if s.kinked[j] {
+				continue
+			}
+			dz := z[j] - y[j]
+			bound += g[j]*dz + muw/2*dz*dz
+		}
+		// two bounds on the kinked variables' part, the larger is kept:
+		// split, A's linearisation plus each P_j exactly; and whole, L's
+		// subgradient xi = g + (a slope of P_j at y_j) in the strong
+		// convexity of L itself
+		split, whole := bound, bound
+		for _, cd := range s.sep.Coords {
+			// min over [Lo, Hi] of g (t - y) + muw/2 (t - y)^2 + P(t), less P(y)
+			yj, gj := y[cd.J], g[cd.J]
+			_, v := cd.P.MinQuad(muw, gj-muw*yj, cd.Lo, cd.Hi)
+			split += v - gj*yj + muw/2*yj*yj - cd.P.Value(yj)
+			whole += wholeTerm(cd, yj, gj, muw)
+		}
+		bound = math.Max(split, whole)
+		if math.IsNaN(bound) {
+			bound = math.Inf(-1)
+		}
+		b.innerGap = lval - bound
+		if bound > res.Lower {
+			res.Lower = bound
+			copy(res.Lambda, w)
+		}
+		return nil
+	}
+	done := func() bool { return sv.settled(acc, &res, bestDist) }
+
+	y, g := b.y, b.g
+	copy(y, xt)
+	sv.project(y)
+	phi, err := evalPhi(y)
+	if err != nil {
+		return res, running, err
+	}
+	if err := gradS(y, g); err != nil {
+		return res, running, err
+	}
+	alpha := st.alpha
+	if alpha == 0 {
+		alpha = 1 / math.Max(mu, norm(g))
+	}
+	omega := math.Max(1e-2, sv.epsHat2)
+	prevViol := math.Inf(1)
+	stalls := 0
+	for evals < acc.MaxEvals && !done() {
+		hist := b.hist[:0]
+		hist = append(hist, phi)
+		progressed, stuck := false, false
+		for evals < acc.MaxEvals && b.innerGap > omega && !done() {
+			if h := sv.halted(); h != running {
+				return res, h, nil
+			}
+			phiMax := hist[0]
+			for _, h := range hist {
+				phiMax = math.Max(phiMax, h)
+			}
+			ytr := b.ytr
+			var phiT float64
+			accepted := false
+			for range spgLineSearch {
+				if h := sv.halted(); h != running {
+					return res, h, nil
+				}
+				s.proxStep(y, g, ytr, alpha)
+				dd := 0.0
+				for j := range ytr {
+					d := ytr[j] - y[j]
+					dd += d * d
+				}
+				if dd == 0 {
+					break
+				}
+				if phiT, err = evalPhi(ytr); err == nil && phiT <= phiMax-1e-4/(2*alpha)*dd {
+					accepted = true
+					break
+				}
+				alpha /= 2
+			}
+			if !accepted {
+				stuck = true
+				break
+			}
+			gnew := b.gnew
+			if err := gradS(ytr, gnew); err != nil {
+				return res, running, err
+			}
+			sts, sty := 0.0, 0.0
+			for j := range ytr {
+				sj := ytr[j] - y[j]
+				yj := gnew[j] - g[j]
+				sts += sj * sj
+				sty += sj * yj
+			}
+			if sts > 1e-20*(1+dot(y, y)) && sty < 0.99*mu*sts {
+				res.Nonconvex = true // S must be mu-strongly convex
+			}
+			if sty > 0 {
+				alpha = math.Min(spgMaxStep, math.Max(spgMinStep, sts/sty))
+			} else {
+				alpha = spgMaxStep
+			}
+			progressed = true
+			copy(y, ytr)
+			copy(g, gnew)
+			phi = phiT
+			if len(hist) == spgMemory {
+				copy(hist, hist[1:])
+				hist = hist[:spgMemory-1]
+			}
+			hist = append(hist, phi)
+		}
+		b.hist = hist
+		if done() || evals >= acc.MaxEvals {
+			break
+		}
+		if progressed || !stuck {
+			stalls = 0
+		} else if stalls++; stalls > 3 {
+			break
+		}
+		omega = math.Max(omega/10, 1e-300)
+		if m == 0 {
+			continue
+		}
+		viol, maxG := 0.0, math.Inf(-1)
+		for i := 0; i < m; i++ {
+			viol = math.Max(viol, math.Abs(math.Min(-Gv[i], lam[i]/c)))
+			maxG = math.Max(maxG, Gv[i])
+		}
+		copy(lam, w)
+		if maxG > 0 && res.Feasible {
+			if err := sv.restoreOnSegment(y, b, evalPhi); err != nil {
+				return res, running, err
+			}
+		}
+		needed := sv.gapTol(acc, bestDist, res.KKTFactor(sv.rhoHat)) / (1 + res.LambdaSum())
+		if progressed && viol > 0.5*prevViol && viol > needed && c < alMaxPenalty {
+			c *= 10
+		}
+		if progressed {
+			prevViol = viol
+		}
+		if phi, err = evalPhi(y); err != nil {
+			return res, running, err
+		}
+		if err := gradS(y, g); err != nil {
+			return res, running, err
+		}
+	}
+	copy(st.lam, lam)
+	st.c = math.Max(alStartC, c/25)
+	st.alpha = alpha
+	res.Evals = evals
+	if !res.Feasible {
+		copy(sv.out, y)
+		res.F = fval
+	}
+	return res, running, nil
+}
+
+// wholeTerm is min over t in [Lo, Hi] of xi (t - y) + mu/2 (t - y)^2 for
+// the subgradient xi of L in g + [left, right slope of P at y] that makes
+// it largest: the one nearest the set where the minimiser is y itself
+// ({0} inside the box, [0, Inf) at Lo, (-Inf, 0] at Hi).
+func wholeTerm(cd SeparableCoord, y, g, mu float64) float64 {
+	dl, dr := cd.P.Slopes(y)
+	lo, hi := g+dl, g+dr
+	zlo, zhi := 0.0, 0.0 // the set where t = y
+	if y <= cd.Lo {
+		zhi = math.Inf(1)
+	}
+	if y >= cd.Hi {
+		zlo = math.Inf(-1)
+	}
+	var xi float64
+	switch {
+	case hi < zlo:
+		xi = hi
+	case lo > zhi:
+		xi = lo
+	default:
+		return 0
+	}
+	t := math.Min(math.Max(y-xi/mu, cd.Lo), cd.Hi)
+	return xi*(t-y) + mu/2*(t-y)*(t-y)
+}
