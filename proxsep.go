@@ -65,13 +65,13 @@ func separableFor(m *check.Model, prob *solve.Problem) (*solve.Separable, string
 
 // autoProx makes an automatic choice of the bundle oracle (o nil, the
 // pending kinkNote) the prox oracle when m's objective is a smooth rest
-// plus kinks of single variables with smooth constraints
+// plus kinks of single variables with smooth inequality constraints
 // (separableFor): there the prox oracle is the faster by one to two
 // orders of magnitude (docs/performance.md). It reports whether it chose
 // it; the note replaces the bundle oracle's.
 func (c *solveConfig) autoProx(o solve.Oracle, m *check.Model, prob *solve.Problem, chosen solve.Oracle) (bool, error) {
-	if o != nil || chosen != solve.Bundle || c.kinkNote == nil {
-		return false, nil
+	if o != nil || chosen != solve.Bundle || c.kinkNote == nil || equalityKinds(m) != nil {
+		return false, nil // the prox oracle takes no equality; the bundle oracle takes affine ones
 	}
 	sep, _, err := separableFor(m, prob)
 	if err != nil || sep == nil {

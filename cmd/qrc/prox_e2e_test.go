@@ -68,6 +68,37 @@ minimize (x[1] - 1)^2 + abs(x[1] + x[2])
 	assert.Contains(t, r.stderr, "sum.qrc:2:25: the argument of abs is not a single variable")
 }
 
+// Auto does not pick the prox oracle, which takes no equality, for a
+// model with one: min |x| + (y - 2)^2 s.t. x + y == 1 goes to the bundle
+// oracle (which takes affine equalities) and solves, instead of being
+// refused. On the line, |x| + (x + 1)^2 is least at x = -1/2: f* = 3/4.
+func TestProxNotPickedWithEquality(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "eq.qrc")
+	require.NoError(t, os.WriteFile(model, []byte(`var x in box(-5, 5)
+var y in box(-5, 5)
+minimize abs(x) + (y - 2)^2
+subject to
+    bal: x + y == 1
+`), 0o644))
+	type out struct {
+		Status        string             `json:"status"`
+		Objective     float64            `json:"objective"`
+		Infeasibility float64            `json:"infeasibility"`
+		Variables     map[string]float64 `json:"variables"`
+		Settings      struct {
+			Oracle string `json:"oracle"`
+		} `json:"settings"`
+	}
+	s, r := jsonOut[out](t, false, "solve", "--quiet", model)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "bundle", s.Settings.Oracle)
+	assert.Equal(t, "converged", s.Status)
+	assert.LessOrEqual(t, s.Infeasibility, 1e-9)
+	// Eps = 1e-3 (a model with a kink); f is 2-Lipschitz near x*
+	assert.InDelta(t, -0.5, s.Variables["x"], 1e-3)
+	assert.InDelta(t, 0.75, s.Objective, 2e-3)
+}
+
 // mcpStationarity is the largest violation, at (w, b), of the first-order
 // conditions of examples/mcp.qrc's objective when its recall constraint
 // is inactive, computed from the CSV file independently of qrc: with g
