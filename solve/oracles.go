@@ -214,6 +214,11 @@ type subResult struct {
 	// added to the constraints in place of RhoHat (solver.conProx); nil
 	// means RhoHat for every constraint, as in the paper's (7).
 	Prox []float64
+	// Concave is curvature the oracle knows (7) has beyond what its
+	// evidence checks (the prox oracle's kinks, whose concave pieces the
+	// secant test of the smooth part cannot see): (7) is then only
+	// (RhoHat - Rho - Concave)-strongly convex.
+	Concave float64
 }
 
 // KKTFactor is RhoHat + sum_i Lambda_i RhoHat_i, with RhoHat_i the
@@ -236,11 +241,12 @@ func (r *subResult) KKTFactor(rhoHat float64) float64 {
 func (r *subResult) Gap() float64 { return r.F - r.Lower }
 
 // DistBound bounds ||out - x_hat||: for a feasible out, the strong
-// convexity of (7) with modulus mu gives mu/2 ||out - x_hat||^2 <=
-// F(out) - F(x_hat) <= Gap. +Inf when out is not feasible or there is no
-// bound.
+// convexity of (7) with modulus mu - Concave gives that modulus over 2
+// times ||out - x_hat||^2 <= F(out) - F(x_hat) <= Gap. +Inf when out is
+// not feasible, there is no bound, or the modulus is not positive.
 func (r *subResult) DistBound(mu float64) float64 {
-	if !r.Feasible || math.IsInf(r.Lower, -1) || math.IsNaN(r.Lower) {
+	mu -= r.Concave
+	if !r.Feasible || math.IsInf(r.Lower, -1) || math.IsNaN(r.Lower) || !(mu > 0) {
 		return math.Inf(1)
 	}
 	return math.Sqrt(2 * math.Max(0, r.Gap()) / mu)

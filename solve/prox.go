@@ -67,12 +67,29 @@ type proxMethod struct {
 	al     alState // the warm start
 	sb     *smoothBufs
 	v      []float64 // the proximal step's argument
+	// concave is the kinks' largest concave curvature, max over j of
+	// -P_j'' on a piece (1/gamma for MCP): L = A + sum P_j is that much
+	// less strongly convex than A, whose modulus the secant test checks
+	concave float64
 }
 
 func newProxMethod(s *solver) *proxMethod {
 	m := &proxMethod{solver: s, sep: s.p.Separable, kinked: make([]bool, s.n), v: make([]float64, s.n)}
 	for _, c := range m.sep.Coords {
 		m.kinked[c.J] = true
+		for _, q := range c.P.Q {
+			m.concave = math.Max(m.concave, -2*q[0])
+		}
+	}
+	// RhoHat stays at least 3 times the kinks' concave curvature, so that
+	// (7), RhoHat - Rho - concave >= RhoHat/6 when Rho = RhoHat/2, stays
+	// strongly convex across the kinks: the distance bound
+	// (subResult.Concave) and the whole bound, the one that is tight at a
+	// solution, stay available (below, solve)
+	s.rhoFloor = math.Max(s.rhoFloor, 3*m.concave)
+	if s.rhoHat < s.rhoFloor {
+		s.rho *= s.rhoFloor / s.rhoHat
+		s.rhoHat = s.rhoFloor
 	}
 	m.prob = *s.p
 	m.prob.Eval = func(x, vals []float64) error {
@@ -137,7 +154,7 @@ func (s *proxMethod) solve(xt []float64, acc accuracy) (res subResult, halt halt
 	lam := b.lam
 	copy(lam, st.lam)
 	c := st.c
-	res = subResult{Lower: math.Inf(-1), F: math.Inf(1), Lambda: make([]float64, m)}
+	res = subResult{Lower: math.Inf(-1), F: math.Inf(1), Lambda: make([]float64, m), Concave: s.concave}
 	split := false
 	for i := 0; i < m; i++ {
 		b.prox[i], b.proxMu[i] = sv.conProx(i)
@@ -205,32 +222,44 @@ func (s *proxMethod) solve(xt []float64, acc accuracy) (res subResult, halt halt
 		for i := 0; i < m; i++ {
 			lval += w[i] * Gv[i]
 		}
-		z := b.z
-		for j := range z {
-			z[j] = y[j] - g[j]/muw
-		}
-		sv.project(z)
-		bound := lval
-		for j := range z {
-			if s.kinked[j] {
-				continue
+		// the kink-free variables' part of a bound with modulus mu: the
+		// minimum of the linearisation plus mu/2 ||z - y||^2 over X
+		free := func(mu float64) float64 {
+			z := b.z
+			for j := range z {
+				z[j] = y[j] - g[j]/mu
 			}
-			dz := z[j] - y[j]
-			bound += g[j]*dz + muw/2*dz*dz
+			sv.project(z)
+			v := 0.0
+			for j := range z {
+				if s.kinked[j] {
+					continue
+				}
+				dz := z[j] - y[j]
+				v += g[j]*dz + mu/2*dz*dz
+			}
+			return v
 		}
-		// two bounds on the kinked variables' part, the larger is kept:
-		// split, A's linearisation plus each P_j exactly; and whole, L's
+		// two bounds, the larger is kept: split, A's linearisation with
+		// A's modulus muw plus each P_j exactly; and whole, L's
 		// subgradient xi = g + (a slope of P_j at y_j) in the strong
-		// convexity of L itself
-		split, whole := bound, bound
+		// convexity of L = A + sum P_j, whose modulus is muw less the
+		// kinks' concave curvature (none when that is not positive)
+		split := lval + free(muw)
 		for _, cd := range s.sep.Coords {
 			// min over [Lo, Hi] of g (t - y) + muw/2 (t - y)^2 + P(t), less P(y)
 			yj, gj := y[cd.J], g[cd.J]
 			_, v := cd.P.MinQuad(muw, gj-muw*yj, cd.Lo, cd.Hi)
 			split += v - gj*yj + muw/2*yj*yj - cd.P.Value(yj)
-			whole += wholeTerm(cd, yj, gj, muw)
 		}
-		bound = math.Max(split, whole)
+		bound := split
+		if muL := muw - s.concave; muL > 0 {
+			whole := lval + free(muL)
+			for _, cd := range s.sep.Coords {
+				whole += wholeTerm(cd, y[cd.J], g[cd.J], muL)
+			}
+			bound = math.Max(split, whole)
+		}
 		if math.IsNaN(bound) {
 			bound = math.Inf(-1)
 		}
