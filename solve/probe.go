@@ -16,10 +16,11 @@ import (
 // Settings.Seed), both ways, at the steps probeSteps times max(1,
 // ||x||_inf), each point projected onto X, the shortest steps first, at
 // most max(probeMinPoints, a quarter of the solve's evaluations) points. A
-// point found with
+// point y found with
 //
-//	f0 < f0(x) - probeDrop (1 + |f0(x)|)   and   max_i fi <= 0
+//	f0 < f0(x) - max(probeDrop (1 + |f0(x)|), Eps ||y - x||)   and   max_i fi <= 0
 //
+// (a drop steeper than the slope Eps that near stationarity allows)
 // shows x is no minimum: the solve goes on from it (at most maxEscapes
 // times in one solve). A probe that finds none is evidence, not proof, of
 // a local minimum; Result.Probe says what was tried. The probe is not part
@@ -99,7 +100,7 @@ func (s *solver) probe(cur *Point, violation bool) (*Point, error) {
 		return f[0]
 	}
 	f0 := value(cur.F)
-	need := f0 - probeDrop*(1+math.Abs(f0))
+	drop := probeDrop * (1 + math.Abs(f0))
 	y := make([]float64, n)
 	var best *Point
 	budget := max(probeMinPoints, s.stats.Evals/4)
@@ -122,6 +123,13 @@ func (s *solver) probe(cur *Point, violation bool) (*Point, error) {
 					// a probe outside the functions' domain (a log of a
 					// negative number): not a point to go to
 					continue
+				}
+				need := f0 - drop
+				if !violation {
+					// a point nearly stationary to Eps may descend at
+					// slope Eps: only a steeper drop shows it is no
+					// minimum
+					need = min(need, f0-s.set.Eps*dist(y, cur.X))
 				}
 				if !violation && gOf(s.vals) > 0 || value(s.vals) >= need {
 					continue
