@@ -92,3 +92,15 @@ func appendFixed4(b []byte, q int) []byte {
 func largeName(sp largeSpec) string {
 	return fmt.Sprintf("npc-%d-%dx%d-s%d.svm", sp.Rows, sp.Features, sp.Classes, sp.Seed)
 }
+
+// largeHeadRows is the number of rows of npc-head.svm.
+const largeHeadRows = 2000
+
+// writeLargeHead writes npc-head.svm: the first largeHeadRows rows of the
+// large set with its defaults, since a set's rows do not depend on their
+// number.
+func writeLargeHead(w io.Writer) error {
+	sp := defaultLarge
+	sp.Rows = largeHeadRows
+	return writeLarge(w, sp)
+}

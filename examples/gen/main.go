@@ -4,7 +4,7 @@
 //
 //	go run ./examples/gen [-out examples/data]
 //
-// It writes six files, byte for byte the same on every run, since each is
+// It writes seven files, byte for byte the same on every run, since each is
 // drawn from its own fixed-seed PCG generator:
 //
 //   - digits.svm: LIBSVM, 3000 rows, 16 features, labels 1..10. A Gaussian
@@ -26,6 +26,9 @@
 //     of ../shared/data (adult.csv, german.csv, a9a.t) with the same columns
 //     (features), so that examples/adult.qrc, german.qrc and np.qrc run from
 //     a fresh clone and on the real files with --data; see standins.go.
+//   - npc-head.svm: the first 2000 rows of the large set below with its
+//     defaults (the 10^6-row file's first lines), so that
+//     docs/experiments/np_hinge_gen.qrc runs from a fresh clone.
 //
 // Real values are written with four decimals.
 //
@@ -75,6 +78,7 @@ var generators = []generator{
 	{"adult.csv", writeAdult},
 	{"german.csv", writeGerman},
 	{"a9a.svm", writeA9a},
+	{"npc-head.svm", writeLargeHead},
 }
 
 func main() {
