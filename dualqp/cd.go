@@ -242,6 +242,10 @@ func (s *Solver) solveCD(sub Sub, maxEpochs, every int, stop func(lower, upper f
 		}
 		s.candidate(&sub, s.y, &res)
 	}
+	if h := s.restBound(&sub); h > res.Lower {
+		res.Lower = h // with multipliers 0 (res.Lambda as made)
+		s.candidate(&sub, s.y, &res)
+	}
 	s.cdRecompute(c, &sub)
 	wait, next := 1, 1
 	for ep := 1; ep <= maxEpochs; ep++ {

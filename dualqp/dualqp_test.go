@@ -162,3 +162,34 @@ func TestFinishClosedForm(t *testing.T) {
 		}
 	}
 }
+
+// TestRestBoundCertifiesVanishingPieces: min mean over 3 rows of hinge
+// scores that are all beyond their margins near Xt, f = 0 there, with a
+// warm start far from the dual optimum. The dual point alpha = 0 (the
+// pieces dropped) is a bound of 0 = F(Xt) at once: the gap is 0 after one
+// step, for both methods, where the ascent from the warm start at a small
+// P approaches it slowly.
+func TestRestBoundCertifiesVanishingPieces(t *testing.T) {
+	for _, coordinate := range []bool{false, true} {
+		// rows 1 - y and 1 - 2y over y in [2, 5]: pos(1 - y) is 0 there
+		m := &Model{
+			N: 1, M: 0,
+			Ptr: []int{0, 1, 2}, Col: []int32{0, 0}, Val: []float64{-1, -2},
+			B: []float64{1, 1}, Lo: []float64{0, 0}, Hi: []float64{0.5, 0.5}, Fn: []int32{0, 0},
+			Q: make([][]float64, 1), E: []float64{0},
+		}
+		project := func(x []float64) { x[0] = math.Min(5, math.Max(2, x[0])) }
+		if coordinate {
+			m.X = &Domain{Lo: []float64{2}, Hi: []float64{5}, Ball: []int32{-1}}
+		}
+		if err := m.Check(); err != nil {
+			t.Fatal(err)
+		}
+		s := NewSolver(m)
+		s.alpha[0], s.alpha[1] = 0.5, 0.5 // a warm start far off
+		res := s.Solve(Sub{Xt: []float64{3}, P: 1e-3, Project: project}, 1, 1, nil)
+		if res.Lower != 0 || res.F != 0 {
+			t.Errorf("coordinate %v: Lower %g, F %g, want both 0", coordinate, res.Lower, res.F)
+		}
+	}
+}

@@ -136,6 +136,24 @@ func (s *Solver) primal(sub *Sub, lam, alpha []float64) float64 {
 	return h
 }
 
+// restBound is the dual value at lam = (1, 0, ..., 0), alpha = 0, a dual
+// point when every objective row's slope interval [Lo, Hi] holds 0 (pos
+// and hinge have [0, 1], abs [-1, 1]; -Inf otherwise): the minimum over X
+// of the objective's affine rest plus P/2 ||y - Xt||^2. It is where the ascent ends when the pieces
+// all vanish near Xt (separable data, objective 0), which from a warm
+// start at small P it approaches too slowly to certify; offering it costs
+// one projection. It leaves its point in s.y.
+func (s *Solver) restBound(sub *Sub) float64 {
+	for r, fn := range s.m.Fn {
+		if fn == 0 && !(s.m.Lo[r] <= 0 && 0 <= s.m.Hi[r]) {
+			return math.Inf(-1)
+		}
+	}
+	lam := make([]float64, s.m.M+1)
+	lam[0] = 1
+	return s.primal(sub, lam, nil)
+}
+
 // candidate offers y as the result's point: when the model finds it
 // feasible, or else the point of the segment from Xt to y where the
 // linear interpolation of every violated constraint from its value at Xt
@@ -261,6 +279,10 @@ func (s *Solver) Solve(sub Sub, maxIter, every int, stop func(lower, upper float
 			res.Lower = h
 			copy(res.Lambda, lam[1:])
 		}
+	}
+	if h := s.restBound(&sub); h > res.Lower {
+		res.Lower = h // with multipliers 0 (res.Lambda as made)
+		s.candidate(&sub, s.y, &res)
 	}
 	keepBound(s.primal(&sub, s.lam, s.alpha), s.lam)
 	L := s.knorm2 / sub.P
