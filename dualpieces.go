@@ -3,7 +3,6 @@ package qrc
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/dualqp"
@@ -29,41 +28,29 @@ func (c *solveConfig) piecesFor(m *check.Model, prob *solve.Problem) (*dualqp.Mo
 		c.piecesWhy = fmt.Sprintf("the pieces have %d variables and %d constraints, the problem %d and %d", pm.N, pm.M, prob.N, prob.M)
 		return nil, c.piecesWhy, nil
 	}
-	rng := rand.New(rand.NewPCG(30, 7))
-	x := make([]float64, prob.N)
-	want, got := make([]float64, prob.M+1), make([]float64, prob.M+1)
-	for k, scale := range []float64{0, 1, 10} {
-		for j := range x {
-			x[j] = scale * (2*rng.Float64() - 1)
+	// the coordinate method projects by pm.X: it must be X, else the
+	// accelerated gradient method projects with prob.Project
+	sameX := func(x []float64) {
+		if pm.X == nil {
+			return
 		}
-		if pm.X != nil {
-			// the coordinate method projects by pm.X: it must be X
-			px := append([]float64(nil), x...)
-			pm.X.Project(px)
-			q := append([]float64(nil), x...)
-			if prob.Project != nil {
-				prob.Project(q)
-			}
-			for j := range q {
-				if math.Abs(px[j]-q[j]) > 1e-12*(1+math.Abs(q[j])) {
-					pm.X = nil // the accelerated gradient method projects with prob.Project
-					break
-				}
-			}
-		}
+		px := append([]float64(nil), x...)
+		pm.X.Project(px)
+		q := append([]float64(nil), x...)
 		if prob.Project != nil {
-			prob.Project(x)
+			prob.Project(q)
 		}
-		if err := prob.Eval(x, want); err != nil {
-			continue // a point where the model cannot be evaluated proves nothing
-		}
-		pm.Values(x, got)
-		for i := range want {
-			if math.Abs(want[i]-got[i]) > 1e-9*(1+math.Abs(want[i])) {
-				c.piecesWhy = fmt.Sprintf("the piecewise-linear form disagrees with the compiled function %d at test point %d (%g against %g)", i, k, got[i], want[i])
-				return nil, c.piecesWhy, nil
+		for j := range q {
+			if math.Abs(px[j]-q[j]) > 1e-12*(1+math.Abs(q[j])) {
+				pm.X = nil
+				return
 			}
 		}
+	}
+	values := func(x, vals []float64) error { pm.Values(x, vals); return nil }
+	if why := formDisagrees(prob, 7, "piecewise-linear form", values, sameX); why != "" {
+		c.piecesWhy = why
+		return nil, why, nil
 	}
 	c.pieces = pm
 	return pm, "", nil
