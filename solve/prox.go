@@ -164,40 +164,17 @@ func (s *proxMethod) solve(xt []float64, acc accuracy) (res subResult, halt halt
 		res.Prox = clone(b.prox)
 	}
 	bestDist := 0.0
-	var fval, q float64
+	var fval float64
 	Gv, w := b.G, b.w
 	evals := 0
 	evalPhi := func(y []float64) (float64, error) {
 		evals++
-		if err := sv.eval(y); err != nil {
+		phi, fv, dist, better, err := sv.alPhi(y, xt, b, lam, c, &res)
+		if err != nil {
 			return 0, err
 		}
-		sv.stats.Inner++
-		q = 0
-		for j := range y {
-			dj := y[j] - xt[j]
-			q += dj * dj
-		}
-		dist := math.Sqrt(q)
-		half := q / 2
-		q *= sv.rhoHat / 2
-		fval = sv.vals[0] + q
-		phi := fval
-		feasible := true
-		for i := 0; i < m; i++ {
-			Gv[i] = sv.vals[i+1] + b.prox[i]*half
-			if Gv[i] > 0 {
-				feasible = false
-			}
-			wi := math.Max(0, lam[i]+c*Gv[i])
-			w[i] = wi
-			phi += (wi*wi - lam[i]*lam[i]) / (2 * c)
-		}
-		if feasible && fval < res.F {
-			res.F, res.Feasible = fval, true
-			copy(sv.out, y)
-			copy(sv.outF, sv.vals)
-			copy(b.Gf, Gv)
+		fval = fv
+		if better {
 			bestDist = dist
 		}
 		return phi, nil

@@ -145,42 +145,19 @@ func (s *smoothMethod) solve(xt []float64, acc accuracy) (res subResult, halt ha
 	bestDist := 0.0 // ||yf - xt||
 
 	// values at the last evaluated point
-	var fval, q float64
+	var fval float64
 	Gv := b.G
 	w := b.w
 	evals := 0
 	// evalPhi evaluates Phi at y (and notes y when it is a better feasible point).
 	evalPhi := func(y []float64) (float64, error) {
 		evals++
-		if err := s.eval(y); err != nil {
+		phi, fv, dist, better, err := s.alPhi(y, xt, b, lam, c, &res)
+		if err != nil {
 			return 0, err
 		}
-		s.stats.Inner++
-		q = 0
-		for j := range y {
-			dj := y[j] - xt[j]
-			q += dj * dj
-		}
-		dist := math.Sqrt(q)
-		half := q / 2
-		q *= s.rhoHat / 2
-		fval = s.vals[0] + q
-		phi := fval
-		feasible := true
-		for i := 0; i < m; i++ {
-			Gv[i] = s.vals[i+1] + b.prox[i]*half
-			if Gv[i] > 0 {
-				feasible = false
-			}
-			wi := math.Max(0, lam[i]+c*Gv[i])
-			w[i] = wi
-			phi += (wi*wi - lam[i]*lam[i]) / (2 * c)
-		}
-		if feasible && fval < res.F {
-			res.F, res.Feasible = fval, true
-			copy(s.out, y)
-			copy(s.outF, s.vals)
-			copy(b.Gf, Gv)
+		fval = fv
+		if better {
 			bestDist = dist
 		}
 		return phi, nil
@@ -433,6 +410,50 @@ func (s *smoothMethod) solve(xt []float64, acc accuracy) (res subResult, halt ha
 		res.F = fval
 	}
 	return res, running, nil
+}
+
+// alPhi evaluates, at y, the augmented Lagrangian of (7) at x_t with the
+// multipliers lam and penalty c: Phi = F(y) + 1/(2c) sum_i (max(0,
+// lam_i + c Gi(y))^2 - lam_i^2), with F(y) = f0(y) + RhoHat/2 ||y -
+// x_t||^2 and Gi(y) = fi(y) + RhoHat_i/2 ||y - x_t||^2 (b.prox). It leaves
+// Gi in b.G and the multipliers max(0, lam_i + c Gi) in b.w, and returns
+// Phi, F(y) and ||y - x_t||; when y is feasible for (7) with F below
+// res.F it records y as res's point (s.out, s.outF, b.Gf) and reports
+// better. The smooth and prox oracles' inner problems share it.
+func (s *solver) alPhi(y, xt []float64, b *smoothBufs, lam []float64, c float64, res *subResult) (phi, fval, dist float64, better bool, err error) {
+	if err := s.eval(y); err != nil {
+		return 0, 0, 0, false, err
+	}
+	s.stats.Inner++
+	q := 0.0
+	for j := range y {
+		dj := y[j] - xt[j]
+		q += dj * dj
+	}
+	dist = math.Sqrt(q)
+	half := q / 2
+	q *= s.rhoHat / 2
+	fval = s.vals[0] + q
+	phi = fval
+	feasible := true
+	Gv, w := b.G, b.w
+	for i := 0; i < s.m; i++ {
+		Gv[i] = s.vals[i+1] + b.prox[i]*half
+		if Gv[i] > 0 {
+			feasible = false
+		}
+		wi := math.Max(0, lam[i]+c*Gv[i])
+		w[i] = wi
+		phi += (wi*wi - lam[i]*lam[i]) / (2 * c)
+	}
+	if feasible && fval < res.F {
+		res.F, res.Feasible = fval, true
+		copy(s.out, y)
+		copy(s.outF, s.vals)
+		copy(b.Gf, Gv)
+		better = true
+	}
+	return phi, fval, dist, better, nil
 }
 
 // conProx returns the proximal weight RhoHat_i that the smooth oracle
