@@ -346,23 +346,8 @@ func (s *proxMethod) solve(xt []float64, acc accuracy) (res subResult, halt halt
 		if m == 0 {
 			continue
 		}
-		viol, maxG := 0.0, math.Inf(-1)
-		for i := 0; i < m; i++ {
-			viol = math.Max(viol, math.Abs(math.Min(-Gv[i], lam[i]/c)))
-			maxG = math.Max(maxG, Gv[i])
-		}
-		copy(lam, w)
-		if maxG > 0 && res.Feasible {
-			if err := sv.restoreOnSegment(y, b, evalPhi); err != nil {
-				return res, running, err
-			}
-		}
-		needed := sv.gapTol(acc, bestDist, res.KKTFactor(sv.rhoHat)) / (1 + res.LambdaSum())
-		if progressed && viol > 0.5*prevViol && viol > needed && c < alMaxPenalty {
-			c *= 10
-		}
-		if progressed {
-			prevViol = viol
+		if c, prevViol, err = sv.alUpdate(y, b, lam, c, &res, acc, &bestDist, progressed, prevViol, evalPhi); err != nil {
+			return res, running, err
 		}
 		if phi, err = evalPhi(y); err != nil {
 			return res, running, err

@@ -370,28 +370,8 @@ func (s *smoothMethod) solve(xt []float64, acc accuracy) (res subResult, halt ha
 		if m == 0 {
 			continue // Phi = F: only the inner tolerance tightens
 		}
-		// the multiplier update, at the last iterate y (w is from it)
-		viol, maxG := 0.0, math.Inf(-1)
-		for i := 0; i < m; i++ {
-			viol = math.Max(viol, math.Abs(math.Min(-Gv[i], lam[i]/c)))
-			maxG = math.Max(maxG, Gv[i])
-		}
-		copy(lam, w)
-		if maxG > 0 && res.Feasible {
-			// y is just outside (7)'s feasible set: the point of the
-			// segment from the best feasible point where the linear
-			// interpolation of each Gi is 0 is feasible when the Gi are
-			// convex, and has F at most the interpolation of F
-			if err := s.restoreOnSegment(y, b, evalPhi); err != nil {
-				return res, running, err
-			}
-		}
-		needed := s.gapTol(acc, bestDist, res.KKTFactor(s.rhoHat)) / (1 + res.LambdaSum())
-		if progressed && viol > 0.5*prevViol && viol > needed && c < alMaxPenalty {
-			c *= 10
-		}
-		if progressed {
-			prevViol = viol
+		if c, prevViol, err = s.alUpdate(y, b, lam, c, &res, acc, &bestDist, progressed, prevViol, evalPhi); err != nil {
+			return res, running, err
 		}
 		// Phi changed with lambda and c: refresh its value and gradient
 		if phi, err = evalPhi(y); err != nil {
@@ -454,6 +434,42 @@ func (s *solver) alPhi(y, xt []float64, b *smoothBufs, lam []float64, c float64,
 		better = true
 	}
 	return phi, fval, dist, better, nil
+}
+
+// alUpdate is the augmented Lagrangian's update after an inner solve
+// ended at y (b.G and b.w from y's evaluation): the multipliers lam become
+// b.w; when y is just outside (7)'s feasible set, the feasible point of
+// the segment from the best one is offered (restoreOnSegment, with
+// evalPhi); and the penalty c grows tenfold when the inner solve
+// progressed and the violation fell by less than half and is above what
+// the gap needs. It returns c and the violation to compare with next time
+// (prevViol unchanged when the inner solve did not progress). bestDist is
+// read after the restoring evaluations, which may change it.
+func (s *solver) alUpdate(y []float64, b *smoothBufs, lam []float64, c float64, res *subResult, acc accuracy, bestDist *float64, progressed bool, prevViol float64, evalPhi func([]float64) (float64, error)) (float64, float64, error) {
+	Gv := b.G
+	viol, maxG := 0.0, math.Inf(-1)
+	for i := 0; i < s.m; i++ {
+		viol = math.Max(viol, math.Abs(math.Min(-Gv[i], lam[i]/c)))
+		maxG = math.Max(maxG, Gv[i])
+	}
+	copy(lam, b.w)
+	if maxG > 0 && res.Feasible {
+		// y is just outside (7)'s feasible set: the point of the segment
+		// from the best feasible point where the linear interpolation of
+		// each Gi is 0 is feasible when the Gi are convex, and has F at
+		// most the interpolation of F
+		if err := s.restoreOnSegment(y, b, evalPhi); err != nil {
+			return c, prevViol, err
+		}
+	}
+	needed := s.gapTol(acc, *bestDist, res.KKTFactor(s.rhoHat)) / (1 + res.LambdaSum())
+	if progressed && viol > 0.5*prevViol && viol > needed && c < alMaxPenalty {
+		c *= 10
+	}
+	if progressed {
+		prevViol = viol
+	}
+	return c, prevViol, nil
 }
 
 // conProx returns the proximal weight RhoHat_i that the smooth oracle
