@@ -17,13 +17,14 @@ import (
 // residual at it.
 func TestSQPPolishCertifiesHS029(t *testing.T) {
 	type out struct {
-		Status        string             `json:"status"`
-		Objective     float64            `json:"objective"`
-		Infeasibility float64            `json:"infeasibility"`
-		KKTResidual   *float64           `json:"kkt_residual"`
-		KKTTolerance  *float64           `json:"kkt_tolerance"`
-		Polishes      int                `json:"sqp_polishes"`
-		Variables     map[string]float64 `json:"variables"`
+		Status         string             `json:"status"`
+		Objective      float64            `json:"objective"`
+		Infeasibility  float64            `json:"infeasibility"`
+		KKTResidual    *float64           `json:"kkt_residual"`
+		KKTTolerance   *float64           `json:"kkt_tolerance"`
+		Polishes       int                `json:"sqp_polishes"`
+		KKTMultipliers string             `json:"kkt_multipliers"`
+		Variables      map[string]float64 `json:"variables"`
 	}
 	model, err := filepath.Abs(filepath.Join("..", "..", "hs", "models", "hs029.qrc"))
 	require.NoError(t, err)
@@ -31,6 +32,13 @@ func TestSQPPolishCertifiesHS029(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "converged", s.Status)
 	assert.Positive(t, s.Polishes)
+	// the report names the multipliers the KKT check used, one of the
+	// sources docs/cli.md lists, and the text says the same
+	assert.Contains(t, []string{"the multipliers of (7)", "the oracle's augmented-Lagrangian multipliers",
+		"multipliers fitted at x (nonnegative least squares)", "the SQP polish's multipliers"}, s.KKTMultipliers)
+	text := qrc(t, "", "solve", model)
+	require.Equal(t, 0, text.code, text.stderr)
+	assert.Contains(t, text.stdout, "measured with gradients and "+s.KKTMultipliers)
 	require.NotNil(t, s.KKTResidual)
 	require.NotNil(t, s.KKTTolerance)
 	assert.LessOrEqual(t, *s.KKTResidual, *s.KKTTolerance)
