@@ -36,6 +36,9 @@ type Result struct {
 	F float64
 	// Iters counts the dual ascent steps.
 	Iters int
+	// Screened is how many rows the last round of safe screening fixed
+	// (0 when Solve did not screen; screen.go).
+	Screened int
 }
 
 // Solver solves the subproblems of one Model by accelerated projected
@@ -66,6 +69,12 @@ type Solver struct {
 	best                       []float64
 	cd                         *cdState  // the coordinate method's state (Model.X set)
 	atXt, pulled, zp           []float64 // the functions at Xt; candidate's work space
+	// margin, when not nil, is how far below 0 a candidate's constraints
+	// must be (len M): a screening round's reduced model asks its
+	// candidates to keep half the tightening Sub.Slack, so that the
+	// rows it left out and rounding do not make them infeasible on the
+	// whole model
+	margin []float64
 }
 
 // NewSolver returns a solver of m's subproblems; m must pass Check.
@@ -155,22 +164,30 @@ func (s *Solver) restBound(sub *Sub) float64 {
 }
 
 // candidate offers y as the result's point: when the model finds it
-// feasible, or else the point of the segment from Xt to y where the
-// linear interpolation of every violated constraint from its value at Xt
-// (< 0) reaches 0, feasible by convexity (checked on the model). It
-// leaves y's scores in s.z.
+// feasible (f_i <= -margin_i, margin nil for 0), or else the point of the
+// segment from Xt to y where the linear interpolation of every violated
+// constraint from its value at Xt (< -margin_i) reaches -margin_i,
+// feasible by convexity (checked on the model). It leaves y's scores in
+// s.z.
 func (s *Solver) candidate(sub *Sub, y []float64, res *Result) {
 	m := s.m
 	m.scores(y, s.z)
 	m.valuesFrom(y, s.z, s.vals)
 	theta := 1.0
+	limit := func(i int) float64 {
+		if s.margin == nil {
+			return 0
+		}
+		return -s.margin[i-1]
+	}
 	for i := 1; i <= m.M; i++ {
-		if gy := s.vals[i]; gy > 0 {
+		t := limit(i)
+		if gy := s.vals[i]; gy > t {
 			gx := s.atXt[i]
-			if !(gx < 0) {
+			if !(gx < t) {
 				return
 			}
-			theta = math.Min(theta, gx/(gx-gy)*(1-1e-9))
+			theta = math.Min(theta, (t-gx)/(gy-gx)*(1-1e-9))
 		}
 	}
 	p := y
@@ -182,7 +199,7 @@ func (s *Solver) candidate(sub *Sub, y []float64, res *Result) {
 		m.scores(p, s.zp)
 		m.valuesFrom(p, s.zp, s.vals)
 		for i := 1; i <= m.M; i++ {
-			if s.vals[i] > 0 {
+			if s.vals[i] > limit(i) {
 				return
 			}
 		}
@@ -265,6 +282,9 @@ func (s *Solver) Solve(sub Sub, maxIter, every int, stop func(lower, upper float
 	m.scores(sub.Xt, s.z)
 	m.valuesFrom(sub.Xt, s.z, s.atXt)
 	if m.X != nil {
+		if m.Rows() >= screenMinRows {
+			return s.solveScreened(sub, maxIter, every, stop)
+		}
 		return s.solveCD(sub, maxIter, every, stop)
 	}
 	if s.knorm2 == 0 {
