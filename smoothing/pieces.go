@@ -374,7 +374,9 @@ type affElem struct {
 // affine returns the elements (row-major) of e, affine in the variables,
 // with the indices bound in env.
 func (b *pieceBuilder) affine(e check.Expr, env map[*check.Binder]int) ([]affElem, error) {
-	notAffine := whyError(fmt.Sprintf("%s: not affine in the variables", e.Src().Pos()))
+	// the reason is formatted only when it is given: affine runs once per
+	// row and binding
+	notAffine := func() error { return whyError(fmt.Sprintf("%s: not affine in the variables", e.Src().Pos())) }
 	if e.Deps()&check.DepVar == 0 {
 		t, err := check.Eval(e, env)
 		if err != nil {
@@ -400,7 +402,7 @@ func (b *pieceBuilder) affine(e check.Expr, env map[*check.Binder]int) ([]affEle
 		}
 		shape := x.X.Shape()
 		if len(x.Idx) > len(shape) {
-			return nil, notAffine
+			return nil, notAffine()
 		}
 		off, stride := 0, len(inner)
 		for k, ie := range x.Idx {
@@ -444,7 +446,7 @@ func (b *pieceBuilder) affine(e check.Expr, env map[*check.Binder]int) ([]affEle
 				k, o = o, k
 			}
 			if k.Deps()&check.DepVar != 0 || (x.Op == "/" && k != x.Y) {
-				return nil, notAffine
+				return nil, notAffine()
 			}
 			kt, err := check.Eval(k, env)
 			if err != nil {
@@ -468,7 +470,7 @@ func (b *pieceBuilder) affine(e check.Expr, env map[*check.Binder]int) ([]affEle
 				k, o = o, k
 			}
 			if k.Deps()&check.DepVar != 0 {
-				return nil, notAffine
+				return nil, notAffine()
 			}
 			kt, err := check.Eval(k, env)
 			if err != nil {
@@ -479,7 +481,7 @@ func (b *pieceBuilder) affine(e check.Expr, env map[*check.Binder]int) ([]affEle
 				return nil, err
 			}
 			if len(in) != len(kt.Data) {
-				return nil, notAffine
+				return nil, notAffine()
 			}
 			var s affElem
 			for i, v := range kt.Data {
@@ -516,7 +518,7 @@ func (b *pieceBuilder) affine(e check.Expr, env map[*check.Binder]int) ([]affEle
 		}
 		return sum, nil
 	}
-	return nil, notAffine
+	return nil, notAffine()
 }
 
 func scaleAff(in []affElem, s float64) []affElem {
@@ -532,10 +534,10 @@ func scaleAff(in []affElem, s float64) []affElem {
 }
 
 // combine is l + s r, elementwise with a scalar broadcast.
-func combine(l, r []affElem, s float64, bad error) ([]affElem, error) {
+func combine(l, r []affElem, s float64, bad func() error) ([]affElem, error) {
 	n := max(len(l), len(r))
 	if (len(l) != n && len(l) != 1) || (len(r) != n && len(r) != 1) {
-		return nil, bad
+		return nil, bad()
 	}
 	out := make([]affElem, n)
 	for i := range out {
@@ -550,16 +552,16 @@ func combine(l, r []affElem, s float64, bad error) ([]affElem, error) {
 }
 
 // mulAff is in times the constants k, elementwise with a scalar broadcast.
-func mulAff(in []affElem, k []float64, bad error) ([]affElem, error) {
+func mulAff(in []affElem, k []float64, bad func() error) ([]affElem, error) {
 	n := max(len(in), len(k))
 	if (len(in) != n && len(in) != 1) || (len(k) != n && len(k) != 1) {
-		return nil, bad
+		return nil, bad()
 	}
 	out := make([]affElem, n)
 	for i := range out {
 		a, v := in[min(i, len(in)-1)], k[min(i, len(k)-1)]
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, bad
+			return nil, bad()
 		}
 		out[i].c = v * a.c
 		out[i].terms = make([]affTerm, len(a.terms))
