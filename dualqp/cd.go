@@ -47,6 +47,7 @@ func (d *Domain) at(j int, v float64, nb []float64) float64 {
 type cdState struct {
 	s      []float64
 	d      [][]float64 // Q_i + sum over constraint i's rows of s_r A_r (i >= 1); d[0] the objective's
+	dsum   [][]ksum    // cdRecompute's sums for d
 	v, nb  []float64
 	perm   []int32
 	rowsq  []float64 // ||A_r||^2
@@ -76,20 +77,32 @@ func (s *Solver) cdInit() *cdState {
 // the blocks' norms, exactly.
 func (s *Solver) cdRecompute(c *cdState, sub *Sub) {
 	m := s.m
-	for i, d := range c.d {
-		if m.Q[i] != nil {
-			copy(d, m.Q[i])
-		} else {
-			clear(d)
+	// compensated sums: over 10^6 rows whose terms cancel, plain sums
+	// leave errors that the screened solve's gaps would see (ksum)
+	if len(c.dsum) != len(c.d) {
+		c.dsum = make([][]ksum, len(c.d))
+		for i := range c.dsum {
+			c.dsum[i] = make([]ksum, m.N)
+		}
+	}
+	for i, d := range c.dsum {
+		clear(d)
+		for j, v := range m.Q[i] {
+			d[j].add(v)
 		}
 	}
 	for r, sr := range c.s {
 		if sr == 0 {
 			continue
 		}
-		d := c.d[m.Fn[r]]
+		d := c.dsum[m.Fn[r]]
 		for k := m.Ptr[r]; k < m.Ptr[r+1]; k++ {
-			d[m.Col[k]] += sr * m.Val[k]
+			d[m.Col[k]].add(sr * m.Val[k])
+		}
+	}
+	for i, d := range c.d {
+		for j := range d {
+			d[j] = c.dsum[i][j].value()
 		}
 	}
 	g := s.g

@@ -61,22 +61,23 @@ func (s *Solver) cdDual(c *cdState, sub *Sub, slack bool) float64 {
 	y := s.y
 	copy(y, c.v)
 	m.X.Project(y)
-	h := m.E[0]
+	var h ksum
+	h.add(m.E[0])
 	for i := 1; i <= m.M; i++ {
 		e := m.E[i]
 		if slack && sub.Slack != nil {
 			e += sub.Slack[i-1]
 		}
-		h += s.lam[i] * e
+		h.add(s.lam[i] * e)
 	}
 	for r, sr := range c.s {
-		h += s.lam[m.Fn[r]] * sr * m.B[r]
+		h.add(s.lam[m.Fn[r]] * sr * m.B[r])
 	}
 	for j, v := range y {
 		dd := v - sub.Xt[j]
-		h += s.g[j]*v + sub.P/2*dd*dd
+		h.add(s.g[j]*v + sub.P/2*dd*dd)
 	}
-	return h
+	return h.value()
 }
 
 // cdFinish runs at most steps projected Newton steps on the dual from the

@@ -207,12 +207,16 @@ func (s *Solver) screen(y []float64, radius float64, active []int32) []int32 {
 // the whole model's dual point.
 func (s *Solver) reduced(active []int32) *Solver {
 	m, c := s.m, s.cd
-	red := &Model{N: m.N, M: m.M, Ptr: make([]int, 1, len(active)+1), Q: make([][]float64, m.M+1), E: append([]float64(nil), m.E...), X: m.X,
+	red := &Model{N: m.N, M: m.M, Ptr: make([]int, 1, len(active)+1), Q: make([][]float64, m.M+1), E: make([]float64, m.M+1), X: m.X,
 		B: make([]float64, 0, len(active)), Lo: make([]float64, 0, len(active)), Hi: make([]float64, 0, len(active)), Fn: make([]int32, 0, len(active))}
+	// the folds are compensated sums: the fixed rows are most of them
+	qs := make([][]ksum, m.M+1)
+	es := make([]ksum, m.M+1)
 	for i, q := range m.Q {
-		red.Q[i] = make([]float64, m.N)
-		if q != nil {
-			copy(red.Q[i], q)
+		qs[i] = make([]ksum, m.N)
+		es[i].add(m.E[i])
+		for j, v := range q {
+			qs[i][j].add(v)
 		}
 	}
 	next := 0 // the next active row
@@ -233,10 +237,17 @@ func (s *Solver) reduced(active []int32) *Solver {
 			continue
 		}
 		i := m.Fn[r]
-		red.E[i] += sr * m.B[r]
-		q := red.Q[i]
+		es[i].add(sr * m.B[r])
+		q := qs[i]
 		for k := m.Ptr[r]; k < m.Ptr[r+1]; k++ {
-			q[m.Col[k]] += sr * m.Val[k]
+			q[m.Col[k]].add(sr * m.Val[k])
+		}
+	}
+	for i := range red.Q {
+		red.E[i] = es[i].value()
+		red.Q[i] = make([]float64, m.N)
+		for j := range red.Q[i] {
+			red.Q[i][j] = qs[i][j].value()
 		}
 	}
 	rs := NewSolver(red)
