@@ -49,6 +49,7 @@ type cdState struct {
 	d      [][]float64 // Q_i + sum over constraint i's rows of s_r A_r (i >= 1); d[0] the objective's
 	dsum   [][]ksum    // cdRecompute's sums for d
 	v, nb  []float64
+	scale  []float64 // the ball blocks' projection factors from nb (cdScale)
 	perm   []int32
 	rowsq  []float64 // ||A_r||^2
 	yl     []float64
@@ -58,7 +59,7 @@ type cdState struct {
 
 func (s *Solver) cdInit() *cdState {
 	m := s.m
-	c := &cdState{s: make([]float64, m.Rows()), d: make([][]float64, m.M+1), v: make([]float64, m.N), nb: make([]float64, len(m.X.Radius)),
+	c := &cdState{s: make([]float64, m.Rows()), d: make([][]float64, m.M+1), v: make([]float64, m.N), nb: make([]float64, len(m.X.Radius)), scale: make([]float64, len(m.X.Radius)),
 		perm: make([]int32, m.Rows()), rowsq: make([]float64, m.Rows()), yl: make([]float64, m.N), rng: rand.New(rand.NewPCG(3, 30))}
 	for i := range c.d {
 		c.d[i] = make([]float64, m.N)
@@ -127,6 +128,18 @@ func (s *Solver) cdNorms(c *cdState) {
 			c.nb[k] += c.v[j] * c.v[j]
 		}
 	}
+	for b := range c.nb {
+		s.cdScale(c, b)
+	}
+}
+
+// cdScale sets ball block b's projection factor from its squared norm:
+// min(1, R/||v_b||), as Domain.at applies it.
+func (s *Solver) cdScale(c *cdState, b int) {
+	c.scale[b] = 1
+	if r := s.m.X.Radius[b]; c.nb[b] > r*r {
+		c.scale[b] = r / math.Sqrt(c.nb[b])
+	}
 }
 
 // cdEpoch is one pass of coordinate ascent over the rows' slopes in a
@@ -145,8 +158,15 @@ func (s *Solver) cdEpoch(c *cdState, sub *Sub) {
 		w := s.lam[i]
 		z := m.B[r]
 		for k := m.Ptr[r]; k < m.Ptr[r+1]; k++ {
+			// y_j = X.at(j, v_j, nb), with the blocks' factors kept
 			j := m.Col[k]
-			z += m.Val[k] * X.at(int(j), c.v[j], c.nb)
+			var yj float64
+			if b := X.Ball[j]; b >= 0 {
+				yj = c.v[j] * c.scale[b]
+			} else {
+				yj = clamp(c.v[j], X.Lo[j], X.Hi[j])
+			}
+			z += m.Val[k] * yj
 		}
 		var sn float64
 		switch {
@@ -173,6 +193,15 @@ func (s *Solver) cdEpoch(c *cdState, sub *Sub) {
 				c.v[j] -= step * m.Val[k]
 				if b := X.Ball[j]; b >= 0 {
 					c.nb[b] += c.v[j]*c.v[j] - old*old
+				}
+			}
+		}
+		if step != 0 {
+			last := int32(-1)
+			for k := m.Ptr[r]; k < m.Ptr[r+1]; k++ {
+				if b := X.Ball[m.Col[k]]; b >= 0 && b != last {
+					s.cdScale(c, int(b))
+					last = b
 				}
 			}
 		}
