@@ -50,7 +50,7 @@ type cdState struct {
 	dsum   [][]ksum    // cdRecompute's sums for d
 	v, nb  []float64
 	scale  []float64 // the ball blocks' projection factors from nb (cdScale)
-	perm   []int32
+	perm   []int32   // the order of the row blocks (its first blocks entries)
 	rowsq  []float64 // ||A_r||^2
 	yl     []float64
 	rng    *rand.Rand
@@ -143,65 +143,72 @@ func (s *Solver) cdScale(c *cdState, b int) {
 }
 
 // cdEpoch is one pass of coordinate ascent over the rows' slopes in a
-// random order, each a step to the maximiser of the dual along it when
+// random order of blocks of cdBlock rows, each a step to the maximiser of the dual along it when
 // the projection is locally the identity (a step of length 1/L_r, safe
 // otherwise), then a line search on each multiplier along (1, s).
 func (s *Solver) cdEpoch(c *cdState, sub *Sub) {
 	m, X := s.m, s.m.X
-	for k := len(c.perm) - 1; k > 0; k-- {
-		j := c.rng.IntN(k + 1)
-		c.perm[k], c.perm[j] = c.perm[j], c.perm[k]
+	nb := (len(c.perm) + cdBlock - 1) / cdBlock
+	blocks := c.perm[:nb]
+	for k := range blocks {
+		blocks[k] = int32(k)
 	}
-	for _, r32 := range c.perm {
-		r := int(r32)
-		i := m.Fn[r]
-		w := s.lam[i]
-		z := m.B[r]
-		for k := m.Ptr[r]; k < m.Ptr[r+1]; k++ {
-			// y_j = X.at(j, v_j, nb), with the blocks' factors kept
-			j := m.Col[k]
-			var yj float64
-			if b := X.Ball[j]; b >= 0 {
-				yj = c.v[j] * c.scale[b]
-			} else {
-				yj = clamp(c.v[j], X.Lo[j], X.Hi[j])
-			}
-			z += m.Val[k] * yj
-		}
-		var sn float64
-		switch {
-		case w == 0 || c.rowsq[r] == 0:
-			sn = m.Lo[r]
-			if z > 0 {
-				sn = m.Hi[r]
-			}
-		default:
-			sn = clamp(c.s[r]+z*sub.P/(w*c.rowsq[r]), m.Lo[r], m.Hi[r])
-		}
-		delta := sn - c.s[r]
-		if delta == 0 {
-			continue
-		}
-		c.s[r] = sn
-		d := c.d[i]
-		step := w * delta / sub.P
-		for k := m.Ptr[r]; k < m.Ptr[r+1]; k++ {
-			j := m.Col[k]
-			d[j] += delta * m.Val[k]
-			if step != 0 {
-				old := c.v[j]
-				c.v[j] -= step * m.Val[k]
+	for k := nb - 1; k > 0; k-- {
+		j := c.rng.IntN(k + 1)
+		blocks[k], blocks[j] = blocks[j], blocks[k]
+	}
+	R := m.Rows()
+	for _, blk := range blocks {
+		for r := int(blk) * cdBlock; r < min(R, (int(blk)+1)*cdBlock); r++ {
+			i := m.Fn[r]
+			w := s.lam[i]
+			z := m.B[r]
+			for k := m.Ptr[r]; k < m.Ptr[r+1]; k++ {
+				// y_j = X.at(j, v_j, nb), with the blocks' factors kept
+				j := m.Col[k]
+				var yj float64
 				if b := X.Ball[j]; b >= 0 {
-					c.nb[b] += c.v[j]*c.v[j] - old*old
+					yj = c.v[j] * c.scale[b]
+				} else {
+					yj = clamp(c.v[j], X.Lo[j], X.Hi[j])
+				}
+				z += m.Val[k] * yj
+			}
+			var sn float64
+			switch {
+			case w == 0 || c.rowsq[r] == 0:
+				sn = m.Lo[r]
+				if z > 0 {
+					sn = m.Hi[r]
+				}
+			default:
+				sn = clamp(c.s[r]+z*sub.P/(w*c.rowsq[r]), m.Lo[r], m.Hi[r])
+			}
+			delta := sn - c.s[r]
+			if delta == 0 {
+				continue
+			}
+			c.s[r] = sn
+			d := c.d[i]
+			step := w * delta / sub.P
+			for k := m.Ptr[r]; k < m.Ptr[r+1]; k++ {
+				j := m.Col[k]
+				d[j] += delta * m.Val[k]
+				if step != 0 {
+					old := c.v[j]
+					c.v[j] -= step * m.Val[k]
+					if b := X.Ball[j]; b >= 0 {
+						c.nb[b] += c.v[j]*c.v[j] - old*old
+					}
 				}
 			}
-		}
-		if step != 0 {
-			last := int32(-1)
-			for k := m.Ptr[r]; k < m.Ptr[r+1]; k++ {
-				if b := X.Ball[m.Col[k]]; b >= 0 && b != last {
-					s.cdScale(c, int(b))
-					last = b
+			if step != 0 {
+				last := int32(-1)
+				for k := m.Ptr[r]; k < m.Ptr[r+1]; k++ {
+					if b := X.Ball[m.Col[k]]; b >= 0 && b != last {
+						s.cdScale(c, int(b))
+						last = b
+					}
 				}
 			}
 		}
@@ -211,6 +218,12 @@ func (s *Solver) cdEpoch(c *cdState, sub *Sub) {
 		s.cdLambda(c, sub, i)
 	}
 }
+
+// cdBlock is how many consecutive rows the coordinate method visits in
+// order: an epoch shuffles blocks of rows rather than rows, so that each
+// cache line of the rows' arrays serves several rows (a row at a time in
+// random order was bound by memory latency).
+const cdBlock = 8
 
 // cdLambda maximises the dual over lambda_i >= 0 with the slopes s fixed:
 // its derivative d_i . y(lambda) + c_i is nonincreasing, found by
