@@ -284,47 +284,77 @@ func (s *Solver) cdLambda(c *cdState, sub *Sub, i int) {
 // (finishMaxFree), with projected Newton steps on the dual (cdFinish),
 // retried after 1, 2, 4, ... epochs while they keep nothing.
 func (s *Solver) solveCD(sub Sub, maxEpochs, every int, stop func(lower, upper float64, y []float64, iters int) bool) Result {
-	m := s.m
-	if s.cd == nil {
-		s.cd = s.cdInit()
-	}
-	c := s.cd
-	res := Result{Lower: math.Inf(-1), F: math.Inf(1), Lambda: make([]float64, m.M)}
-	offer := func(h float64) {
-		if h > res.Lower {
-			res.Lower = h
-			copy(res.Lambda, s.lam[1:])
-		}
-		s.candidate(&sub, s.y, &res)
-	}
-	if h := s.restBound(&sub); h > res.Lower {
-		res.Lower = h // with multipliers 0 (res.Lambda as made)
-		s.candidate(&sub, s.y, &res)
-	}
-	s.cdRecompute(c, &sub)
-	wait, next := 1, 1
+	run := s.startCD(&sub, false)
+	res := &run.res
 	for ep := 1; ep <= maxEpochs; ep++ {
 		res.Iters = ep
-		s.cdEpoch(c, &sub)
-		// the exact dual value and the primal candidate
-		s.cdRecompute(c, &sub)
-		offer(s.cdDual(c, &sub, false))
-		if ep >= next {
-			if s.cdFinish(c, &sub, finishSteps, offer) > 0 {
-				wait = 1
-			} else {
-				wait = min(2*wait, 64)
-			}
-			next = ep + wait
-			if stop != nil && stop(res.Lower, res.F, res.Y, ep) {
-				break
-			}
+		if run.epoch() && stop != nil && stop(res.Lower, res.F, res.Y, ep) {
+			break
 		}
 		if stop != nil && ep%max(1, every) == 0 && stop(res.Lower, res.F, res.Y, ep) {
 			break
 		}
 	}
-	return res
+	return *res
+}
+
+// cdRun is one Solve's run of the coordinate method on s's model: the
+// bounds and candidate so far, and the exact finish's schedule.
+type cdRun struct {
+	s                  *Solver
+	sub                *Sub
+	res                Result
+	finishWait, finish int // the finish runs at epoch finish, then waits finishWait
+}
+
+// startCD starts a run from the warm dual point (a fresh one when s has
+// none; signs: at the model's subgradient at Xt, signStart), with the
+// rest bound offered and the aggregates recomputed.
+func (s *Solver) startCD(sub *Sub, signs bool) *cdRun {
+	if s.cd == nil {
+		s.cd = s.cdInit()
+		if signs {
+			s.signStart()
+		}
+	}
+	run := &cdRun{s: s, sub: sub, res: Result{Lower: math.Inf(-1), F: math.Inf(1), Lambda: make([]float64, s.m.M)}, finishWait: 1, finish: 1}
+	if h := s.restBound(sub); h > run.res.Lower {
+		run.res.Lower = h // with multipliers 0 (res.Lambda as made)
+		s.candidate(sub, s.y, &run.res)
+	}
+	s.cdRecompute(s.cd, sub)
+	return run
+}
+
+// offer keeps the dual value h (of the current dual point) when it is
+// the best bound, and the primal point in s.y as a candidate.
+func (r *cdRun) offer(h float64) {
+	if h > r.res.Lower {
+		r.res.Lower = h
+		copy(r.res.Lambda, r.s.lam[1:])
+	}
+	r.s.candidate(r.sub, r.s.y, &r.res)
+}
+
+// epoch runs one epoch (res.Iters its number) with the exact dual value
+// and candidate after it, and the finish when its turn has come; it
+// reports whether the finish was tried.
+func (r *cdRun) epoch() bool {
+	s, c := r.s, r.s.cd
+	s.cdEpoch(c, r.sub)
+	// the exact dual value and the primal candidate
+	s.cdRecompute(c, r.sub)
+	r.offer(s.cdDual(c, r.sub, false))
+	if r.res.Iters < r.finish {
+		return false
+	}
+	if s.cdFinish(c, r.sub, finishSteps, r.offer) > 0 {
+		r.finishWait = 1
+	} else {
+		r.finishWait = min(2*r.finishWait, 64)
+	}
+	r.finish = r.res.Iters + r.finishWait
+	return true
 }
 
 // finishSteps is how many Newton steps one call of the finish takes at

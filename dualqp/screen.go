@@ -48,44 +48,16 @@ const (
 // multipliers) is the warm start of the next Solve, as for solveCD.
 func (s *Solver) solveScreened(sub Sub, maxEpochs, every int, stop func(lower, upper float64, y []float64, iters int) bool) Result {
 	m := s.m
-	fresh := s.cd == nil
-	if fresh {
-		s.cd = s.cdInit()
-		s.signStart()
-	}
-	c := s.cd
-	res := Result{Lower: math.Inf(-1), F: math.Inf(1), Lambda: make([]float64, m.M)}
-	offer := func(h float64) {
-		if h > res.Lower {
-			res.Lower = h
-			copy(res.Lambda, s.lam[1:])
-		}
-		s.candidate(&sub, s.y, &res)
-	}
-	if h := s.restBound(&sub); h > res.Lower {
-		res.Lower = h
-		s.candidate(&sub, s.y, &res)
-	}
-	s.cdRecompute(c, &sub)
+	run := s.startCD(&sub, true)
+	c, res := s.cd, &run.res
 	for i := 1; i <= m.M; i++ {
 		s.cdLambda(c, &sub, i)
 	}
-	offer(s.cdDual(c, &sub, false))
-	s.candidate(&sub, sub.Xt, &res) // x_t, when it is feasible
-	// an epoch on every row, with solveCD's schedule of the exact finish
-	finishWait, nextFinish := 1, 1
+	run.offer(s.cdDual(c, &sub, false))
+	s.candidate(&sub, sub.Xt, res) // x_t, when it is feasible
 	fullEpoch := func() {
-		s.cdEpoch(c, &sub)
-		s.cdRecompute(c, &sub)
-		offer(s.cdDual(c, &sub, false))
-		if res.Iters >= nextFinish {
-			if s.cdFinish(c, &sub, finishSteps, offer) > 0 {
-				finishWait = 1
-			} else {
-				finishWait = min(2*finishWait, 64)
-			}
-			nextFinish = res.Iters + finishWait
-		}
+		res.Iters++
+		run.epoch()
 	}
 	active := make([]int32, 0, m.Rows())
 	stalls := 0
@@ -95,7 +67,6 @@ func (s *Solver) solveScreened(sub Sub, maxEpochs, every int, stop func(lower, u
 			break
 		}
 		if res.Y == nil || res.Iters < nextScreen {
-			res.Iters++
 			fullEpoch()
 			continue
 		}
@@ -106,7 +77,6 @@ func (s *Solver) solveScreened(sub Sub, maxEpochs, every int, stop func(lower, u
 			// after 1, 2, 4, ... of them
 			nextScreen = res.Iters + wait
 			wait = min(2*wait, 64)
-			res.Iters++
 			fullEpoch()
 			continue
 		}
@@ -143,7 +113,7 @@ func (s *Solver) solveScreened(sub Sub, maxEpochs, every int, stop func(lower, u
 			copy(res.Lambda, r.Lambda)
 		}
 		if r.Y != nil {
-			s.candidate(&sub, r.Y, &res)
+			s.candidate(&sub, r.Y, res)
 		}
 		// the caller's stop decides at the top of the loop, on the whole
 		// model's bounds; rounds that no longer lower the whole model's
@@ -157,7 +127,7 @@ func (s *Solver) solveScreened(sub Sub, maxEpochs, every int, stop func(lower, u
 			stalls = 0
 		}
 	}
-	return res
+	return *res
 }
 
 // signStart sets a fresh coordinate method's slopes to those of the
