@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/qrc-lang/qrc/ast"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/domain"
 	"github.com/qrc-lang/qrc/dualqp"
@@ -36,6 +37,27 @@ const maxPieceEntries = 50_000_000
 // the compiled program's (it assumes the variables' flat layout
 // check.Var.Offset, row-major).
 func Pieces(m *check.Model) (*dualqp.Model, string, error) {
+	return PiecesOf(m, nil)
+}
+
+// Selection is a sample of some of a model's data means, as the stochastic
+// and dynamic oracles evaluate it (autodiff.Program.SetSample): it maps a
+// mean over data rows, by the source position of its comprehension
+// (check.Compr's Src().Pos(), autodiff.Sample.Means), to the 0-based
+// positions into that comprehension's rows after its filter (check.Compr's
+// Rows, or every row of its data set when it has no filter) that it runs
+// over, repeats counted; the mean is their plain mean. A mean it does not
+// name runs over all its rows.
+type Selection map[ast.Pos][]int
+
+// PiecesOf is Pieces of m with its data means on the rows sel selects:
+// the pieces of those rows only, a mean's coefficient divided by the
+// number of positions selected, as autodiff computes a sampled mean. A
+// selected comprehension that is not a mean over one data binder, whose
+// filter the checker did not resolve, or that is nested in another
+// comprehension is refused (nil and why), as is a position out of its
+// rows' range. PiecesOf(m, nil) is Pieces(m).
+func PiecesOf(m *check.Model, sel Selection) (*dualqp.Model, string, error) {
 	a := &analysis{kinks: map[check.Expr]bool{}, has: map[check.Expr]bool{}}
 	for _, k := range check.Kinks(m) {
 		a.kinks[k.Expr] = true
@@ -72,7 +94,7 @@ func Pieces(m *check.Model) (*dualqp.Model, string, error) {
 			return nil, why, nil
 		}
 	}
-	b := &pieceBuilder{a: a, n: m.NumScalars, dense: make([]float64, m.NumScalars), mark: make([]bool, m.NumScalars)}
+	b := &pieceBuilder{a: a, sel: sel, n: m.NumScalars, dense: make([]float64, m.NumScalars), mark: make([]bool, m.NumScalars)}
 	out := &dualqp.Model{N: m.NumScalars, M: len(fs) - 1, Ptr: []int{0}, Q: make([][]float64, len(fs)), E: make([]float64, len(fs))}
 	b.out = out
 	for i, f := range fs {
@@ -140,6 +162,7 @@ func (w whyError) Error() string { return string(w) }
 
 type pieceBuilder struct {
 	a     *analysis
+	sel   Selection
 	out   *dualqp.Model
 	fn    int
 	n     int
@@ -286,6 +309,9 @@ func (b *pieceBuilder) each(x *check.Compr, c float64, env map[*check.Binder]int
 	if x.Op != "sum" && x.Op != "mean" {
 		return whyError(fmt.Sprintf("%s: a %s comprehension", x.Src().Pos(), x.Op))
 	}
+	if pos, ok := b.sel[x.Src().Pos()]; ok {
+		return b.eachSelected(x, pos, c, env, f)
+	}
 	var bindings []map[*check.Binder]int
 	if x.Rows != nil && len(x.Binders) == 1 {
 		for _, r := range x.Rows {
@@ -344,6 +370,43 @@ func (b *pieceBuilder) each(x *check.Compr, c float64, env map[*check.Binder]int
 		c /= float64(len(bindings))
 	}
 	for _, e := range bindings {
+		if err := f(c, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachSelected is each for a comprehension the selection samples: f for
+// the rows at the positions pos of its rows, with c divided by their
+// number.
+func (b *pieceBuilder) eachSelected(x *check.Compr, pos []int, c float64, env map[*check.Binder]int, f func(float64, map[*check.Binder]int) error) error {
+	switch {
+	case !x.IsExpectation() || len(x.Binders) != 1 || x.Binders[0].Data == nil:
+		return whyError(fmt.Sprintf("%s: a sampled comprehension other than a mean over the rows of one data set", x.Src().Pos()))
+	case len(env) > 0:
+		return whyError(fmt.Sprintf("%s: a sampled mean inside another comprehension", x.Src().Pos()))
+	case x.Rows == nil && x.Where != nil:
+		return whyError(fmt.Sprintf("%s: a sampled mean with a filter the checker did not resolve", x.Src().Pos()))
+	case len(pos) == 0:
+		return whyError(fmt.Sprintf("%s: a sample of no rows", x.Src().Pos()))
+	}
+	n := x.Binders[0].Data.Set.N()
+	if x.Rows != nil {
+		n = len(x.Rows)
+	}
+	c /= float64(len(pos))
+	bd := x.Binders[0]
+	e := map[*check.Binder]int{}
+	for _, p := range pos {
+		if p < 0 || p >= n {
+			return whyError(fmt.Sprintf("%s: sample position %d out of the range 0..%d of the mean's rows", x.Src().Pos(), p, n-1))
+		}
+		row := p + 1
+		if x.Rows != nil {
+			row = x.Rows[p]
+		}
+		e[bd] = row
 		if err := f(c, e); err != nil {
 			return err
 		}
