@@ -24,7 +24,8 @@ import (
 //	Eps_k = Eps * sqrt(rows / n_k)
 //
 // Each stage runs Minimize with Auto(p) (smooth or bundle) on its
-// sample, from the last stage's point and RhoHat; the last stage is an
+// sample, or Dual when Problem.PiecesOf gives the sample's pieces, from
+// the last stage's point and RhoHat; the last stage is an
 // ordinary solve on every row from there, and its result, certificate and
 // status are the ones returned: a feasible point of the full problem,
 // converged only when its certificate (on every row) proves it.
@@ -281,7 +282,14 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		}
 		frac := float64(got) / float64(rows)
 		eps0 := full.Eps * math.Sqrt(float64(rows)/float64(got))
-		qs, oracle := samplePieces(&sub, p.PiecesOf, acc.Oracle)
+		qs, oracle := &sub, acc.Oracle
+		if len(stages) == 0 {
+			// the first sample only: its rounds start the dual at
+			// RhoHat's start and warm it from round to round, where a
+			// larger sample's (SampleRounds < 0) would start cold at
+			// the last stage's small RhoHat (docs/solver.md)
+			qs, oracle = withSamplePieces(&sub, p.PiecesOf, acc.Oracle)
+		}
 		for r := range rounds {
 			eps := eps0
 			q, name := qs, stageName(frac)
@@ -430,11 +438,11 @@ func lastStageValues(out *Result) {
 	}
 }
 
-// samplePieces is the Problem and oracle of a stage on the sample now
+// withSamplePieces is the Problem and oracle of a stage on the sample now
 // selected: q with the sample's Pieces (piecesOf) and the Dual oracle when
 // piecesOf gives them, else q and o. An error of piecesOf keeps q and o:
 // the sample's explicit form is an acceleration, not the solve.
-func samplePieces(q *Problem, piecesOf func() (*dualqp.Model, error), o Oracle) (*Problem, Oracle) {
+func withSamplePieces(q *Problem, piecesOf func() (*dualqp.Model, error), o Oracle) (*Problem, Oracle) {
 	if piecesOf == nil {
 		return q, o
 	}

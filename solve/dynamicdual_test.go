@@ -185,3 +185,18 @@ func TestCorrectedPieces(t *testing.T) {
 	assert.Equal(t, before.E, p.Pieces.E)
 	assert.Equal(t, before.Q, p.Pieces.Q)
 }
+
+// With growing samples (SampleRounds < 0) only the first sample runs the
+// dual oracle: a larger one would start it cold at the last stage's small
+// RhoHat on other rows; the next samples and every row keep bundle.
+func TestDynamicDualFirstSampleOnly(t *testing.T) {
+	d := newAbsData(3000, 4)
+	_, fstar := d.answer()
+	res, err := Minimize(d.problem(true), []float64{3}, Settings{Oracle: Dynamic, SampleRounds: -1, SampleStart: 500, SampleGrowth: 2, Eps: 1e-4})
+	require.NoError(t, err)
+	require.Len(t, res.Stages, 3, "500 rows, 1000 rows, all 3000")
+	assert.Equal(t, []Oracle{Dual, Bundle, Bundle}, []Oracle{res.Stages[0].Oracle, res.Stages[1].Oracle, res.Stages[2].Oracle})
+	assert.Equal(t, 1, d.built, "the first sample's pieces only")
+	assert.LessOrEqual(t, res.Infeasibility, 0.0)
+	assert.InDelta(t, fstar, res.Objective, 1e-4*fstar)
+}
