@@ -3,6 +3,7 @@ package smoothing
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/qrc-lang/qrc/ast"
 	"github.com/qrc-lang/qrc/check"
@@ -163,6 +164,7 @@ func (w whyError) Error() string { return string(w) }
 type pieceBuilder struct {
 	a     *analysis
 	sel   Selection
+	vars  map[*check.Var][]affElem // affine's elements of each variable
 	out   *dualqp.Model
 	fn    int
 	n     int
@@ -312,56 +314,66 @@ func (b *pieceBuilder) each(x *check.Compr, c float64, env map[*check.Binder]int
 	if pos, ok := b.sel[x.Src().Pos()]; ok {
 		return b.eachSelected(x, pos, c, env, f)
 	}
-	var bindings []map[*check.Binder]int
 	if x.Rows != nil && len(x.Binders) == 1 {
-		for _, r := range x.Rows {
-			e := clone(env)
-			e[x.Binders[0]] = r
-			bindings = append(bindings, e)
-		}
-	} else {
-		var rec func(k int, e map[*check.Binder]int) error
-		rec = func(k int, e map[*check.Binder]int) error {
-			if k == len(x.Binders) {
-				if x.Where != nil {
-					t, err := check.Eval(x.Where, e)
-					if err != nil {
-						return fmt.Errorf("%s: %w", x.Where.Src().Pos(), err)
-					}
-					if len(t.Data) != 1 || t.Data[0] == 0 {
-						return nil
-					}
-				}
-				bindings = append(bindings, clone(e))
+		// the rows the checker selected, in one binding map (no caller
+		// keeps the map it is given)
+		if x.Op == "mean" {
+			if len(x.Rows) == 0 {
 				return nil
 			}
-			bd := x.Binders[k]
-			lo, hi := 1, 0
-			if bd.Data != nil {
-				hi = bd.Data.Set.N()
-			} else {
-				l, err := check.Eval(bd.Lo, e)
-				if err != nil {
-					return fmt.Errorf("%s: %w", bd.Lo.Src().Pos(), err)
-				}
-				h, err := check.Eval(bd.Hi, e)
-				if err != nil {
-					return fmt.Errorf("%s: %w", bd.Hi.Src().Pos(), err)
-				}
-				lo, hi = int(l.Data[0]), int(h.Data[0])
+			c /= float64(len(x.Rows))
+		}
+		e, bd := clone(env), x.Binders[0]
+		for k, r := range x.Rows {
+			e[bd] = r
+			if err := b.reserving(k, len(x.Rows), func() error { return f(c, e) }); err != nil {
+				return err
 			}
-			for v := lo; v <= hi; v++ {
-				e[bd] = v
-				if err := rec(k+1, e); err != nil {
-					return err
+		}
+		return nil
+	}
+	var bindings []map[*check.Binder]int
+	var rec func(k int, e map[*check.Binder]int) error
+	rec = func(k int, e map[*check.Binder]int) error {
+		if k == len(x.Binders) {
+			if x.Where != nil {
+				t, err := check.Eval(x.Where, e)
+				if err != nil {
+					return fmt.Errorf("%s: %w", x.Where.Src().Pos(), err)
+				}
+				if len(t.Data) != 1 || t.Data[0] == 0 {
+					return nil
 				}
 			}
-			delete(e, bd)
+			bindings = append(bindings, clone(e))
 			return nil
 		}
-		if err := rec(0, clone(env)); err != nil {
-			return err
+		bd := x.Binders[k]
+		lo, hi := 1, 0
+		if bd.Data != nil {
+			hi = bd.Data.Set.N()
+		} else {
+			l, err := check.Eval(bd.Lo, e)
+			if err != nil {
+				return fmt.Errorf("%s: %w", bd.Lo.Src().Pos(), err)
+			}
+			h, err := check.Eval(bd.Hi, e)
+			if err != nil {
+				return fmt.Errorf("%s: %w", bd.Hi.Src().Pos(), err)
+			}
+			lo, hi = int(l.Data[0]), int(h.Data[0])
 		}
+		for v := lo; v <= hi; v++ {
+			e[bd] = v
+			if err := rec(k+1, e); err != nil {
+				return err
+			}
+		}
+		delete(e, bd)
+		return nil
+	}
+	if err := rec(0, clone(env)); err != nil {
+		return err
 	}
 	if x.Op == "mean" {
 		if len(bindings) == 0 {
@@ -369,11 +381,37 @@ func (b *pieceBuilder) each(x *check.Compr, c float64, env map[*check.Binder]int
 		}
 		c /= float64(len(bindings))
 	}
-	for _, e := range bindings {
-		if err := f(c, e); err != nil {
+	for k, e := range bindings {
+		if err := b.reserving(k, len(bindings), func() error { return f(c, e) }); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// reserving runs f, the k-th of n bindings of a comprehension; after the
+// first it reserves room in the model's rows for the other n-1 as many
+// as the first added (at most maxPieceEntries entries), so that a
+// comprehension over many rows grows its slices once rather than by
+// repeated appends.
+func (b *pieceBuilder) reserving(k, n int, f func() error) error {
+	o := b.out
+	if o == nil { // a builder of affine forms only (Separable)
+		return f()
+	}
+	c0, r0 := len(o.Col), len(o.B)
+	if err := f(); err != nil {
+		return err
+	}
+	dr := len(o.B) - r0
+	if k != 0 || n < 2 || dr == 0 {
+		return nil
+	}
+	rows := (n - 1) * dr
+	cols := min((n-1)*(len(o.Col)-c0), max(0, maxPieceEntries-len(o.Col)))
+	o.Col, o.Val = slices.Grow(o.Col, cols), slices.Grow(o.Val, cols)
+	o.Ptr = slices.Grow(o.Ptr, rows)
+	o.B, o.Lo, o.Hi, o.Fn = slices.Grow(o.B, rows), slices.Grow(o.Lo, rows), slices.Grow(o.Hi, rows), slices.Grow(o.Fn, rows)
 	return nil
 }
 
@@ -398,7 +436,7 @@ func (b *pieceBuilder) eachSelected(x *check.Compr, pos []int, c float64, env ma
 	c /= float64(len(pos))
 	bd := x.Binders[0]
 	e := map[*check.Binder]int{}
-	for _, p := range pos {
+	for k, p := range pos {
 		if p < 0 || p >= n {
 			return whyError(fmt.Sprintf("%s: sample position %d out of the range 0..%d of the mean's rows", x.Src().Pos(), p, n-1))
 		}
@@ -407,7 +445,7 @@ func (b *pieceBuilder) eachSelected(x *check.Compr, pos []int, c float64, env ma
 			row = x.Rows[p]
 		}
 		e[bd] = row
-		if err := f(c, e); err != nil {
+		if err := b.reserving(k, len(pos), func() error { return f(c, e) }); err != nil {
 			return err
 		}
 	}
@@ -437,7 +475,9 @@ type affElem struct {
 // affine returns the elements (row-major) of e, affine in the variables,
 // with the indices bound in env.
 func (b *pieceBuilder) affine(e check.Expr, env map[*check.Binder]int) ([]affElem, error) {
-	notAffine := whyError(fmt.Sprintf("%s: not affine in the variables", e.Src().Pos()))
+	// the reason is formatted only when it is given: affine runs once per
+	// row and piece
+	notAffine := func() error { return whyError(fmt.Sprintf("%s: not affine in the variables", e.Src().Pos())) }
 	if e.Deps()&check.DepVar == 0 {
 		t, err := check.Eval(e, env)
 		if err != nil {
@@ -451,10 +491,19 @@ func (b *pieceBuilder) affine(e check.Expr, env map[*check.Binder]int) ([]affEle
 	}
 	switch x := e.(type) {
 	case *check.VarRef:
+		// the same for every row: built once (no caller modifies the
+		// elements it is given)
+		if out, ok := b.vars[x.Var]; ok {
+			return out, nil
+		}
 		out := make([]affElem, x.Var.Size)
 		for k := range out {
 			out[k].terms = []affTerm{{x.Var.Offset + k, 1}}
 		}
+		if b.vars == nil {
+			b.vars = map[*check.Var][]affElem{}
+		}
+		b.vars[x.Var] = out
 		return out, nil
 	case *check.Index:
 		inner, err := b.affine(x.X, env)
@@ -463,7 +512,7 @@ func (b *pieceBuilder) affine(e check.Expr, env map[*check.Binder]int) ([]affEle
 		}
 		shape := x.X.Shape()
 		if len(x.Idx) > len(shape) {
-			return nil, notAffine
+			return nil, notAffine()
 		}
 		off, stride := 0, len(inner)
 		for k, ie := range x.Idx {
@@ -507,7 +556,7 @@ func (b *pieceBuilder) affine(e check.Expr, env map[*check.Binder]int) ([]affEle
 				k, o = o, k
 			}
 			if k.Deps()&check.DepVar != 0 || (x.Op == "/" && k != x.Y) {
-				return nil, notAffine
+				return nil, notAffine()
 			}
 			kt, err := check.Eval(k, env)
 			if err != nil {
@@ -531,7 +580,7 @@ func (b *pieceBuilder) affine(e check.Expr, env map[*check.Binder]int) ([]affEle
 				k, o = o, k
 			}
 			if k.Deps()&check.DepVar != 0 {
-				return nil, notAffine
+				return nil, notAffine()
 			}
 			kt, err := check.Eval(k, env)
 			if err != nil {
@@ -542,9 +591,16 @@ func (b *pieceBuilder) affine(e check.Expr, env map[*check.Binder]int) ([]affEle
 				return nil, err
 			}
 			if len(in) != len(kt.Data) {
-				return nil, notAffine
+				return nil, notAffine()
 			}
 			var s affElem
+			nt := 0
+			for i, v := range kt.Data {
+				if v != 0 {
+					nt += len(in[i].terms)
+				}
+			}
+			s.terms = make([]affTerm, 0, nt)
 			for i, v := range kt.Data {
 				if v == 0 {
 					continue
@@ -579,7 +635,7 @@ func (b *pieceBuilder) affine(e check.Expr, env map[*check.Binder]int) ([]affEle
 		}
 		return sum, nil
 	}
-	return nil, notAffine
+	return nil, notAffine()
 }
 
 func scaleAff(in []affElem, s float64) []affElem {
@@ -594,11 +650,12 @@ func scaleAff(in []affElem, s float64) []affElem {
 	return out
 }
 
-// combine is l + s r, elementwise with a scalar broadcast.
-func combine(l, r []affElem, s float64, bad error) ([]affElem, error) {
+// combine is l + s r, elementwise with a scalar broadcast; bad is the
+// error when their shapes do not match.
+func combine(l, r []affElem, s float64, bad func() error) ([]affElem, error) {
 	n := max(len(l), len(r))
 	if (len(l) != n && len(l) != 1) || (len(r) != n && len(r) != 1) {
-		return nil, bad
+		return nil, bad()
 	}
 	out := make([]affElem, n)
 	for i := range out {
@@ -612,17 +669,19 @@ func combine(l, r []affElem, s float64, bad error) ([]affElem, error) {
 	return out, nil
 }
 
-// mulAff is in times the constants k, elementwise with a scalar broadcast.
-func mulAff(in []affElem, k []float64, bad error) ([]affElem, error) {
+// mulAff is in times the constants k, elementwise with a scalar
+// broadcast; bad is the error when their shapes do not match or a
+// constant is not finite.
+func mulAff(in []affElem, k []float64, bad func() error) ([]affElem, error) {
 	n := max(len(in), len(k))
 	if (len(in) != n && len(in) != 1) || (len(k) != n && len(k) != 1) {
-		return nil, bad
+		return nil, bad()
 	}
 	out := make([]affElem, n)
 	for i := range out {
 		a, v := in[min(i, len(in)-1)], k[min(i, len(k)-1)]
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, bad
+			return nil, bad()
 		}
 		out[i].c = v * a.c
 		out[i].terms = make([]affTerm, len(a.terms))
