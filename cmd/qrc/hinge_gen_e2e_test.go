@@ -150,8 +150,8 @@ func TestHingeGenModel(t *testing.T) {
 // are 5000 generated rows written 10 times each, so that every mean, and
 // the optimum, is that of the 5000 rows, on which the LP takes a second
 // (on 50 000 distinct rows it took 210 s). The stage on every row does not
-// certify (docs/performance.md), so the solve runs to its time limit, 12 s,
-// of which the rounds on the sample took about 4 s.
+// certify (docs/performance.md), so the solve runs to its time limit of
+// 12 s (the rounds on the sample took about 4 s of it) or stalls.
 func TestHingeGenDynamic(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("an LP by SciPy and a solve of 12 s")
@@ -190,7 +190,10 @@ func TestHingeGenDynamic(t *testing.T) {
 	assert.Equal(t, 1.0, last.Fraction, "the last stage is on every row")
 	assert.Equal(t, n*copies, last.Rows)
 	assert.Equal(t, "bundle", last.Oracle, "the stage on every row")
-	assert.Contains(t, []string{"converged", "time_limit"}, s.Status)
+	// the stage on every row ends at the time limit or stalls, by how
+	// many of its steps fit in the limit: either returns its best
+	// feasible point
+	assert.Contains(t, []string{"converged", "time_limit", "stalled"}, s.Status)
 	assert.Equal(t, 0.0, s.Infeasibility)
 	assert.InEpsilon(t, want, s.Objective, 1e-4)
 	assert.GreaterOrEqual(t, s.Objective, want-1e-9, "below the optimum")
