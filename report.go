@@ -193,6 +193,10 @@ type ReportStage struct {
 	Objective        float64 `json:"objective"`
 	Infeasibility    float64 `json:"infeasibility"`
 	Seconds          float64 `json:"seconds"`
+	// Oracle is the oracle that solved the stage's subproblems ("dual"
+	// on a sample of a piecewise-linear model, else the one auto picks
+	// for the model: "bundle" or "smooth").
+	Oracle string `json:"oracle"`
 }
 
 // stagesOf converts the dynamic oracle's stages for the report.
@@ -200,7 +204,7 @@ func stagesOf(stages []solve.Stage) []ReportStage {
 	var out []ReportStage
 	for _, s := range stages {
 		out = append(out, ReportStage{Rows: s.Rows, Fraction: s.Fraction, Eps: s.Eps, Status: s.Status.String(),
-			Outer: s.Outer, Evals: s.Evals, Passes: s.Passes, CorrectionPasses: s.CorrectionPasses, RestoreEvals: s.RestoreEvals, Objective: s.Objective, Infeasibility: s.Infeasibility, Seconds: s.Time.Seconds()})
+			Outer: s.Outer, Evals: s.Evals, Passes: s.Passes, CorrectionPasses: s.CorrectionPasses, RestoreEvals: s.RestoreEvals, Objective: s.Objective, Infeasibility: s.Infeasibility, Seconds: s.Time.Seconds(), Oracle: oracleName(s.Oracle)})
 	}
 	return out
 }

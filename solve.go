@@ -400,6 +400,14 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 	if prob.Sampler != nil {
 		defer state.ResetSamples() // a stochastic or dynamic solve may leave the run state on a sample
 	}
+	if smp, ok := prob.Sampler.(*problem.Sampler); ok && settings.Oracle == solve.Dynamic && kinds == nil && !prob.Smooth {
+		// the samples' pieces, for the dual oracle on the dynamic
+		// oracle's stages instead of bundle (built per sample, never on
+		// every row here); a smooth model keeps the smooth oracle
+		prob.PiecesOf = samplePieces(m.checked, prob, smp, m.prog.Samples(), func(s string) {
+			c.notes(Note{Kind: NoteOracle, Verbose: true, Text: s})
+		})
+	}
 	run := Run{Model: m, Method: method.Name()}
 	if settings.Oracle == solve.Stochastic {
 		run.MonitorNote = monitorNote(prob, m.prog)

@@ -105,6 +105,7 @@ type Sampler struct {
 	pos     [][]int // the current draw's positions, per row set
 	monitor [][]int // the fixed monitoring sample per row set; nil for all rows
 	perm    [][]int // Subsample's fixed random order of every row set's rows, drawn on first use
+	sel     [][]int // the positions the program now runs each row set over; nil for all rows
 	seed    uint64
 }
 
@@ -123,7 +124,7 @@ func NewSampler(prog Program, opts Options) *Sampler {
 	if mon == 0 {
 		mon = DefaultMonitorRows
 	}
-	s := &Sampler{prog: prog, batch: make([]int, len(sets)), pos: make([][]int, len(sets)), monitor: make([][]int, len(sets)), seed: opts.Seed}
+	s := &Sampler{prog: prog, batch: make([]int, len(sets)), pos: make([][]int, len(sets)), monitor: make([][]int, len(sets)), sel: make([][]int, len(sets)), seed: opts.Seed}
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x2545f4914f6cdd1d))
 	for i, set := range sets {
 		s.batch[i] = min(batch, set.Rows)
@@ -153,6 +154,7 @@ func (s *Sampler) Draw(rng *rand.Rand) error {
 		if err := s.prog.SetSample(i, pos); err != nil {
 			return fmt.Errorf("problem: %w", err)
 		}
+		s.sel[i] = pos
 	}
 	return nil
 }
@@ -161,20 +163,31 @@ func (s *Sampler) Draw(rng *rand.Rand) error {
 // than MonitorRows) and reports whether that is all the data.
 func (s *Sampler) Monitor() bool {
 	exact := true
-	s.prog.ResetSamples()
+	s.Full()
 	for i, m := range s.monitor {
 		if m != nil {
 			exact = false
 			if err := s.prog.SetSample(i, m); err != nil {
 				panic("problem: " + err.Error()) // cannot happen: the positions were drawn in range
 			}
+			s.sel[i] = m
 		}
 	}
 	return exact
 }
 
 // Full selects every row of every set.
-func (s *Sampler) Full() { s.prog.ResetSamples() }
+func (s *Sampler) Full() {
+	s.prog.ResetSamples()
+	clear(s.sel)
+}
+
+// Selected returns, per row set (in the order of autodiff.Program.Samples),
+// the positions into its rows that the program's means now run over, as
+// the last Draw, Monitor, Subsample or Full of this Sampler set them: nil
+// for every row. The slices are the Sampler's own, valid until its next
+// call that changes the selection; the caller must not modify them.
+func (s *Sampler) Selected() [][]int { return s.sel }
 
 // Rows is the number of rows over all the sampled row sets
 // (solve.Subsampler).
@@ -200,7 +213,7 @@ func (s *Sampler) Subsample(frac float64) (int, error) {
 			s.perm[i] = rng.Perm(set.Rows)
 		}
 	}
-	s.prog.ResetSamples()
+	s.Full()
 	total := 0
 	for i, set := range sets {
 		n := min(set.Rows, max(1, int(math.Ceil(frac*float64(set.Rows)))))
@@ -213,6 +226,7 @@ func (s *Sampler) Subsample(frac float64) (int, error) {
 		if err := s.prog.SetSample(i, pos); err != nil {
 			return 0, fmt.Errorf("problem: %w", err)
 		}
+		s.sel[i] = pos
 	}
 	return total, nil
 }

@@ -211,3 +211,46 @@ func TestSubsample(t *testing.T) {
 	_, err = s.Subsample(0)
 	assert.Error(t, err)
 }
+
+// Selected names the positions the program runs each row set over: a
+// second program of the model on those positions (SetSample) gives the
+// same values; nil after Full, the monitoring samples after Monitor.
+func TestSelected(t *testing.T) {
+	m, prog := load(t, "npc.qrc", "")
+	p := problem.New(m, prog, problem.Options{Seed: 3, MonitorRows: 50})
+	s := p.Sampler.(*problem.Sampler)
+	sets := prog.Samples()
+	for _, sel := range s.Selected() {
+		assert.Nil(t, sel, "every row before any sample")
+	}
+	x := make([]float64, p.N)
+	for j := range x {
+		x[j] = 0.01 * float64(j%5-2)
+	}
+	p.Project(x)
+	_, other := compile(t, m)
+	want, got := make([]float64, p.M+1), make([]float64, p.M+1)
+	_, err := s.Subsample(0.1)
+	require.NoError(t, err)
+	require.NoError(t, p.Eval(x, want))
+	sel := s.Selected()
+	require.Len(t, sel, len(sets))
+	for i, pos := range sel {
+		require.Len(t, pos, 30, "set %d: a tenth of its 300 rows", i)
+		for k, q := range pos {
+			assert.True(t, q >= 0 && q < sets[i].Rows && (k == 0 || q > pos[k-1]), "set %d: position %d is %d", i, k, q)
+		}
+		require.NoError(t, other.SetSample(i, pos))
+	}
+	require.NoError(t, other.Eval(x, got))
+	assert.Equal(t, want, got)
+
+	s.Full()
+	for _, pos := range s.Selected() {
+		assert.Nil(t, pos)
+	}
+	s.Monitor()
+	for i, pos := range s.Selected() {
+		assert.Len(t, pos, 50, "set %d's monitoring sample", i)
+	}
+}

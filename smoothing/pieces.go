@@ -3,7 +3,9 @@ package smoothing
 import (
 	"fmt"
 	"math"
+	"slices"
 
+	"github.com/qrc-lang/qrc/ast"
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/domain"
 	"github.com/qrc-lang/qrc/dualqp"
@@ -36,6 +38,27 @@ const maxPieceEntries = 50_000_000
 // the compiled program's (it assumes the variables' flat layout
 // check.Var.Offset, row-major).
 func Pieces(m *check.Model) (*dualqp.Model, string, error) {
+	return PiecesOf(m, nil)
+}
+
+// Selection is a sample of some of a model's data means, as the stochastic
+// and dynamic oracles evaluate it (autodiff.Program.SetSample): it maps a
+// mean over data rows, by the source position of its comprehension
+// (check.Compr's Src().Pos(), autodiff.Sample.Means), to the 0-based
+// positions into that comprehension's rows after its filter (check.Compr's
+// Rows, or every row of its data set when it has no filter) that it runs
+// over, repeats counted; the mean is their plain mean. A mean it does not
+// name runs over all its rows.
+type Selection map[ast.Pos][]int
+
+// PiecesOf is Pieces of m with its data means on the rows sel selects:
+// the pieces of those rows only, a mean's coefficient divided by the
+// number of positions selected, as autodiff computes a sampled mean. A
+// selected comprehension that is not a mean over one data binder, whose
+// filter the checker did not resolve, or that is nested in another
+// comprehension is refused (nil and why), as is a position out of its
+// rows' range. PiecesOf(m, nil) is Pieces(m).
+func PiecesOf(m *check.Model, sel Selection) (*dualqp.Model, string, error) {
 	a := &analysis{kinks: map[check.Expr]bool{}, has: map[check.Expr]bool{}}
 	for _, k := range check.Kinks(m) {
 		a.kinks[k.Expr] = true
@@ -72,7 +95,7 @@ func Pieces(m *check.Model) (*dualqp.Model, string, error) {
 			return nil, why, nil
 		}
 	}
-	b := &pieceBuilder{a: a, n: m.NumScalars, dense: make([]float64, m.NumScalars), mark: make([]bool, m.NumScalars)}
+	b := &pieceBuilder{a: a, sel: sel, n: m.NumScalars, dense: make([]float64, m.NumScalars), mark: make([]bool, m.NumScalars)}
 	out := &dualqp.Model{N: m.NumScalars, M: len(fs) - 1, Ptr: []int{0}, Q: make([][]float64, len(fs)), E: make([]float64, len(fs))}
 	b.out = out
 	for i, f := range fs {
@@ -140,6 +163,8 @@ func (w whyError) Error() string { return string(w) }
 
 type pieceBuilder struct {
 	a     *analysis
+	sel   Selection
+	vars  map[*check.Var][]affElem // affine's elements of each variable
 	out   *dualqp.Model
 	fn    int
 	n     int
@@ -286,56 +311,69 @@ func (b *pieceBuilder) each(x *check.Compr, c float64, env map[*check.Binder]int
 	if x.Op != "sum" && x.Op != "mean" {
 		return whyError(fmt.Sprintf("%s: a %s comprehension", x.Src().Pos(), x.Op))
 	}
-	var bindings []map[*check.Binder]int
+	if pos, ok := b.sel[x.Src().Pos()]; ok {
+		return b.eachSelected(x, pos, c, env, f)
+	}
 	if x.Rows != nil && len(x.Binders) == 1 {
-		for _, r := range x.Rows {
-			e := clone(env)
-			e[x.Binders[0]] = r
-			bindings = append(bindings, e)
-		}
-	} else {
-		var rec func(k int, e map[*check.Binder]int) error
-		rec = func(k int, e map[*check.Binder]int) error {
-			if k == len(x.Binders) {
-				if x.Where != nil {
-					t, err := check.Eval(x.Where, e)
-					if err != nil {
-						return fmt.Errorf("%s: %w", x.Where.Src().Pos(), err)
-					}
-					if len(t.Data) != 1 || t.Data[0] == 0 {
-						return nil
-					}
-				}
-				bindings = append(bindings, clone(e))
+		// the rows the checker selected, in one binding map (no caller
+		// keeps the map it is given)
+		if x.Op == "mean" {
+			if len(x.Rows) == 0 {
 				return nil
 			}
-			bd := x.Binders[k]
-			lo, hi := 1, 0
-			if bd.Data != nil {
-				hi = bd.Data.Set.N()
-			} else {
-				l, err := check.Eval(bd.Lo, e)
-				if err != nil {
-					return fmt.Errorf("%s: %w", bd.Lo.Src().Pos(), err)
-				}
-				h, err := check.Eval(bd.Hi, e)
-				if err != nil {
-					return fmt.Errorf("%s: %w", bd.Hi.Src().Pos(), err)
-				}
-				lo, hi = int(l.Data[0]), int(h.Data[0])
+			c /= float64(len(x.Rows))
+		}
+		e, bd := clone(env), x.Binders[0]
+		for k, r := range x.Rows {
+			e[bd] = r
+			if err := b.reserving(k, len(x.Rows), func() error { return f(c, e) }); err != nil {
+				return err
 			}
-			for v := lo; v <= hi; v++ {
-				e[bd] = v
-				if err := rec(k+1, e); err != nil {
-					return err
+		}
+		return nil
+	}
+	var bindings []map[*check.Binder]int
+	var rec func(k int, e map[*check.Binder]int) error
+	rec = func(k int, e map[*check.Binder]int) error {
+		if k == len(x.Binders) {
+			if x.Where != nil {
+				t, err := check.Eval(x.Where, e)
+				if err != nil {
+					return fmt.Errorf("%s: %w", x.Where.Src().Pos(), err)
+				}
+				if len(t.Data) != 1 || t.Data[0] == 0 {
+					return nil
 				}
 			}
-			delete(e, bd)
+			bindings = append(bindings, clone(e))
 			return nil
 		}
-		if err := rec(0, clone(env)); err != nil {
-			return err
+		bd := x.Binders[k]
+		lo, hi := 1, 0
+		if bd.Data != nil {
+			hi = bd.Data.Set.N()
+		} else {
+			l, err := check.Eval(bd.Lo, e)
+			if err != nil {
+				return fmt.Errorf("%s: %w", bd.Lo.Src().Pos(), err)
+			}
+			h, err := check.Eval(bd.Hi, e)
+			if err != nil {
+				return fmt.Errorf("%s: %w", bd.Hi.Src().Pos(), err)
+			}
+			lo, hi = int(l.Data[0]), int(h.Data[0])
 		}
+		for v := lo; v <= hi; v++ {
+			e[bd] = v
+			if err := rec(k+1, e); err != nil {
+				return err
+			}
+		}
+		delete(e, bd)
+		return nil
+	}
+	if err := rec(0, clone(env)); err != nil {
+		return err
 	}
 	if x.Op == "mean" {
 		if len(bindings) == 0 {
@@ -343,8 +381,71 @@ func (b *pieceBuilder) each(x *check.Compr, c float64, env map[*check.Binder]int
 		}
 		c /= float64(len(bindings))
 	}
-	for _, e := range bindings {
-		if err := f(c, e); err != nil {
+	for k, e := range bindings {
+		if err := b.reserving(k, len(bindings), func() error { return f(c, e) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reserving runs f, the k-th of n bindings of a comprehension; after the
+// first it reserves room in the model's rows for the other n-1 as many
+// as the first added (at most maxPieceEntries entries), so that a
+// comprehension over many rows grows its slices once rather than by
+// repeated appends.
+func (b *pieceBuilder) reserving(k, n int, f func() error) error {
+	o := b.out
+	if o == nil { // a builder of affine forms only (Separable)
+		return f()
+	}
+	c0, r0 := len(o.Col), len(o.B)
+	if err := f(); err != nil {
+		return err
+	}
+	dr := len(o.B) - r0
+	if k != 0 || n < 2 || dr == 0 {
+		return nil
+	}
+	rows := (n - 1) * dr
+	cols := min((n-1)*(len(o.Col)-c0), max(0, maxPieceEntries-len(o.Col)))
+	o.Col, o.Val = slices.Grow(o.Col, cols), slices.Grow(o.Val, cols)
+	o.Ptr = slices.Grow(o.Ptr, rows)
+	o.B, o.Lo, o.Hi, o.Fn = slices.Grow(o.B, rows), slices.Grow(o.Lo, rows), slices.Grow(o.Hi, rows), slices.Grow(o.Fn, rows)
+	return nil
+}
+
+// eachSelected is each for a comprehension the selection samples: f for
+// the rows at the positions pos of its rows, with c divided by their
+// number.
+func (b *pieceBuilder) eachSelected(x *check.Compr, pos []int, c float64, env map[*check.Binder]int, f func(float64, map[*check.Binder]int) error) error {
+	switch {
+	case !x.IsExpectation() || len(x.Binders) != 1 || x.Binders[0].Data == nil:
+		return whyError(fmt.Sprintf("%s: a sampled comprehension other than a mean over the rows of one data set", x.Src().Pos()))
+	case len(env) > 0:
+		return whyError(fmt.Sprintf("%s: a sampled mean inside another comprehension", x.Src().Pos()))
+	case x.Rows == nil && x.Where != nil:
+		return whyError(fmt.Sprintf("%s: a sampled mean with a filter the checker did not resolve", x.Src().Pos()))
+	case len(pos) == 0:
+		return whyError(fmt.Sprintf("%s: a sample of no rows", x.Src().Pos()))
+	}
+	n := x.Binders[0].Data.Set.N()
+	if x.Rows != nil {
+		n = len(x.Rows)
+	}
+	c /= float64(len(pos))
+	bd := x.Binders[0]
+	e := map[*check.Binder]int{}
+	for k, p := range pos {
+		if p < 0 || p >= n {
+			return whyError(fmt.Sprintf("%s: sample position %d out of the range 0..%d of the mean's rows", x.Src().Pos(), p, n-1))
+		}
+		row := p + 1
+		if x.Rows != nil {
+			row = x.Rows[p]
+		}
+		e[bd] = row
+		if err := b.reserving(k, len(pos), func() error { return f(c, e) }); err != nil {
 			return err
 		}
 	}
@@ -375,7 +476,7 @@ type affElem struct {
 // with the indices bound in env.
 func (b *pieceBuilder) affine(e check.Expr, env map[*check.Binder]int) ([]affElem, error) {
 	// the reason is formatted only when it is given: affine runs once per
-	// row and binding
+	// row and piece
 	notAffine := func() error { return whyError(fmt.Sprintf("%s: not affine in the variables", e.Src().Pos())) }
 	if e.Deps()&check.DepVar == 0 {
 		t, err := check.Eval(e, env)
@@ -390,10 +491,19 @@ func (b *pieceBuilder) affine(e check.Expr, env map[*check.Binder]int) ([]affEle
 	}
 	switch x := e.(type) {
 	case *check.VarRef:
+		// the same for every row: built once (no caller modifies the
+		// elements it is given)
+		if out, ok := b.vars[x.Var]; ok {
+			return out, nil
+		}
 		out := make([]affElem, x.Var.Size)
 		for k := range out {
 			out[k].terms = []affTerm{{x.Var.Offset + k, 1}}
 		}
+		if b.vars == nil {
+			b.vars = map[*check.Var][]affElem{}
+		}
+		b.vars[x.Var] = out
 		return out, nil
 	case *check.Index:
 		inner, err := b.affine(x.X, env)
@@ -484,6 +594,13 @@ func (b *pieceBuilder) affine(e check.Expr, env map[*check.Binder]int) ([]affEle
 				return nil, notAffine()
 			}
 			var s affElem
+			nt := 0
+			for i, v := range kt.Data {
+				if v != 0 {
+					nt += len(in[i].terms)
+				}
+			}
+			s.terms = make([]affTerm, 0, nt)
 			for i, v := range kt.Data {
 				if v == 0 {
 					continue
@@ -533,7 +650,8 @@ func scaleAff(in []affElem, s float64) []affElem {
 	return out
 }
 
-// combine is l + s r, elementwise with a scalar broadcast.
+// combine is l + s r, elementwise with a scalar broadcast; bad is the
+// error when their shapes do not match.
 func combine(l, r []affElem, s float64, bad func() error) ([]affElem, error) {
 	n := max(len(l), len(r))
 	if (len(l) != n && len(l) != 1) || (len(r) != n && len(r) != 1) {
@@ -551,7 +669,9 @@ func combine(l, r []affElem, s float64, bad func() error) ([]affElem, error) {
 	return out, nil
 }
 
-// mulAff is in times the constants k, elementwise with a scalar broadcast.
+// mulAff is in times the constants k, elementwise with a scalar
+// broadcast; bad is the error when their shapes do not match or a
+// constant is not finite.
 func mulAff(in []affElem, k []float64, bad func() error) ([]affElem, error) {
 	n := max(len(in), len(k))
 	if (len(in) != n && len(in) != 1) || (len(k) != n && len(k) != 1) {

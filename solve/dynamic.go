@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/qrc-lang/qrc/dualqp"
 )
 
 // Dynamic sampling (issue 18): Algorithm 1 with an accurate oracle on a
@@ -22,7 +24,8 @@ import (
 //	Eps_k = Eps * sqrt(rows / n_k)
 //
 // Each stage runs Minimize with Auto(p) (smooth or bundle) on its
-// sample, from the last stage's point and RhoHat; the last stage is an
+// sample, or Dual when Problem.PiecesOf gives the sample's pieces, from
+// the last stage's point and RhoHat; the last stage is an
 // ordinary solve on every row from there, and its result, certificate and
 // status are the ones returned: a feasible point of the full problem,
 // converged only when its certificate (on every row) proves it.
@@ -109,6 +112,9 @@ type Stage struct {
 	// (Settings.SampleRounds), the evaluations on every row that set its
 	// functions' corrections (included in Passes).
 	CorrectionPasses float64
+	// Oracle is the oracle that solved the stage's subproblems: Auto(p),
+	// or Dual on a sample whose pieces Problem.PiecesOf gave.
+	Oracle Oracle
 }
 
 // Passes returns the work of the stages in evaluations on all rows.
@@ -191,7 +197,7 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		// every row
 		res, err := Minimize(p, x0, acc)
 		if err == nil {
-			res.Stages = []Stage{stageOf(res, ss, 0, 1, full.Eps, 0)}
+			res.Stages = []Stage{stageOf(res, ss, 0, 1, full.Eps, 0, acc.Oracle)}
 			res.Stages[0].Time = res.Stats.Time
 		}
 		return res, err
@@ -203,7 +209,8 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		stages []Stage
 		stats  Stats
 		t      int
-		al     alState // the smooth oracle's multipliers, carried from stage to stage
+		al     alState      // the smooth oracle's multipliers, carried from stage to stage
+		dw     *dualqp.Warm // the dual oracle's dual point, carried from round to round
 	)
 	rhoHat, rho := s.RhoHat, s.Rho
 	remaining := func() (time.Duration, bool) {
@@ -215,9 +222,9 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	}
 	// stage runs one stage's solve on q from x: restored to feasibility on
 	// q's data first (when x came from a smaller sample), then IQRC with
-	// the accurate oracle, warm-started with the last stage's RhoHat and
+	// the accurate oracle o, warm-started with the last stage's RhoHat and
 	// multipliers.
-	stage := func(q *Problem, frac float64, eps float64, method string) (*Result, Stats, error) {
+	stage := func(q *Problem, o Oracle, frac float64, eps float64, method string) (*Result, Stats, error) {
 		var pre Stats
 		if len(stages) > 0 {
 			if _, err := restoreFeasible(q, x, vals, &pre); err != nil {
@@ -234,6 +241,7 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 			return &Result{Status: TimeLimit, Point: Point{X: clone(x)}, RhoHat: rhoHat, Rho: rho}, pre, nil
 		}
 		st := acc
+		st.Oracle = o
 		if frac < 1 && s.SampleRounds >= 0 {
 			st.Outer = min(cmp.Or(st.Outer, DefaultOuter), DynamicRoundOuter)
 		}
@@ -249,7 +257,7 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		if s.Recorder != nil {
 			st.Recorder = &stageRecorder{next: s.Recorder, t: t, elapsed: time.Since(began), method: method}
 		}
-		res, err := minimizeWarm(q, x, st, &al)
+		res, err := minimizeWarm(q, x, st, &al, &dw)
 		return res, pre, err
 	}
 	sub := *p
@@ -274,15 +282,23 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		}
 		frac := float64(got) / float64(rows)
 		eps0 := full.Eps * math.Sqrt(float64(rows)/float64(got))
+		qs, oracle := &sub, acc.Oracle
+		if len(stages) == 0 {
+			// the first sample only: its rounds start the dual at
+			// RhoHat's start and warm it from round to round, where a
+			// larger sample's (SampleRounds < 0) would start cold at
+			// the last stage's small RhoHat (docs/solver.md)
+			qs, oracle = withSamplePieces(&sub, p.PiecesOf, acc.Oracle)
+		}
 		for r := range rounds {
 			eps := eps0
-			q, name := &sub, stageName(frac)
+			q, name := qs, stageName(frac)
 			var corr Stats
 			if cv {
 				if _, ok := remaining(); !ok {
 					break
 				}
-				cq, fv, err := corrected(&sub, ss, frac, x, &corr)
+				cq, fv, err := corrected(qs, ss, frac, x, &corr)
 				if err != nil {
 					return nil, fmt.Errorf("solve: %w", err)
 				}
@@ -297,14 +313,14 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 				// may ask more of it
 				eps = max(full.Eps, eps0/math.Pow(4, float64(r)))
 			}
-			res, pre, err := stage(q, frac, eps, name)
+			res, pre, err := stage(q, oracle, frac, eps, name)
 			if err != nil {
 				return nil, err
 			}
 			addStats(&res.Stats, pre)
 			addStats(&stats, res.Stats)
 			addStats(&stats, corr)
-			st := stageOf(res, ss, got, frac, eps, 0)
+			st := stageOf(res, ss, got, frac, eps, 0, oracle)
 			st.RestoreEvals, st.RestoreGrads = pre.Evals, pre.Grads
 			st.Time = time.Since(stageBegan)
 			st.CorrectionPasses = float64(corr.Evals)
@@ -329,7 +345,7 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		return haltedStages(p, ss, &Result{Status: TimeLimit, Point: Point{X: x}, RhoHat: rhoHat, Rho: rho}, stages, stats, began, t, full.Eps, began.Add(s.TimeLimit+GraceTime))
 	}
 	stageBegan := time.Now()
-	res, pre, err := stage(p, 1, full.Eps, "")
+	res, pre, err := stage(p, acc.Oracle, 1, full.Eps, "")
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +354,7 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	if res.F == nil && (res.Status == TimeLimit || res.Status == Interrupted) {
 		// the time ran out (or the Recorder failed) in the restoration,
 		// before the solve
-		st := stageOf(res, ss, rows, 1, full.Eps, 0)
+		st := stageOf(res, ss, rows, 1, full.Eps, 0, acc.Oracle)
 		st.RestoreEvals, st.RestoreGrads = pre.Evals, pre.Grads
 		st.Time = time.Since(stageBegan)
 		out, err := haltedStages(p, ss, res, append(stages, st), stats, began, t, full.Eps, began.Add(s.TimeLimit+GraceTime))
@@ -347,7 +363,7 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		}
 		return out, err
 	}
-	last := stageOf(res, ss, rows, 1, full.Eps, 0)
+	last := stageOf(res, ss, rows, 1, full.Eps, 0, acc.Oracle)
 	last.RestoreEvals, last.RestoreGrads = pre.Evals, pre.Grads
 	last.Time = time.Since(stageBegan)
 	res.Stages = append(stages, last)
@@ -382,8 +398,11 @@ func stageSettings(p *Problem, x0 []float64, s Settings) (acc, full Settings, er
 }
 
 // minimizeWarm is Minimize of one stage from x with st (an accurate
-// oracle), the smooth oracle's warm start carried in from and out to al.
-func minimizeWarm(q *Problem, x []float64, st Settings, al *alState) (*Result, error) {
+// oracle), the smooth oracle's warm start carried in from and out to al,
+// and the dual oracle's, when dw is not nil, in from and out to *dw (it
+// starts the dual there when the stage's Pieces have the same rows as the
+// stage's that left it: a later round on the same sample).
+func minimizeWarm(q *Problem, x []float64, st Settings, al *alState, dw **dualqp.Warm) (*Result, error) {
 	sv, err := newSolver(q, x, st)
 	if err != nil {
 		return nil, err
@@ -392,7 +411,14 @@ func minimizeWarm(q *Problem, x []float64, st Settings, al *alState) (*Result, e
 	if sm != nil && al.lam != nil {
 		sm.al = alState{lam: clone(al.lam), c: al.c, alpha: al.alpha}
 	}
+	dm, _ := sv.acc.(*dualMethod)
+	if dm != nil && dw != nil && *dw != nil {
+		dm.qp.StartFrom(*dw)
+	}
 	res := sv.run(x)
+	if dm != nil && dw != nil {
+		*dw = dm.qp.Warm()
+	}
 	res.Stats = sv.stats
 	res.Stats.Time = time.Since(sv.start)
 	if sm != nil && sm.al.lam != nil {
@@ -412,8 +438,25 @@ func lastStageValues(out *Result) {
 	}
 }
 
-// stageOf summarises a stage's result.
-func stageOf(res *Result, ss Subsampler, rows int, frac, eps float64, d time.Duration) Stage {
+// withSamplePieces is the Problem and oracle of a stage on the sample now
+// selected: q with the sample's Pieces (piecesOf) and the Dual oracle when
+// piecesOf gives them, else q and o. An error of piecesOf keeps q and o:
+// the sample's explicit form is an acceleration, not the solve.
+func withSamplePieces(q *Problem, piecesOf func() (*dualqp.Model, error), o Oracle) (*Problem, Oracle) {
+	if piecesOf == nil {
+		return q, o
+	}
+	pm, err := piecesOf()
+	if err != nil || pm == nil || pm.N != q.N || pm.M != q.M {
+		return q, o
+	}
+	dq := *q
+	dq.Pieces = pm
+	return &dq, Dual
+}
+
+// stageOf summarises a stage's result; o is the stage's oracle.
+func stageOf(res *Result, ss Subsampler, rows int, frac, eps float64, d time.Duration, o Oracle) Stage {
 	if ss != nil && rows == 0 {
 		rows = ss.Rows()
 	}
@@ -422,6 +465,7 @@ func stageOf(res *Result, ss Subsampler, rows int, frac, eps float64, d time.Dur
 		Outer: res.Stats.Outer + res.Stats.Phase1Outer, Evals: res.Stats.Evals,
 		Passes:    float64(res.Stats.Evals) * frac,
 		Objective: res.Objective, Infeasibility: res.Infeasibility, Time: d,
+		Oracle: o,
 	}
 }
 
@@ -714,6 +758,9 @@ func withControlVariates(q *Problem, xs, full, samp []float64, gFull, gSamp [][]
 		}
 		return nil
 	}
+	if q.Pieces != nil {
+		cq.Pieces = shiftedPieces(q.Pieces, xs, shift, corr)
+	}
 	if q.Jacobian != nil {
 		cq.Jacobian = func(rows [][]float64) error {
 			if err := q.Jacobian(rows); err != nil {
@@ -726,6 +773,25 @@ func withControlVariates(q *Problem, xs, full, samp []float64, gFull, gSamp [][]
 		}
 	}
 	return &cq
+}
+
+// shiftedPieces is pm with function f's affine rest shifted by
+// shift_f + <corr_f, x - xs>, as withControlVariates shifts the
+// functions: new Q and E, the rows and the domain shared with pm.
+func shiftedPieces(pm *dualqp.Model, xs, shift []float64, corr [][]float64) *dualqp.Model {
+	out := *pm
+	out.Q = make([][]float64, len(pm.Q))
+	out.E = make([]float64, len(pm.E))
+	for f := range out.Q {
+		q := make([]float64, pm.N)
+		if pm.Q[f] != nil {
+			copy(q, pm.Q[f])
+		}
+		floats.Add(q, corr[f])
+		out.Q[f] = q
+		out.E[f] = pm.E[f] + shift[f] - floats.Dot(corr[f], xs)
+	}
+	return &out
 }
 
 // valuesIteration is the record of a point x with values vals (f0..fM):

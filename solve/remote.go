@@ -136,12 +136,12 @@ func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		if s.Recorder != nil {
 			st.Recorder = &stageRecorder{next: s.Recorder, t: t, elapsed: time.Since(began), method: "cv"}
 		}
-		res, err := minimizeWarm(cq, x, st, &al)
+		res, err := minimizeWarm(cq, x, st, &al, nil)
 		if err != nil {
 			return nil, err
 		}
 		addStats(&stats, res.Stats)
-		stg := stageOf(res, nil, sampleRows(p), 1, eps, time.Since(roundBegan))
+		stg := stageOf(res, nil, sampleRows(p), 1, eps, time.Since(roundBegan), acc.Oracle)
 		stg.Fraction = float64(sampleRows(p)) / max(1, float64(s.FullRows))
 		stg.CorrectionPasses = float64(stats.Evals - before - res.Stats.Evals)
 		stg.Passes = stg.CorrectionPasses + float64(res.Stats.Evals)*stg.Fraction

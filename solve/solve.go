@@ -128,6 +128,13 @@ type Problem struct {
 	// dualqp): the Dual oracle needs it, and it must agree with Eval.
 	Pieces *dualqp.Model
 
+	// PiecesOf, if not nil, returns the Pieces of the rows the Sampler
+	// now selects (every row after Full): nil when the functions have no
+	// such form or the form disagrees with Eval on that selection. The
+	// Dynamic oracle's stages on a sample call it after selecting the
+	// sample and solve those with the Dual oracle when it gives a model.
+	PiecesOf func() (*dualqp.Model, error)
+
 	// Separable, if not nil, writes f0 as a smooth rest plus kinks of
 	// single variables (prox.go): the Prox oracle needs it.
 	Separable *Separable

@@ -189,7 +189,8 @@ minimize mean(i in d) logistic(-d.y[i] * dot(d.X[i], x))
 	// four (here no round can meet eps 1e-9 in its one step)
 	_, r = jsonOut[stochJSON](t, false, "solve", linear, "--outer", "1", "--eps", "1e-9")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stderr, "stage 4, sample of 10000 rows (20%), eps 1e-09: iteration_limit after 1 outer steps")
+	assert.Contains(t, r.stderr, "stage 4, sample of 10000 rows (20%), eps 1e-09, smooth oracle: iteration_limit after 1 outer steps")
+	assert.NotContains(t, r.stderr, "samples are solved by", "a smooth model's samples keep the smooth oracle, without a note")
 	assert.Contains(t, r.stderr, "stage 5, all 50000 rows, eps 1e-09")
 
 	// --sample-rounds 3: three rounds, whatever they do
