@@ -53,6 +53,7 @@ func (s *Solver) solveScreened(sub Sub, maxEpochs, every int, stop func(lower, u
 	for i := 1; i <= m.M; i++ {
 		s.cdLambda(c, &sub, i)
 	}
+	s.cdRecompute(c, &sub) // the multipliers moved: g and v anew
 	run.offer(s.cdDual(c, &sub, false))
 	s.candidate(&sub, sub.Xt, res) // x_t, when it is feasible
 	fullEpoch := func() {
@@ -95,12 +96,15 @@ func (s *Solver) solveScreened(sub Sub, maxEpochs, every int, stop func(lower, u
 			// margin_i more
 			demand = math.Max(demand, 4*s.lam[i+1]*v)
 		}
+		// the reduced solve ends at the demanded gap, or when the caller
+		// would accept its bounds (then the whole model's evaluation of
+		// its point decides; the stalls below end a loop of such rounds),
+		// or on the caller's halts and limits
 		inner := func(lower, upper float64, y []float64, iters int) bool {
 			if upper-lower <= demand {
 				return true
 			}
-			// the whole model's bounds: the caller's halts and limits
-			return stop != nil && stop(math.Max(lower, res.Lower), res.F, res.Y, res.Iters+iters)
+			return stop != nil && stop(math.Max(lower, res.Lower), upper, y, res.Iters+iters)
 		}
 		r := rs.solveCD(sub, maxEpochs-res.Iters, every, inner)
 		res.Iters += max(1, r.Iters)

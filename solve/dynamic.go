@@ -194,10 +194,12 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	}
 	if len(sizes) == 0 {
 		// nothing to sample, or too little data: the accurate oracle on
-		// every row
-		res, err := Minimize(p, x0, acc)
+		// every row (the dual oracle when the model has its pieces)
+		q, o := withPieces(p, p.PiecesOf, acc.Oracle)
+		acc.Oracle = o
+		res, err := Minimize(q, x0, acc)
 		if err == nil {
-			res.Stages = []Stage{stageOf(res, ss, 0, 1, full.Eps, 0, acc.Oracle)}
+			res.Stages = []Stage{stageOf(res, ss, 0, 1, full.Eps, 0, o)}
 			res.Stages[0].Time = res.Stats.Time
 		}
 		return res, err
@@ -220,6 +222,7 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		left := s.TimeLimit - time.Since(began)
 		return left, left > 0
 	}
+	cv := s.SampleRounds >= 0 // control variates on the first sample
 	// stage runs one stage's solve on q from x: restored to feasibility on
 	// q's data first (when x came from a smaller sample), then IQRC with
 	// the accurate oracle o, warm-started with the last stage's RhoHat and
@@ -251,6 +254,11 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 			st.EpsHat = s.EpsHat * eps / full.Eps
 		}
 		st.RhoHat, st.Rho = rhoHat, rho
+		if o == Dual && len(stages) > 0 && (frac == 1 || !cv) {
+			// the dual starts cold on rows other than the last stage's
+			// (a larger sample, or every row)
+			st.RhoHat = max(rhoHat, min(DualStageRhoHatFactor*rhoHat, full.RhoHat))
+		}
 		if frac < 1 {
 			st.Pick = PickLast
 		}
@@ -262,7 +270,6 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	}
 	sub := *p
 	sub.Sampler = nil         // the stage's sample stays selected: the solver must not reset it
-	cv := s.SampleRounds >= 0 // control variates on the first sample
 	rounds, atLeast := 1, 1
 	if cv {
 		sizes = sizes[:1]
@@ -282,14 +289,9 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		}
 		frac := float64(got) / float64(rows)
 		eps0 := full.Eps * math.Sqrt(float64(rows)/float64(got))
-		qs, oracle := &sub, acc.Oracle
-		if len(stages) == 0 {
-			// the first sample only: its rounds start the dual at
-			// RhoHat's start and warm it from round to round, where a
-			// larger sample's (SampleRounds < 0) would start cold at
-			// the last stage's small RhoHat (docs/solver.md)
-			qs, oracle = withSamplePieces(&sub, p.PiecesOf, acc.Oracle)
-		}
+		// the sample's pieces, built once for its rounds, which warm the
+		// dual from round to round
+		qs, oracle := withPieces(&sub, p.PiecesOf, acc.Oracle)
 		for r := range rounds {
 			eps := eps0
 			q, name := qs, stageName(frac)
@@ -345,7 +347,12 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		return haltedStages(p, ss, &Result{Status: TimeLimit, Point: Point{X: x}, RhoHat: rhoHat, Rho: rho}, stages, stats, began, t, full.Eps, began.Add(s.TimeLimit+GraceTime))
 	}
 	stageBegan := time.Now()
-	res, pre, err := stage(p, acc.Oracle, 1, full.Eps, "")
+	// every row's pieces, when the model has them: the dual oracle starts
+	// cold there (its rows are not the sample's), its slopes at the
+	// subgradient at the sample's point, and screens the rows far from
+	// their kinks (dualqp/screen.go)
+	fq, fo := withPieces(p, p.PiecesOf, acc.Oracle)
+	res, pre, err := stage(fq, fo, 1, full.Eps, "")
 	if err != nil {
 		return nil, err
 	}
@@ -354,7 +361,7 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	if res.F == nil && (res.Status == TimeLimit || res.Status == Interrupted) {
 		// the time ran out (or the Recorder failed) in the restoration,
 		// before the solve
-		st := stageOf(res, ss, rows, 1, full.Eps, 0, acc.Oracle)
+		st := stageOf(res, ss, rows, 1, full.Eps, 0, fo)
 		st.RestoreEvals, st.RestoreGrads = pre.Evals, pre.Grads
 		st.Time = time.Since(stageBegan)
 		out, err := haltedStages(p, ss, res, append(stages, st), stats, began, t, full.Eps, began.Add(s.TimeLimit+GraceTime))
@@ -363,7 +370,7 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		}
 		return out, err
 	}
-	last := stageOf(res, ss, rows, 1, full.Eps, 0, acc.Oracle)
+	last := stageOf(res, ss, rows, 1, full.Eps, 0, fo)
 	last.RestoreEvals, last.RestoreGrads = pre.Evals, pre.Grads
 	last.Time = time.Since(stageBegan)
 	res.Stages = append(stages, last)
@@ -438,11 +445,23 @@ func lastStageValues(out *Result) {
 	}
 }
 
-// withSamplePieces is the Problem and oracle of a stage on the sample now
-// selected: q with the sample's Pieces (piecesOf) and the Dual oracle when
-// piecesOf gives them, else q and o. An error of piecesOf keeps q and o:
-// the sample's explicit form is an acceleration, not the solve.
-func withSamplePieces(q *Problem, piecesOf func() (*dualqp.Model, error), o Oracle) (*Problem, Oracle) {
+// DualStageRhoHatFactor is how much larger than the last stage's RhoHat a
+// stage on other rows (every row, or a larger sample) starts when it runs
+// the dual oracle, cold there (at most the solve's own start). It starts
+// near the optimum, so a larger RhoHat costs it a few outer steps (the
+// loop halves RhoHat while the steps contract slowly), and it makes each
+// subproblem better conditioned and the screening's radius
+// sqrt(2 gap / RhoHat) smaller: on 10^6 rows of a hinge model the first
+// subproblem at the sample's RhoHat took 81 s (3·10^5 rows left after
+// screening), at 16 times about 1 s (docs/performance.md).
+const DualStageRhoHatFactor = 16
+
+// withPieces is the Problem and oracle of a stage on the rows now
+// selected (a sample, or every row): q with their Pieces (piecesOf) and
+// the Dual oracle when piecesOf gives them, else q and o. An error of
+// piecesOf keeps q and o: the explicit form is an acceleration, not the
+// solve.
+func withPieces(q *Problem, piecesOf func() (*dualqp.Model, error), o Oracle) (*Problem, Oracle) {
 	if piecesOf == nil {
 		return q, o
 	}

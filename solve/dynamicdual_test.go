@@ -130,9 +130,9 @@ func (d *absData) answer() (float64, float64) {
 
 // With Problem.PiecesOf the dynamic oracle's rounds on the sample run the
 // dual oracle (Stage.Oracle), on the sample's pieces built once for all
-// its rounds, and the stage on every row the accurate oracle as before
-// (bundle); the solve ends feasible at the known answer. Without it the
-// rounds are bundle's.
+// its rounds, and so does the stage on every row, on every row's pieces;
+// the solve ends feasible at the known answer. Without it every stage is
+// bundle's.
 func TestDynamicDualSamples(t *testing.T) {
 	for _, pieces := range []bool{true, false} {
 		d := newAbsData(3000, 4)
@@ -149,9 +149,11 @@ func TestDynamicDualSamples(t *testing.T) {
 				assert.Equal(t, Bundle, st.Oracle, "round %d", r)
 			}
 		}
-		assert.Equal(t, Bundle, res.Stages[last].Oracle, "every row: the accurate oracle, as before")
 		if pieces {
-			assert.Equal(t, 1, d.built, "one sample, its pieces built once")
+			assert.Equal(t, Dual, res.Stages[last].Oracle, "every row")
+			assert.Equal(t, 2, d.built, "one sample's pieces, built once, and every row's")
+		} else {
+			assert.Equal(t, Bundle, res.Stages[last].Oracle, "every row")
 		}
 		assert.LessOrEqual(t, res.Infeasibility, 0.0)
 		assert.InDelta(t, fstar, res.Objective, 1e-4*fstar, "pieces %v", pieces)
@@ -186,17 +188,34 @@ func TestCorrectedPieces(t *testing.T) {
 	assert.Equal(t, before.Q, p.Pieces.Q)
 }
 
-// With growing samples (SampleRounds < 0) only the first sample runs the
-// dual oracle: a larger one would start it cold at the last stage's small
-// RhoHat on other rows; the next samples and every row keep bundle.
-func TestDynamicDualFirstSampleOnly(t *testing.T) {
+// With growing samples (SampleRounds < 0) every sample and every row run
+// the dual oracle on their own pieces (each stage on new rows starting it
+// cold, at DualStageRhoHatFactor times the last RhoHat).
+func TestDynamicDualGrowingSamples(t *testing.T) {
 	d := newAbsData(3000, 4)
 	_, fstar := d.answer()
 	res, err := Minimize(d.problem(true), []float64{3}, Settings{Oracle: Dynamic, SampleRounds: -1, SampleStart: 500, SampleGrowth: 2, Eps: 1e-4})
 	require.NoError(t, err)
 	require.Len(t, res.Stages, 3, "500 rows, 1000 rows, all 3000")
-	assert.Equal(t, []Oracle{Dual, Bundle, Bundle}, []Oracle{res.Stages[0].Oracle, res.Stages[1].Oracle, res.Stages[2].Oracle})
-	assert.Equal(t, 1, d.built, "the first sample's pieces only")
+	assert.Equal(t, []Oracle{Dual, Dual, Dual}, []Oracle{res.Stages[0].Oracle, res.Stages[1].Oracle, res.Stages[2].Oracle})
+	assert.Equal(t, 3, d.built, "each stage's pieces, once")
 	assert.LessOrEqual(t, res.Infeasibility, 0.0)
 	assert.InDelta(t, fstar, res.Objective, 1e-4*fstar)
+}
+
+// With too few rows to sample, the dynamic oracle solves on every row with
+// the accurate oracle: the dual oracle when the model has its pieces.
+func TestDynamicDualSmallData(t *testing.T) {
+	d := newAbsData(3000, 4)
+	xstar, fstar := d.answer()
+	res, err := Minimize(d.problem(true), []float64{3}, Settings{Oracle: Dynamic, Eps: 1e-4})
+	require.NoError(t, err)
+	require.Len(t, res.Stages, 1)
+	assert.Equal(t, Dual, res.Stages[0].Oracle)
+	assert.Equal(t, 1.0, res.Stages[0].Fraction)
+	// from an infeasible start: phase 1 ends at max_i f_i <= Eps^2, and
+	// the status promises Infeasibility <= Eps
+	assert.LessOrEqual(t, res.Infeasibility, 1e-8)
+	assert.InDelta(t, fstar, res.Objective, 1e-4*fstar)
+	assert.InDelta(t, xstar, res.X[0], 1e-2)
 }
