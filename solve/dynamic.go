@@ -269,7 +269,7 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		return res, pre, err
 	}
 	sub := *p
-	sub.Sampler = nil         // the stage's sample stays selected: the solver must not reset it
+	sub.Sampler = nil // the stage's sample stays selected: the solver must not reset it
 	rounds, atLeast := 1, 1
 	if cv {
 		sizes = sizes[:1]
