@@ -125,7 +125,7 @@ func samplePieces(m *check.Model, prob *solve.Problem, smp *problem.Sampler, set
 		}
 		if note != nil && !told {
 			told = true
-			note("the dynamic oracle's samples are solved by the dual oracle instead: every function is a sum of pos, abs and hinge of affine scores plus an affine rest")
+			note("the dynamic oracle's samples and its stage on every row are solved by the dual oracle instead: every function is a sum of pos, abs and hinge of affine scores plus an affine rest (docs/solver.md)")
 		}
 		return pm, nil
 	}
