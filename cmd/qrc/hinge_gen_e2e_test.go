@@ -125,15 +125,7 @@ func TestHingeGenModel(t *testing.T) {
 	path := hingeGenRows(t, t.TempDir(), n, d)
 	want, norm := hingeLP(t, path, r)
 	require.Less(t, norm, lambda, "the LP's w must lie inside the ball for its optimum to be the model's")
-	type out struct {
-		Status        string  `json:"status"`
-		Objective     float64 `json:"objective"`
-		Infeasibility float64 `json:"infeasibility"`
-		Settings      struct {
-			Oracle string `json:"oracle"`
-		} `json:"settings"`
-	}
-	s, res := jsonOut[out](t, false, "solve", "--quiet", "docs/experiments/np_hinge_gen.qrc", "--data", "train="+path)
+	s, res := jsonOut[solveResult](t, false, "solve", "--quiet", "docs/experiments/np_hinge_gen.qrc", "--data", "train="+path)
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Equal(t, "dual", s.Settings.Oracle)
 	assert.Equal(t, "converged", s.Status)
@@ -164,20 +156,7 @@ func TestHingeGenDynamic(t *testing.T) {
 	require.NoError(t, err)
 	big := filepath.Join(dir, "hinge-50k.svm")
 	require.NoError(t, os.WriteFile(big, bytes.Repeat(rows, copies), 0o644))
-	type out struct {
-		Status        string  `json:"status"`
-		Objective     float64 `json:"objective"`
-		Infeasibility float64 `json:"infeasibility"`
-		Settings      struct {
-			Oracle string `json:"oracle"`
-		} `json:"settings"`
-		Stages []struct {
-			Rows     int     `json:"rows"`
-			Fraction float64 `json:"fraction"`
-			Oracle   string  `json:"oracle"`
-		} `json:"stages"`
-	}
-	s, res := jsonOut[out](t, false, "solve", "--quiet", "--time-limit", "120s", "docs/experiments/np_hinge_gen.qrc", "--data", "train="+big)
+	s, res := jsonOut[solveResult](t, false, "solve", "--quiet", "--time-limit", "120s", "docs/experiments/np_hinge_gen.qrc", "--data", "train="+big)
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Equal(t, "dynamic", s.Settings.Oracle)
 	require.GreaterOrEqual(t, len(s.Stages), 2, "rounds on a sample, then every row")

@@ -80,22 +80,13 @@ minimize abs(x) + (y - 2)^2
 subject to
     bal: x + y == 1
 `), 0o644))
-	type out struct {
-		Status        string             `json:"status"`
-		Objective     float64            `json:"objective"`
-		Infeasibility float64            `json:"infeasibility"`
-		Variables     map[string]float64 `json:"variables"`
-		Settings      struct {
-			Oracle string `json:"oracle"`
-		} `json:"settings"`
-	}
-	s, r := jsonOut[out](t, false, "solve", "--quiet", model)
+	s, r := jsonOut[solveResult](t, false, "solve", "--quiet", model)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "bundle", s.Settings.Oracle)
 	assert.Equal(t, "converged", s.Status)
 	assert.LessOrEqual(t, s.Infeasibility, 1e-9)
 	// Eps = 1e-3 (a model with a kink); f is 2-Lipschitz near x*
-	assert.InDelta(t, -0.5, s.Variables["x"], 1e-3)
+	assert.InDelta(t, -0.5, s.scalar("x"), 1e-3)
 	assert.InDelta(t, 0.75, s.Objective, 2e-3)
 }
 
