@@ -20,16 +20,13 @@ import (
 // the Problem's values on that sample at random points of X; after Full,
 // every row's.
 func TestSamplePieces(t *testing.T) {
-	m, _, diags := modelfile.Load("docs/experiments/np_hinge_gen.qrc", check.Options{})
-	require.NoError(t, diags.Err())
-	prog, err := autodiff.Compile(m)
-	require.NoError(t, err)
+	m, prog := compiledFile(t, "docs/experiments/np_hinge_gen.qrc")
 	prob := problem.New(m, prog, problem.Options{Seed: 4})
 	smp := prob.Sampler.(*problem.Sampler)
 	var notes []string
 	piecesOf := samplePieces(m, prob, smp, prog.Samples(), func(s string) { notes = append(notes, s) })
 
-	_, err = smp.Subsample(0.1)
+	_, err := smp.Subsample(0.1)
 	require.NoError(t, err)
 	pm, err := piecesOf()
 	require.NoError(t, err)

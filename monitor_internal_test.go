@@ -17,10 +17,7 @@ import (
 // When a row set is monitored on a sample, the progress table says so
 // above its header; on all rows it says nothing.
 func TestMonitorNote(t *testing.T) {
-	m, _, diags := modelfile.Load("examples/fairness.qrc", check.Options{})
-	require.NoError(t, diags.Err())
-	prog, err := autodiff.Compile(m)
-	require.NoError(t, err)
+	m, prog := compiledFile(t, "examples/fairness.qrc")
 
 	p := problem.New(m, prog, problem.Options{MonitorRows: 100})
 	note := monitorNote(p, prog)
@@ -51,4 +48,15 @@ func TestPrinterStepHeartbeat(t *testing.T) {
 	out := buf.String()
 	assert.Contains(t, out, "phase        t   seconds     objective infeasibility")
 	assert.Contains(t, out, "(phase1 of x_4: 1200 inner iterations so far)")
+}
+
+// compiledFile loads the model file at path (relative to the module's
+// root) and compiles it, failing the test on an error.
+func compiledFile(t *testing.T, path string) (*check.Model, *autodiff.Program) {
+	t.Helper()
+	m, _, diags := modelfile.Load(path, check.Options{})
+	require.NoError(t, diags.Err())
+	prog, err := autodiff.Compile(m)
+	require.NoError(t, err)
+	return m, prog
 }
