@@ -75,9 +75,10 @@ Flags:
                      2, the switching subgradient method on all rows; also
                      called deterministic), stochastic (Algorithm 3, Yu et
                      al.'s method with virtual queues, on minibatches of the
-                     data means), dynamic (smooth or bundle on a uniform
-                     sample of the data means' rows with control variates
-                     from all rows, warm-started, finishing on all rows),
+                     data means), dynamic (smooth, dual or bundle on a
+                     uniform sample of the data means' rows with control
+                     variates from all rows, warm-started, finishing on
+                     all rows; dual for a piecewise-linear model),
                      smoothed (the smooth oracle on the model with every
                      pos, abs, hinge, mcp and scad kink smoothed, mu
                      decreasing, the gap certified on the exact functions;
