@@ -176,42 +176,33 @@ type pieceBuilder struct {
 // term adds c times e, a term of function b.fn with the indices bound in
 // env, to the model: its kinks as rows, the rest into Q and E.
 func (b *pieceBuilder) term(e check.Expr, c float64, env map[*check.Binder]int) error {
+	return b.combination(e, c, env, b.kinkRow, b.rest)
+}
+
+// combination walks c times e, a combination of kinks (through sums,
+// differences, means, and products and quotients by constants), with the
+// indices bound in env: kink for each kink, with its coefficient, and
+// rest for each kink-free part.
+func (b *pieceBuilder) combination(e check.Expr, c float64, env map[*check.Binder]int,
+	kink func(*check.Call, float64, map[*check.Binder]int) error, rest func(check.Expr, float64, map[*check.Binder]int) error) error {
 	if !b.a.hasKink(e) {
-		return b.rest(e, c, env)
+		return rest(e, c, env)
 	}
 	switch x := e.(type) {
 	case *check.Call:
-		pw := piecewise[x.Func.Name]
-		af, err := b.affine(x.Args[0], env)
-		if err != nil {
-			return err
-		}
-		if len(af) != 1 {
-			return whyError(fmt.Sprintf("%s: the argument of %s is not a scalar", x.Src().Pos(), x.Func.Name))
-		}
-		z := af[0]
-		s, k := c, c*z.c
-		if pw.hinge {
-			s, k = -c, c*(1-z.c)
-		}
-		for _, t := range z.terms {
-			if t.v != 0 {
-				b.add(t.j, s*t.v)
-			}
-		}
-		return b.row(k, pw.lo, pw.hi)
+		return kink(x, c, env)
 	case *check.Arith:
 		switch x.Op {
 		case "+":
-			if err := b.term(x.X, c, env); err != nil {
+			if err := b.combination(x.X, c, env, kink, rest); err != nil {
 				return err
 			}
-			return b.term(x.Y, c, env)
+			return b.combination(x.Y, c, env, kink, rest)
 		case "-":
-			if err := b.term(x.X, c, env); err != nil {
+			if err := b.combination(x.X, c, env, kink, rest); err != nil {
 				return err
 			}
-			return b.rest(x.Y, -c, env)
+			return rest(x.Y, -c, env) // kink-free: the kinks enter with positive coefficients
 		case "*":
 			k, o := x.X, x.Y
 			if b.a.hasKink(k) {
@@ -221,18 +212,44 @@ func (b *pieceBuilder) term(e check.Expr, c float64, env map[*check.Binder]int) 
 			if err != nil {
 				return err
 			}
-			return b.term(o, c*v, env)
+			return b.combination(o, c*v, env, kink, rest)
 		case "/":
 			v, err := b.constant(x.Y, env)
 			if err != nil {
 				return err
 			}
-			return b.term(x.X, c/v, env)
+			return b.combination(x.X, c/v, env, kink, rest)
 		}
 	case *check.Compr:
-		return b.each(x, c, env, func(cc float64, inner map[*check.Binder]int) error { return b.term(x.Body, cc, inner) })
+		return b.each(x, c, env, func(cc float64, inner map[*check.Binder]int) error {
+			return b.combination(x.Body, cc, inner, kink, rest)
+		})
 	}
 	return whyError(fmt.Sprintf("%s: a kink enters through an operation other than a sum, a mean or a product with a positive constant", e.Src().Pos()))
+}
+
+// kinkRow adds c times the kink x (pos, abs or hinge of an affine
+// argument) as a row of function b.fn.
+func (b *pieceBuilder) kinkRow(x *check.Call, c float64, env map[*check.Binder]int) error {
+	pw := piecewise[x.Func.Name]
+	af, err := b.affine(x.Args[0], env)
+	if err != nil {
+		return err
+	}
+	if len(af) != 1 {
+		return whyError(fmt.Sprintf("%s: the argument of %s is not a scalar", x.Src().Pos(), x.Func.Name))
+	}
+	z := af[0]
+	s, k := c, c*z.c
+	if pw.hinge {
+		s, k = -c, c*(1-z.c)
+	}
+	for _, t := range z.terms {
+		if t.v != 0 {
+			b.add(t.j, s*t.v)
+		}
+	}
+	return b.row(k, pw.lo, pw.hi)
 }
 
 // rest adds c times the kink-free e to the affine rest of function b.fn.

@@ -131,73 +131,45 @@ type sepBuilder struct {
 // walk adds the kinks of c times e, with the indices bound in env, as
 // terms; kink-free parts are the rest's.
 func (b *sepBuilder) walk(e check.Expr, c float64, env map[*check.Binder]int) error {
-	if !b.a.hasKink(e) {
-		return nil
+	return b.combination(e, c, env, b.kinkTerm, func(check.Expr, float64, map[*check.Binder]int) error { return nil })
+}
+
+// kinkTerm adds c times the kink x, of a single variable, as a term.
+func (b *sepBuilder) kinkTerm(x *check.Call, c float64, env map[*check.Binder]int) error {
+	notSep := func() error {
+		return whyError(fmt.Sprintf("%s: the argument of %s is not a single variable", x.Src().Pos(), x.Func.Name))
 	}
-	switch x := e.(type) {
-	case *check.Call:
-		notSep := whyError(fmt.Sprintf("%s: the argument of %s is not a single variable", x.Src().Pos(), x.Func.Name))
-		af, err := b.affine(x.Args[0], env)
-		if err != nil {
-			return err
-		}
-		if len(af) != 1 || af[0].c != 0 {
-			return notSep
-		}
-		j, nz := -1, 0
-		for _, t := range af[0].terms {
-			if t.v != 0 {
-				j, nz = t.j, nz+1
-				if t.v != 1 {
-					return notSep
-				}
-			}
-		}
-		if nz != 1 {
-			return notSep
-		}
-		if !(c > 0) {
-			return whyError(fmt.Sprintf("%s: %s enters with the coefficient %g", x.Src().Pos(), x.Func.Name, c))
-		}
-		t := SepTerm{Var: j, Name: x.Func.Name, Coef: c, Params: append([]float64(nil), x.Params...)}
-		if len(t.Params) < x.Func.ParamArgs {
-			return whyError(fmt.Sprintf("%s: %s has %d parameters", x.Src().Pos(), x.Func.Name, len(t.Params)))
-		}
-		if br, _ := t.Pieces(); br == nil {
-			return whyError(fmt.Sprintf("%s: %s is not a separable kink", x.Src().Pos(), x.Func.Name))
-		}
-		b.terms = append(b.terms, t)
-		return nil
-	case *check.Arith:
-		switch x.Op {
-		case "+":
-			if err := b.walk(x.X, c, env); err != nil {
-				return err
-			}
-			return b.walk(x.Y, c, env)
-		case "-":
-			return b.walk(x.X, c, env) // linear: no kink in x.Y
-		case "*":
-			k, o := x.X, x.Y
-			if b.a.hasKink(k) {
-				k, o = o, k
-			}
-			v, err := b.constant(k, env)
-			if err != nil {
-				return err
-			}
-			return b.walk(o, c*v, env)
-		case "/":
-			v, err := b.constant(x.Y, env)
-			if err != nil {
-				return err
-			}
-			return b.walk(x.X, c/v, env)
-		}
-	case *check.Compr:
-		return b.each(x, c, env, func(cc float64, inner map[*check.Binder]int) error { return b.walk(x.Body, cc, inner) })
+	af, err := b.affine(x.Args[0], env)
+	if err != nil {
+		return err
 	}
-	return whyError(fmt.Sprintf("%s: a kink enters through an operation other than a sum, a mean or a product with a positive constant", e.Src().Pos()))
+	if len(af) != 1 || af[0].c != 0 {
+		return notSep()
+	}
+	j, nz := -1, 0
+	for _, t := range af[0].terms {
+		if t.v != 0 {
+			j, nz = t.j, nz+1
+			if t.v != 1 {
+				return notSep()
+			}
+		}
+	}
+	if nz != 1 {
+		return notSep()
+	}
+	if !(c > 0) {
+		return whyError(fmt.Sprintf("%s: %s enters with the coefficient %g", x.Src().Pos(), x.Func.Name, c))
+	}
+	t := SepTerm{Var: j, Name: x.Func.Name, Coef: c, Params: append([]float64(nil), x.Params...)}
+	if len(t.Params) < x.Func.ParamArgs {
+		return whyError(fmt.Sprintf("%s: %s has %d parameters", x.Src().Pos(), x.Func.Name, len(t.Params)))
+	}
+	if br, _ := t.Pieces(); br == nil {
+		return whyError(fmt.Sprintf("%s: %s is not a separable kink", x.Src().Pos(), x.Func.Name))
+	}
+	b.terms = append(b.terms, t)
+	return nil
 }
 
 // withoutKinks returns a copy of m whose objective has every kink
