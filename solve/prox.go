@@ -140,32 +140,17 @@ func (s *proxMethod) solve(xt []float64, acc accuracy) (res subResult, halt halt
 	in.p = &s.prob
 	defer func() { s.solver.stats = in.stats }()
 	sv := &in
-	m := sv.m
 	mu := sv.rhoHat - sv.rho
 	st := &s.al
-	if st.lam == nil {
-		st.lam = make([]float64, m)
-		st.c = alStartC
-	}
 	if s.sb == nil {
 		s.sb = (&smoothMethod{solver: sv}).smoothBuffers()
 	}
 	b := s.sb
-	lam := b.lam
-	copy(lam, st.lam)
-	c := st.c
-	res = subResult{Lower: math.Inf(-1), F: math.Inf(1), Lambda: make([]float64, m), Concave: s.concave}
-	split := false
-	for i := 0; i < m; i++ {
-		b.prox[i], b.proxMu[i] = sv.conProx(i)
-		split = split || b.prox[i] != sv.rhoHat
-	}
-	if split {
-		res.Prox = clone(b.prox)
-	}
+	res.Concave = s.concave
+	lam, c := sv.alStart(st, b, &res)
 	bestDist := 0.0
 	var fval float64
-	Gv, w := b.G, b.w
+	w := b.w
 	evals := 0
 	evalPhi := func(y []float64) (float64, error) {
 		evals++
@@ -182,22 +167,9 @@ func (s *proxMethod) solve(xt []float64, acc accuracy) (res subResult, halt halt
 	// gradS stores the gradient of the smooth part S at the last evaluated
 	// point y in g and raises the lower bound with it.
 	gradS := func(y, g []float64) error {
-		b.wf[0] = 1
-		k, muw := sv.rhoHat, mu
-		for i := 0; i < m; i++ {
-			b.wf[i+1] = w[i]
-			k += w[i] * b.prox[i]
-			muw += w[i] * b.proxMu[i]
-		}
-		if err := sv.gradW(b.wf, g); err != nil {
+		lval, muw, err := sv.alGrad(y, xt, g, b, fval, mu)
+		if err != nil {
 			return err
-		}
-		for j := range g {
-			g[j] += k * (y[j] - xt[j])
-		}
-		lval := fval
-		for i := 0; i < m; i++ {
-			lval += w[i] * Gv[i]
 		}
 		// the kink-free variables' part of a bound with modulus mu: the
 		// minimum of the linearisation plus mu/2 ||z - y||^2 over X
@@ -343,7 +315,7 @@ func (s *proxMethod) solve(xt []float64, acc accuracy) (res subResult, halt halt
 			break
 		}
 		omega = math.Max(omega/10, 1e-300)
-		if m == 0 {
+		if sv.m == 0 {
 			continue
 		}
 		if c, prevViol, err = sv.alUpdate(y, b, lam, c, &res, acc, &bestDist, progressed, prevViol, evalPhi); err != nil {

@@ -122,31 +122,14 @@ func (s *smoothMethod) warmMultipliers() []float64 { return s.al.lam }
 
 // solve runs the smooth oracle on (7) at xt. Its output is in s.out.
 func (s *smoothMethod) solve(xt []float64, acc accuracy) (res subResult, halt haltReason, err error) {
-	m := s.m
 	mu := s.rhoHat - s.rho
 	st := &s.al
-	if st.lam == nil {
-		st.lam = make([]float64, m)
-		st.c = alStartC
-	}
 	b := s.smoothBuffers()
-	lam := b.lam
-	copy(lam, st.lam)
-	c := st.c
-	res = subResult{Lower: math.Inf(-1), F: math.Inf(1), Lambda: make([]float64, m)}
-	split := false
-	for i := 0; i < m; i++ {
-		b.prox[i], b.proxMu[i] = s.conProx(i)
-		split = split || b.prox[i] != s.rhoHat
-	}
-	if split {
-		res.Prox = clone(b.prox)
-	}
+	lam, c := s.alStart(st, b, &res)
 	bestDist := 0.0 // ||yf - xt||
 
 	// values at the last evaluated point
 	var fval float64
-	Gv := b.G
 	w := b.w
 	evals := 0
 	// evalPhi evaluates Phi at y (and notes y when it is a better feasible point).
@@ -165,23 +148,10 @@ func (s *smoothMethod) solve(xt []float64, acc accuracy) (res subResult, halt ha
 	// gradPhi stores the gradient of Phi at the last evaluated point y in g
 	// and raises the lower bound with it.
 	gradPhi := func(y, g []float64) error {
-		b.wf[0] = 1
-		k, muw := s.rhoHat, mu // the Lagrangian's proximal weight and strong convexity
-		for i := 0; i < m; i++ {
-			b.wf[i+1] = w[i]
-			k += w[i] * b.prox[i]
-			muw += w[i] * b.proxMu[i]
-		}
-		if err := s.gradW(b.wf, g); err != nil {
-			return err
-		}
-		for j := range g {
-			g[j] += k * (y[j] - xt[j])
-		}
 		// the lower bound at the multipliers w
-		lval := fval
-		for i := 0; i < m; i++ {
-			lval += w[i] * Gv[i]
+		lval, muw, err := s.alGrad(y, xt, g, b, fval, mu)
+		if err != nil {
+			return err
 		}
 		z := b.z
 		for j := range z {
@@ -367,7 +337,7 @@ func (s *smoothMethod) solve(xt []float64, acc accuracy) (res subResult, halt ha
 			break // no step makes progress: the gap is at rounding level
 		}
 		omega = math.Max(omega/10, 1e-300)
-		if m == 0 {
+		if s.m == 0 {
 			continue // Phi = F: only the inner tolerance tightens
 		}
 		if c, prevViol, err = s.alUpdate(y, b, lam, c, &res, acc, &bestDist, progressed, prevViol, evalPhi); err != nil {
@@ -390,6 +360,59 @@ func (s *smoothMethod) solve(xt []float64, acc accuracy) (res subResult, halt ha
 		res.F = fval
 	}
 	return res, running, nil
+}
+
+// alStart starts a solve of (7) by the augmented Lagrangian of the
+// smooth and prox oracles: the multipliers and penalty from st (their
+// start on the first solve) copied into b.lam, res empty, and the
+// constraints' proximal weights in b.prox and b.proxMu (res.Prox when
+// they differ from RhoHat).
+func (s *solver) alStart(st *alState, b *smoothBufs, res *subResult) (lam []float64, c float64) {
+	m := s.m
+	if st.lam == nil {
+		st.lam = make([]float64, m)
+		st.c = alStartC
+	}
+	lam = b.lam
+	copy(lam, st.lam)
+	*res = subResult{Lower: math.Inf(-1), F: math.Inf(1), Lambda: make([]float64, m), Concave: res.Concave}
+	split := false
+	for i := 0; i < m; i++ {
+		b.prox[i], b.proxMu[i] = s.conProx(i)
+		split = split || b.prox[i] != s.rhoHat
+	}
+	if split {
+		res.Prox = clone(b.prox)
+	}
+	return lam, st.c
+}
+
+// alGrad stores in g the gradient at y of the Lagrangian's smooth part
+// with the multipliers b.w (the proximal terms of (7) included), after
+// alPhi evaluated y (fval its objective value, b.G its constraints'), and
+// returns the Lagrangian's value there and its strong convexity modulus
+// (mu = RhoHat - Rho plus each multiplier times its constraint's).
+func (s *solver) alGrad(y, xt, g []float64, b *smoothBufs, fval, mu float64) (lval, muw float64, err error) {
+	m, w := s.m, b.w
+	b.wf[0] = 1
+	k := s.rhoHat // the Lagrangian's proximal weight
+	muw = mu
+	for i := 0; i < m; i++ {
+		b.wf[i+1] = w[i]
+		k += w[i] * b.prox[i]
+		muw += w[i] * b.proxMu[i]
+	}
+	if err := s.gradW(b.wf, g); err != nil {
+		return 0, 0, err
+	}
+	for j := range g {
+		g[j] += k * (y[j] - xt[j])
+	}
+	lval = fval
+	for i := 0; i < m; i++ {
+		lval += w[i] * b.G[i]
+	}
+	return lval, muw, nil
 }
 
 // alPhi evaluates, at y, the augmented Lagrangian of (7) at x_t with the
