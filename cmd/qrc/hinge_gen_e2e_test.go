@@ -116,7 +116,9 @@ func hingeLP(t *testing.T, path string, r float64) (float64, float64) {
 // 3000 generated rows with defaults, through the binary: converged,
 // feasible, and within 1e-4 relative of the optimum of the slack
 // reformulation's LP (SciPy's HiGHS), whose w lies inside the ball, so
-// that the LP without the ball has the model's optimum.
+// that the LP without the ball has the model's optimum. With --oracle
+// dynamic, too few rows to sample, the one stage on every row runs the
+// dual oracle (it ran bundle before) and ends the same way.
 func TestHingeGenModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("an LP by SciPy and a solve of about a second")
@@ -128,6 +130,17 @@ func TestHingeGenModel(t *testing.T) {
 	s, res := jsonOut[solveResult](t, false, "solve", "--quiet", "docs/experiments/np_hinge_gen.qrc", "--data", "train="+path)
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Equal(t, "dual", s.Settings.Oracle)
+	assert.Equal(t, "converged", s.Status)
+	assert.Equal(t, 0.0, s.Infeasibility)
+	assert.InEpsilon(t, want, s.Objective, 1e-4)
+	assert.GreaterOrEqual(t, s.Objective, want-1e-9, "below the optimum")
+
+	s, res = jsonOut[solveResult](t, false, "solve", "--quiet", "--oracle", "dynamic", "docs/experiments/np_hinge_gen.qrc", "--data", "train="+path)
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, "dynamic", s.Settings.Oracle)
+	require.Len(t, s.Stages, 1, "too few rows to sample: one stage on every row")
+	assert.Equal(t, "dual", s.Stages[0].Oracle)
+	assert.Equal(t, 1.0, s.Stages[0].Fraction)
 	assert.Equal(t, "converged", s.Status)
 	assert.Equal(t, 0.0, s.Infeasibility)
 	assert.InEpsilon(t, want, s.Objective, 1e-4)
