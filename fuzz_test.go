@@ -54,7 +54,7 @@ func FuzzParseSolve(f *testing.F) {
 			return // an option the model refuses (an oracle), with a message
 		}
 		known := map[string]bool{}
-		for s := solve.Converged; s <= solve.Stalled; s++ {
+		for s := solve.Converged; s <= solve.Unbounded; s++ { // every status, the last one included
 			known[s.String()] = true
 		}
 		if !known[rep.Status] {
