@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -253,7 +254,7 @@ func (r *eqRecorder) Record(it Iteration) error {
 }
 
 // minimizeEqualities is Minimize on a Problem with equality constraints.
-func minimizeEqualities(p *Problem, x0 []float64, s Settings) (*Result, error) {
+func minimizeEqualities(ctx context.Context, p *Problem, x0 []float64, s Settings) (*Result, error) {
 	o := s.Oracle
 	if o == nil {
 		o = Auto(p)
@@ -277,7 +278,7 @@ func minimizeEqualities(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	if full.Recorder != nil {
 		full.Recorder = &eqRecorder{next: full.Recorder, e: e}
 	}
-	res, err := Minimize(q, x0, full)
+	res, err := Minimize(ctx, q, x0, full)
 	if err != nil {
 		return nil, err
 	}
