@@ -212,7 +212,7 @@ func (st *state) constraint(i, m int) float64 {
 func (st *state) phi(pen float64) float64 { return st.vals[0] + pen*st.viol }
 
 type method struct {
-	ctx context.Context // the caller's: cancelling it ends the solve
+	ctx   context.Context // the caller's: cancelling it ends the solve
 	p     *solve.Problem
 	set   Settings
 	start time.Time

@@ -115,8 +115,8 @@ func newKinkProblem(n int, fs []kinkFn, project func([]float64)) (*Problem, *kin
 	exact := &kinkProblem{fs: fs, tmp: make([]float64, n)} // its own last x
 	p := &Problem{
 		N: n, M: len(fs) - 1,
-		Eval:      func(x, vals []float64) error { exact.eval(x, vals, 0); return nil },
-		Grad:      func(w, g []float64) error { exact.grad(w, g, 0); return nil },
+		Eval:    func(x, vals []float64) error { exact.eval(x, vals, 0); return nil },
+		Grad:    func(w, g []float64) error { exact.grad(w, g, 0); return nil },
 		Project: project,
 	}
 	return p, k
