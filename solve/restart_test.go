@@ -22,6 +22,7 @@ func outsideUnitBall() (*Problem, []float64) {
 // problem min t s.t. 1 - ||y||^2 - t <= 0 is certified stationary at
 // (0, 1), and the probe around it finds lower t.
 func TestElasticPhase1LeavesAStationaryPointOfTheViolation(t *testing.T) {
+	t.Parallel()
 	p, want := outsideUnitBall()
 	res, err := Minimize(context.Background(), p, []float64{0, 0}, Settings{})
 	require.NoError(t, err)
@@ -31,6 +32,7 @@ func TestElasticPhase1LeavesAStationaryPointOfTheViolation(t *testing.T) {
 }
 
 func TestRestartsLeaveAStationaryPointOfTheViolation(t *testing.T) {
+	t.Parallel()
 	p, want := outsideUnitBall()
 	x0 := []float64{0, 0}
 
@@ -71,6 +73,7 @@ func TestRestartsLeaveAStationaryPointOfTheViolation(t *testing.T) {
 // 1 + ||x||^2 <= 0 holds nowhere: every restart ends infeasible, and the
 // result is the attempt with the lowest violation, which is 1 at x = 0.
 func TestRestartsOnAnInfeasibleProblem(t *testing.T) {
+	t.Parallel()
 	p := build(2, []fn{sqDist([]float64{1, 1}), sqNorm(1, 1)}, box(-1, 1))
 	res, d, err := MinimizeRestarts(context.Background(), p, []float64{0.5, 0.5}, Settings{Outer: 20}, Restarts{Seed: 3})
 	require.NoError(t, err)
@@ -83,6 +86,7 @@ func TestRestartsOnAnInfeasibleProblem(t *testing.T) {
 // A feasible start: one solve, no restarts, and the last phase-2 step is
 // reported.
 func TestRestartsNotNeeded(t *testing.T) {
+	t.Parallel()
 	p, _ := outsideUnitBall()
 	res, d, err := MinimizeRestarts(context.Background(), p, []float64{1, 1}, Settings{}, Restarts{})
 	require.NoError(t, err)
