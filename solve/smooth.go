@@ -109,12 +109,19 @@ type smoothMethod struct {
 
 func (s *smoothMethod) oracle() Oracle { return Smooth }
 
-// smoothRun is the solve's smooth oracle run, whose warm start the
-// dynamic-sampling driver carries from one stage to the next; nil when the
-// solve's oracle is another.
-func (s *solver) smoothRun() *smoothMethod {
-	m, _ := s.acc.(*smoothMethod)
-	return m
+// loadWarm starts the augmented Lagrangian from w's multipliers, penalty
+// and step when w has them.
+func (s *smoothMethod) loadWarm(w *warmStart) {
+	if w.al.lam != nil {
+		s.al = alState{lam: clone(w.al.lam), c: w.al.c, alpha: w.al.alpha}
+	}
+}
+
+// saveWarm leaves the augmented Lagrangian's state in w.
+func (s *smoothMethod) saveWarm(w *warmStart) {
+	if s.al.lam != nil {
+		w.al = alState{lam: clone(s.al.lam), c: s.al.c, alpha: s.al.alpha}
+	}
 }
 
 // warmMultipliers are the augmented Lagrangian's last multipliers.
