@@ -24,6 +24,8 @@ import (
 // and its diagonal is −1), factored once per iteration and solved twice,
 // for Mehrotra's predictor and corrector.
 
+var debugTrace func(it int, mu, sigma, ap, ad float64, m measures)
+
 type rowKind uint8
 
 const (
@@ -71,6 +73,11 @@ type ipmState struct {
 	// certificates
 	cy, cr     []float64
 	cz, cw, cd []float64
+	// polish
+	px2, pz []float64
+	py      []float64
+	side    []int8
+	rside   []int8
 }
 
 func (st *ipmState) alloc(n, m int) {
@@ -95,6 +102,8 @@ func (st *ipmState) alloc(n, m int) {
 	st.axc = vm()
 	st.cy, st.cr = vm(), vm()
 	st.cz, st.cw, st.cd = vn(), vn(), vn()
+	st.px2, st.pz, st.py = vn(), vn(), vm()
+	st.side, st.rside = make([]int8, n), make([]int8, m)
 }
 
 // symMulVec sets dst = P x for P symmetric given by its upper triangle
@@ -261,6 +270,13 @@ func (sv *Solver) ipm(p *Problem) *Result {
 		}
 		last = sv.measure(p, st.x, st.y, z)
 		if last.solved(s) {
+			if !s.NoPolish {
+				if pm, ok := sv.polish(p, last); ok {
+					res.Polished = true
+					return sv.result(res, Solved, pm, st.py, st.pz)
+				}
+				sv.measure(p, st.x, st.y, z) // st.xc back to the iterate
+			}
 			return sv.result(res, Solved, last, st.y, z)
 		}
 		if it >= s.MaxIter {
@@ -336,6 +352,9 @@ func (sv *Solver) ipm(p *Problem) *Result {
 			}
 		} else {
 			stalls = 0
+		}
+		if debugTrace != nil {
+			debugTrace(it, mu, sigma, ap, ad, last)
 		}
 		sv.step(ap, ad)
 	}
@@ -559,6 +578,14 @@ func (sv *Solver) direction(p *Problem) {
 		case rowEqual:
 			st.dy[i] = sv.sol[n+i]
 		default:
+			// Each side's pair (Δs, Δy) is recovered from the side of the
+			// KKT solution that determines it well: the slack's step from
+			// AΔx where the multiplier is small against the slack (an
+			// inactive side), the multiplier's step from the solved Δy
+			// where it is large (an active side: y/s large amplifies the
+			// rounding of AΔx). A range row's solved Δy goes to its more
+			// active side.
+			dy := sv.sol[n+i]
 			if k.hasL() {
 				st.dsl[i] = st.adx[i] + st.rl[i]
 				st.dyl[i] = (-st.cl[i] - st.yl[i]*st.dsl[i]) / st.sl[i]
@@ -566,6 +593,15 @@ func (sv *Solver) direction(p *Problem) {
 			if k.hasU() {
 				st.dsu[i] = -st.adx[i] - st.ru[i]
 				st.dyu[i] = (-st.cu[i] - st.yu[i]*st.dsu[i]) / st.su[i]
+			}
+			lowerActive := k.hasL() && (!k.hasU() || st.yl[i]*st.su[i] >= st.yu[i]*st.sl[i])
+			switch {
+			case lowerActive && st.yl[i] >= st.sl[i]:
+				st.dyl[i] = st.dyu[i] - dy
+				st.dsl[i] = (-st.cl[i] - st.sl[i]*st.dyl[i]) / st.yl[i]
+			case !lowerActive && st.yu[i] >= st.su[i]:
+				st.dyu[i] = dy + st.dyl[i]
+				st.dsu[i] = (-st.cu[i] - st.su[i]*st.dyu[i]) / st.yu[i]
 			}
 			st.dy[i] = st.dyu[i] - st.dyl[i]
 		}

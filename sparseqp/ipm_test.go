@@ -64,7 +64,7 @@ func TestClosedForms(t *testing.T) {
 			name: "degenerate LP",
 			p: Problem{Q: []float64{0, -1},
 				A: dense([][]float64{{1, 1}, {-1, 1}, {0, 1}}), L: []float64{-inf, -inf, -inf}, U: []float64{1, 1, 1}},
-			x: []float64{0, 1},
+			x:   []float64{0, 1},
 			obj: -1,
 		},
 		{

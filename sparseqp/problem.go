@@ -181,6 +181,9 @@ type Settings struct {
 	// (0: DefaultMaxFactorNonzeros); a larger factor is an error of
 	// NewSolver, so memory stays bounded.
 	MaxFactorNonzeros int
+	// NoPolish turns off the polish: the exact solution on the interior
+	// point's active set, returned when it measures better (Result.Polished).
+	NoPolish bool
 }
 
 // DefaultSettings: tolerances 1e-9, infeasibility tolerance 1e-9, 200
@@ -244,6 +247,9 @@ type Result struct {
 	PrimalResidual, DualResidual float64
 	// Iterations is the number of interior-point iterations made.
 	Iterations int
+	// Polished says the point is the exact solution on the interior
+	// point's active set (see Settings.NoPolish), not the iterate.
+	Polished bool
 	// Certificate describes the certificate of PrimalInfeasible or
 	// DualInfeasible (zero otherwise).
 	Certificate Certificate
