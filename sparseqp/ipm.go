@@ -24,6 +24,17 @@ import (
 // and its diagonal is −1), factored once per iteration and solved twice,
 // for Mehrotra's predictor and corrector.
 
+// refineTol is the relative residual at which refinement of a KKT solve
+// stops.
+const refineTol = 1e-14
+
+// polishTrigger: the polish is tried before the tolerances are met once
+// the iterate's worst measure is within this factor of its tolerance, and
+// again each time it has fallen tenfold.
+const polishTrigger = 1e3
+
+var debugSolve func(res, rhs, sol float64, replaced int)
+
 var debugTrace func(it int, mu, sigma, ap, ad float64, m measures)
 
 type rowKind uint8
@@ -76,6 +87,8 @@ type ipmState struct {
 	// polish
 	px2, pz []float64
 	py      []float64
+	// the best iterate (least worst measure), returned at a limit
+	bx, by, bz []float64
 	side    []int8
 	rside   []int8
 }
@@ -103,6 +116,7 @@ func (st *ipmState) alloc(n, m int) {
 	st.cy, st.cr = vm(), vm()
 	st.cz, st.cw, st.cd = vn(), vn(), vn()
 	st.px2, st.pz, st.py = vn(), vn(), vm()
+	st.bx, st.by, st.bz = vn(), vm(), vn()
 	st.side, st.rside = make([]int8, n), make([]int8, m)
 }
 
@@ -258,7 +272,9 @@ func (sv *Solver) ipm(p *Problem) *Result {
 	separate := p.P == nil || normP == 0 // a linear program: primal and dual steps apart
 
 	res := &Result{}
-	var last measures
+	var last, best measures
+	bestWorst := math.Inf(1)
+	polishedAt := math.Inf(1)
 	stalls := 0
 	for it := 0; ; it++ {
 		res.Iterations = it
@@ -273,17 +289,34 @@ func (sv *Solver) ipm(p *Problem) *Result {
 			if !s.NoPolish {
 				if pm, ok := sv.polish(p, last); ok {
 					res.Polished = true
-					return sv.result(res, Solved, pm, st.py, st.pz)
+					return sv.result(res, Solved, pm, st.xc, st.py, st.pz)
 				}
 				sv.measure(p, st.x, st.y, z) // st.xc back to the iterate
 			}
-			return sv.result(res, Solved, last, st.y, z)
+			return sv.result(res, Solved, last, st.xc, st.y, z)
+		}
+		// near the end, the active set may already be right: a polished
+		// point that is Solved ends the method before the iterates meet
+		// the tolerances (which ill-conditioning may prevent)
+		if w := last.worst(s); !s.NoPolish && w <= polishTrigger && w <= polishedAt/10 {
+			polishedAt = w
+			if pm, ok := sv.polish(p, last); ok {
+				res.Polished = true
+				return sv.result(res, Solved, pm, st.xc, st.py, st.pz)
+			}
+			sv.measure(p, st.x, st.y, z)
+		}
+		if w := last.worst(s); w < bestWorst {
+			bestWorst, best = w, last
+			copy(st.bx, st.xc)
+			copy(st.by, st.y)
+			copy(st.bz, z)
 		}
 		if it >= s.MaxIter {
-			return sv.result(res, IterationLimit, last, st.y, z)
+			return sv.result(res, IterationLimit, best, st.bx, st.by, st.bz)
 		}
 		if !finiteAll(st.x, st.y, z) {
-			return sv.result(res, NumericalError, last, st.y, z)
+			return sv.result(res, NumericalError, best, st.bx, st.by, st.bz)
 		}
 		if c, ok := sv.primalCertificate(p, st.y, normA); ok {
 			return sv.infeasible(res, PrimalInfeasible, c, last)
@@ -292,7 +325,7 @@ func (sv *Solver) ipm(p *Problem) *Result {
 			return sv.infeasible(res, DualInfeasible, c, last)
 		}
 		if !sv.factor() {
-			return sv.result(res, NumericalError, last, st.y, z)
+			return sv.result(res, NumericalError, best, st.bx, st.by, st.bz)
 		}
 		// predictor
 		for i := range m {
@@ -348,7 +381,7 @@ func (sv *Solver) ipm(p *Problem) *Result {
 		if ap < 1e-10 && ad < 1e-10 {
 			stalls++
 			if stalls >= 5 {
-				return sv.result(res, NumericalError, last, st.y, z)
+				return sv.result(res, NumericalError, best, st.bx, st.by, st.bz)
 			}
 		} else {
 			stalls = 0
@@ -529,7 +562,8 @@ func (sv *Solver) factor() bool {
 		}
 		k.Val[sv.diag[n+i]] = d
 	}
-	_, err := sv.ldl.Factor(k, sv.sign, sv.set.Reg)
+	r, err := sv.ldl.Factor(k, sv.sign, sv.set.Reg)
+	sv.replaced = r
 	return err == nil
 }
 
@@ -567,7 +601,10 @@ func (sv *Solver) direction(p *Problem) {
 			rhs[n+i] = -g / st.wy[i]
 		}
 	}
-	sv.ldl.SolveRefined(sv.kkt, sv.sol, rhs, sv.set.RefineSteps)
+	kres := sv.ldl.SolveRefined(sv.kkt, sv.sol, rhs, sv.set.RefineSteps, refineTol)
+	if debugSolve != nil {
+		debugSolve(kres, normInf(rhs), normInf(sv.sol), sv.replaced)
+	}
 	copy(st.dx, sv.sol[:n])
 	mulVec(p.A, st.adx, st.dx)
 	for i := range sv.m {
@@ -685,11 +722,11 @@ func (sv *Solver) step(ap, ad float64) {
 	}
 }
 
-// result fills res with a copy of the point measured last.
-func (sv *Solver) result(res *Result, status Status, m measures, y, z []float64) *Result {
-	st := &sv.state
+// result fills res with a copy of the point (x inside its bounds) whose
+// measures m are.
+func (sv *Solver) result(res *Result, status Status, m measures, x, y, z []float64) *Result {
 	res.Status = status
-	res.X = append([]float64(nil), st.xc...)
+	res.X = append([]float64(nil), x...)
 	res.Y = append([]float64(nil), y...)
 	res.Z = append([]float64(nil), z...)
 	res.Objective, res.DualObjective, res.Gap = m.obj, m.dobj, m.gap

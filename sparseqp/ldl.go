@@ -183,10 +183,11 @@ var ErrZeroPivot = errors.New("sparseqp: zero pivot in LDLᵀ")
 // pattern. With sign nil, R = 0 and a zero pivot is ErrZeroPivot. With
 // sign given (one +1 or −1 per row, the sign each pivot of a quasidefinite
 // k should have), R = reg·diag(sign) (static regularisation), and a pivot
-// whose signed value is below reg·1e-6 (wrong sign, or nearly singular) is
-// replaced by sign·reg (dynamic regularisation); the number of pivots so
-// replaced is returned. Solve then solves with k + R and the replaced
-// pivots, and SolveRefined refines towards k itself.
+// whose signed value is below 1e-13 (wrong sign, or nearly singular: the
+// rounding of a dependent row's elimination) is replaced by sign·1e-7
+// (dynamic regularisation); the number of pivots so replaced is returned.
+// Solve then solves with k + R and the replaced pivots, and SolveRefined
+// refines towards k itself.
 func (f *LDL) Factor(k *CSC, sign []int8, reg float64) (int, error) {
 	if k.Cols != f.n || k.Rows != f.n || !samePatternRaw(k, f.colPtr, f.rowIdx) {
 		return 0, errors.New("sparseqp: Factor given a matrix of another pattern than the one analysed")
@@ -225,6 +226,11 @@ func samePatternRaw(k *CSC, colPtr, rowIdx []int) bool {
 	}
 	return true
 }
+
+// dynEps and dynDelta are the dynamic regularisation of Factor: a pivot
+// whose signed value is below dynEps is replaced by sign·dynDelta.
+// (Variables so that tests may vary them.)
+var dynEps, dynDelta = 1e-13, 1e-7
 
 // numeric is the up-looking LDLᵀ of the permuted matrix in cp, ci, cx:
 // row c of L is found by walking the elimination tree from each nonzero of
@@ -271,8 +277,8 @@ func (f *LDL) numeric(sign []int8, reg float64) (int, error) {
 		}
 		if sign != nil {
 			s := float64(sign[f.perm[c]])
-			if !(s*dc >= reg*1e-6) {
-				dc = s * reg
+			if !(s*dc >= dynEps) {
+				dc = s * dynDelta
 				replaced++
 			}
 		} else if dc == 0 || math.IsNaN(dc) || math.IsInf(dc, 0) {
@@ -319,16 +325,18 @@ func (f *LDL) Solve(b []float64) {
 // SolveRefined sets x to the solution of k x = b by Solve and at most
 // steps rounds of iterative refinement against k (whose upper triangle is
 // read; k of the analysed pattern, usually the matrix factored without its
-// regularisation R). A round is kept only when it lowers the residual's
-// largest entry, and the first that does not ends the refinement; the
-// returned value is ‖b − k x‖∞ of the x returned. x and b must not overlap.
-func (f *LDL) SolveRefined(k *CSC, x, b []float64, steps int) float64 {
+// regularisation R). Refinement stops when the residual's largest entry is
+// at most tol·(1 + ‖b‖∞), or when a round does not halve it (a round that
+// does not lower it is undone). The returned value is ‖b − k x‖∞ of the x
+// returned. x and b must not overlap.
+func (f *LDL) SolveRefined(k *CSC, x, b []float64, steps int, tol float64) float64 {
 	copy(x, b)
 	f.Solve(x)
 	r, c := f.work2, f.work3
 	res := symResidual(k, r, x, b)
+	goal := tol * (1 + normInf(b))
 	for range steps {
-		if res == 0 {
+		if res <= goal {
 			break
 		}
 		copy(c, r)
@@ -343,7 +351,11 @@ func (f *LDL) SolveRefined(k *CSC, x, b []float64, steps int) float64 {
 			}
 			break
 		}
+		halved := newRes <= res/2
 		res = newRes
+		if !halved {
+			break
+		}
 	}
 	return res
 }

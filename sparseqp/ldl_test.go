@@ -128,7 +128,7 @@ func TestLDLSolvesQuasidefinite(t *testing.T) {
 			b[i] = rng.NormFloat64()
 		}
 		x := make([]float64, N)
-		res := f.SolveRefined(k, x, b, 3)
+		res := f.SolveRefined(k, x, b, 3, 0)
 		// against gonum's dense solve (an independent implementation)
 		var want mat.VecDense
 		if err := want.SolveVec(dense, mat.NewVecDense(N, b)); err != nil {
@@ -172,7 +172,7 @@ func TestLDLRegularised(t *testing.T) {
 	// b = (1+1, 1+1, 2, 2)
 	b := []float64{2, 2, 2, 2}
 	x := make([]float64, 4)
-	res := f.SolveRefined(k, x, b, 20)
+	res := f.SolveRefined(k, x, b, 20, 0)
 	if res > 1e-9 {
 		t.Errorf("residual %g after refinement, x = %v", res, x)
 	}

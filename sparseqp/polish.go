@@ -164,7 +164,7 @@ func (sv *Solver) polishSolve(p *Problem, rhs, sol []float64) (measures, bool) {
 	if _, err := sv.ldl.Factor(k, sv.sign, sv.set.Reg); err != nil {
 		return measures{}, false
 	}
-	res := sv.ldl.SolveRefined(k, sol, rhs, 4*sv.set.RefineSteps)
+	res := sv.ldl.SolveRefined(k, sol, rhs, 4*sv.set.RefineSteps, 0)
 	if !(res <= 1e-12*(1+normInf(rhs))) {
 		return measures{}, false
 	}

@@ -187,13 +187,13 @@ type Settings struct {
 }
 
 // DefaultSettings: tolerances 1e-9, infeasibility tolerance 1e-9, 200
-// iterations, regularisation 1e-9, 5 rounds of refinement.
+// iterations, regularisation 1e-8, 5 rounds of refinement.
 var DefaultSettings = Settings{
 	AbsTol:      1e-9,
 	RelTol:      1e-9,
 	InfTol:      1e-9,
 	MaxIter:     200,
-	Reg:         1e-9,
+	Reg:         1e-8,
 	RefineSteps: 5,
 }
 

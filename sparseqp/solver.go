@@ -29,6 +29,7 @@ type Solver struct {
 	sol   []float64 // solution of a KKT solve
 	rhs   []float64
 	state ipmState
+	replaced int
 }
 
 // NewSolver analyses the pattern of p (which is validated) for repeated
