@@ -9,9 +9,9 @@ import "math"
 // the best of that pattern for y, z_j = −(Aᵀy)_j where its sign is
 // allowed and 0 elsewhere, and (y, z) is scaled to largest entry 1. It is
 // accepted, into the Solver's certificate buffers, when
-// ‖Aᵀy + z‖∞ <= InfTol·(1+‖A‖max) and the support is below −InfTol (see
+// ‖Aᵀy + z‖∞ <= InfTol and the support is below −InfTol (see
 // Certificate).
-func (sv *Solver) primalCertificate(p *Problem, y []float64, normA float64) (Certificate, bool) {
+func (sv *Solver) primalCertificate(p *Problem, y []float64) (Certificate, bool) {
 	st := &sv.state
 	cy, cz, w := st.cy, st.cz, st.cw
 	for i, v := range y {
@@ -55,7 +55,7 @@ func (sv *Solver) primalCertificate(p *Problem, y []float64, normA float64) (Cer
 		c.Residual = math.Max(c.Residual, math.Abs(w[j]+cz[j]))
 	}
 	tol := sv.set.InfTol
-	ok := c.Residual <= tol*(1+normA) && c.Support < -tol
+	ok := c.Residual <= tol && c.Support < -tol
 	return c, ok
 }
 
@@ -64,9 +64,9 @@ func (sv *Solver) primalCertificate(p *Problem, y []float64, normA float64) (Cer
 // descent: d is moved into the recession cone of the variables' bounds
 // (d_j >= 0 where LB_j is finite, <= 0 where UB_j is), scaled to largest
 // entry 1, and accepted, into the certificate buffer cd, when ‖Pd‖∞ <=
-// InfTol·(1+‖P‖max), Ad leaves the rows' recession cone by at most
-// InfTol·(1+‖A‖max), and qᵀd < −InfTol.
-func (sv *Solver) dualCertificate(p *Problem, d []float64, normA, normP float64) (Certificate, bool) {
+// InfTol, Ad leaves the rows' recession cone by at most InfTol, and
+// qᵀd < −InfTol.
+func (sv *Solver) dualCertificate(p *Problem, d []float64) (Certificate, bool) {
 	st := &sv.state
 	cd := st.cd
 	for j, v := range d {
@@ -100,7 +100,7 @@ func (sv *Solver) dualCertificate(p *Problem, d []float64, normA, normP float64)
 			c.RowViolation = math.Max(c.RowViolation, -v)
 		}
 	}
-	ok := c.Residual <= tol*(1+normP) && c.RowViolation <= tol*(1+normA)
+	ok := c.Residual <= tol && c.RowViolation <= tol
 	return c, ok
 }
 

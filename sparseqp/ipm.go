@@ -89,8 +89,8 @@ type ipmState struct {
 	py      []float64
 	// the best iterate (least worst measure), returned at a limit
 	bx, by, bz []float64
-	side    []int8
-	rside   []int8
+	side       []int8
+	rside      []int8
 }
 
 func (st *ipmState) alloc(n, m int) {
@@ -268,8 +268,7 @@ func (sv *Solver) ipm(p *Problem) *Result {
 		}
 	}
 	sv.start(p)
-	normA, normP := maxAbs(p.A), maxAbs(p.P)
-	separate := p.P == nil || normP == 0 // a linear program: primal and dual steps apart
+	separate := p.P == nil || maxAbs(p.P) == 0 // a linear program: primal and dual steps apart
 
 	res := &Result{}
 	var last, best measures
@@ -318,10 +317,10 @@ func (sv *Solver) ipm(p *Problem) *Result {
 		if !finiteAll(st.x, st.y, z) {
 			return sv.result(res, NumericalError, best, st.bx, st.by, st.bz)
 		}
-		if c, ok := sv.primalCertificate(p, st.y, normA); ok {
+		if c, ok := sv.primalCertificate(p, st.y); ok {
 			return sv.infeasible(res, PrimalInfeasible, c, last)
 		}
-		if c, ok := sv.dualCertificate(p, st.x, normA, normP); ok {
+		if c, ok := sv.dualCertificate(p, st.x); ok {
 			return sv.infeasible(res, DualInfeasible, c, last)
 		}
 		if !sv.factor() {
@@ -367,10 +366,10 @@ func (sv *Solver) ipm(p *Problem) *Result {
 		}
 		sv.direction(p)
 		// the direction of the multipliers may itself be a certificate
-		if c, ok := sv.primalCertificate(p, st.dy, normA); ok {
+		if c, ok := sv.primalCertificate(p, st.dy); ok {
 			return sv.infeasible(res, PrimalInfeasible, c, last)
 		}
-		if c, ok := sv.dualCertificate(p, st.dx, normA, normP); ok {
+		if c, ok := sv.dualCertificate(p, st.dx); ok {
 			return sv.infeasible(res, DualInfeasible, c, last)
 		}
 		ap, ad = sv.stepLengths(0.995)

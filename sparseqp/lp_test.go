@@ -194,19 +194,7 @@ func TestDegenerateLPs(t *testing.T) {
 		t.Logf("%d iterations", r.Iterations)
 	})
 	t.Run("assignment", func(t *testing.T) {
-		n := 6
-		var ri, ci []int
-		var v []float64
-		q := make([]float64, n*n)
-		for i := range n {
-			for j := range n {
-				q[i*n+j] = float64((i + j) % n)
-				// row sums (rows 0..n−1) and column sums (n..2n−1)
-				ri, ci, v = append(ri, i, n+j), append(ci, i*n+j, i*n+j), append(v, 1, 1)
-			}
-		}
-		A, _ := NewCSC(2*n, n*n, ri, ci, v)
-		p := &Problem{Q: q, A: A, L: filled(2*n, 1), U: filled(2*n, 1), LB: make([]float64, n*n)}
+		p := assignment(6)
 		r, err := Solve(p, Settings{})
 		if err != nil {
 			t.Fatal(err)

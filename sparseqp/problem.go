@@ -259,18 +259,22 @@ type Result struct {
 // vector's largest entry is 1.
 //
 // For PrimalInfeasible, (Y, Z) has the sign pattern of the multipliers
-// (see Result) and Support = Σ(U_i y_i⁺ − L_i y_i⁻) + Σ(UB_j z_j⁺ −
-// LB_j z_j⁻) < 0, Residual = ‖Aᵀy + z‖∞. Every feasible x has
-// yᵀAx + zᵀx <= Support, so ‖x‖₁ >= −Support/Residual: no feasible point
-// lies within that radius (Residual is often exactly 0, a proof of
-// infeasibility up to rounding). Accepted when Residual <= InfTol·(1+‖A‖max)
-// and Support < −InfTol.
+// (see Result), Support = Σ(U_i y_i⁺ − L_i y_i⁻) + Σ(UB_j z_j⁺ −
+// LB_j z_j⁻) and Residual = ‖Aᵀy + z‖∞. Every feasible x has
+// yᵀAx + zᵀx <= Support, so when Support < 0 every feasible x has
+// ‖x‖₁ >= −Support/Residual: no feasible point lies within that radius
+// (Residual is exactly 0 when every variable that y touches is bounded on
+// the side needed, and then it is a proof up to rounding). Z is the best
+// for Y: z_j = −(Aᵀy)_j where that sign is allowed. Accepted when
+// Residual <= InfTol and Support < −InfTol.
 //
-// For DualInfeasible, X = d with Residual = ‖Pd‖∞, Support = qᵀd < 0,
-// and RowViolation the largest amount by which Ad leaves the recession
-// cone of [L, U] (d is exactly in that of [LB, UB]). Accepted when
-// Residual and RowViolation are at most InfTol·(1+‖P‖max), InfTol·(1+‖A‖max)
-// and Support < −InfTol.
+// For DualInfeasible, X = d with Residual = ‖Pd‖∞, Support = qᵀd, and
+// RowViolation the largest amount by which Ad leaves the recession cone
+// of [L, U] (d is exactly in that of [LB, UB]). Accepted when Residual
+// and RowViolation are at most InfTol and Support < −InfTol; with both 0
+// the objective decreases without bound along d from any feasible point.
+// (Like OSQP's, these tests are absolute: a program whose data are very
+// large or very small should be scaled first.)
 type Certificate struct {
 	Support, Residual, RowViolation float64
 }
