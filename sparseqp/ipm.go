@@ -33,10 +33,6 @@ const refineTol = 1e-14
 // again each time it has fallen tenfold.
 const polishTrigger = 1e3
 
-var debugSolve func(res, rhs, sol float64, replaced int)
-
-var debugTrace func(it int, mu, sigma, ap, ad float64, m measures)
-
 type rowKind uint8
 
 const (
@@ -385,9 +381,6 @@ func (sv *Solver) ipm(p *Problem) *Result {
 		} else {
 			stalls = 0
 		}
-		if debugTrace != nil {
-			debugTrace(it, mu, sigma, ap, ad, last)
-		}
 		sv.step(ap, ad)
 	}
 }
@@ -561,8 +554,7 @@ func (sv *Solver) factor() bool {
 		}
 		k.Val[sv.diag[n+i]] = d
 	}
-	r, err := sv.ldl.Factor(k, sv.sign, sv.set.Reg)
-	sv.replaced = r
+	_, err := sv.ldl.Factor(k, sv.sign, sv.set.Reg)
 	return err == nil
 }
 
@@ -600,10 +592,7 @@ func (sv *Solver) direction(p *Problem) {
 			rhs[n+i] = -g / st.wy[i]
 		}
 	}
-	kres := sv.ldl.SolveRefined(sv.kkt, sv.sol, rhs, sv.set.RefineSteps, refineTol)
-	if debugSolve != nil {
-		debugSolve(kres, normInf(rhs), normInf(sv.sol), sv.replaced)
-	}
+	sv.ldl.SolveRefined(sv.kkt, sv.sol, rhs, sv.set.RefineSteps, refineTol)
 	copy(st.dx, sv.sol[:n])
 	mulVec(p.A, st.adx, st.dx)
 	for i := range sv.m {

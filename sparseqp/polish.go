@@ -21,8 +21,6 @@ import "math"
 // set to 0 and the candidate is measured like any point: it is returned
 // when it is Solved and its worst measure, relative to its tolerance, is
 // no larger than the interior point's.
-var debugPolish func(round int, ipm, cand measures)
-
 func (sv *Solver) polish(p *Problem, ipm measures) (measures, bool) {
 	st := &sv.state
 	n, m := sv.n, sv.m
@@ -74,9 +72,6 @@ func (sv *Solver) polish(p *Problem, ipm measures) (measures, bool) {
 		cand, ok := sv.polishSolve(p, rhs, sol)
 		if !ok {
 			break
-		}
-		if debugPolish != nil {
-			debugPolish(round, ipm, cand)
 		}
 		if cand.solved(s) {
 			if cand.worst(s) <= ipm.worst(s) {
