@@ -2,7 +2,7 @@ package sparseqp
 
 import "math"
 
-// primalCertificate tests y (a row multiplier, e.g. the step of the
+// primalCertificate tests y (a row multiplier of the scaled program, e.g. the step of the
 // iterates' y, along which they grow without bound when the program is
 // infeasible) as a Farkas certificate: y is given the multipliers' sign
 // pattern (an entry of the sign of an infinite bound is set to 0), z is
@@ -13,8 +13,10 @@ import "math"
 // Certificate).
 func (sv *Solver) primalCertificate(p *Problem, y []float64) (Certificate, bool) {
 	st := &sv.state
+	sc := &sv.sc
 	cy, cz, w := st.cy, st.cz, st.cw
 	for i, v := range y {
+		v *= sc.e[i] // back to p's rows
 		switch {
 		case v > 0 && math.IsInf(p.U[i], 1), v < 0 && math.IsInf(p.L[i], -1), st.kind[i] == rowFree:
 			v = 0
@@ -45,9 +47,9 @@ func (sv *Solver) primalCertificate(p *Problem, y []float64) (Certificate, bool)
 	for j := range cz {
 		cz[j] /= scale
 		if v := cz[j]; v > 0 {
-			c.Support += st.ub[j] * v
+			c.Support += sc.oub[j] * v
 		} else if v < 0 {
-			c.Support += st.lb[j] * v
+			c.Support += sc.olb[j] * v
 		}
 	}
 	mulTransVec(p.A, w, cy)
@@ -59,7 +61,7 @@ func (sv *Solver) primalCertificate(p *Problem, y []float64) (Certificate, bool)
 	return c, ok
 }
 
-// dualCertificate tests d (the step of x, or x, along which the iterates
+// dualCertificate tests d (the scaled program's step of x, or x, along which the iterates
 // run off when the dual is infeasible) as a direction of unbounded
 // descent: d is moved into the recession cone of the variables' bounds
 // (d_j >= 0 where LB_j is finite, <= 0 where UB_j is), scaled to largest
@@ -70,6 +72,7 @@ func (sv *Solver) dualCertificate(p *Problem, d []float64) (Certificate, bool) {
 	st := &sv.state
 	cd := st.cd
 	for j, v := range d {
+		v *= sv.sc.d[j] // back to p's variables
 		if st.hasLB[j] && v < 0 || st.hasUB[j] && v > 0 {
 			v = 0
 		}
@@ -119,8 +122,8 @@ func (sv *Solver) infeasible(res *Result, status Status, c Certificate, m measur
 		res.Z = append([]float64(nil), st.cz...)
 	} else {
 		res.X = append([]float64(nil), st.cd...)
-		res.Y = append([]float64(nil), st.y...)
-		res.Z = append([]float64(nil), st.z...)
+		res.Y = append([]float64(nil), sv.sc.uy...)
+		res.Z = append([]float64(nil), sv.sc.uz...)
 	}
 	return res
 }

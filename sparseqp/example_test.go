@@ -47,10 +47,13 @@ func ExampleSolver() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Printf("%v: (%.3f, %.3f)\n", c, r.X[0], r.X[1])
+		fmt.Printf("%v: (%.3f, %.3f)\n", c, round3(r.X[0]), round3(r.X[1]))
 	}
 	// Output:
 	// [3 4]: (0.000, 1.000)
 	// [0 0]: (0.000, 0.000)
 	// [2 2]: (0.500, 0.500)
 }
+
+// round3 rounds to 3 decimals, without a negative zero.
+func round3(v float64) float64 { return math.Round(v*1000)/1000 + 0 }

@@ -76,6 +76,7 @@ type ipmState struct {
 
 	// the returned point and its measures
 	xc, axc, pxc []float64
+	rtol, ctol   []float64 // the tolerance of each row and variable
 	zbuf         []float64
 	// certificates
 	cy, cr     []float64
@@ -109,6 +110,7 @@ func (st *ipmState) alloc(n, m int) {
 	st.ax, st.adx, st.wy = vm(), vm(), vm()
 	st.xc, st.pxc, st.zbuf = vn(), vn(), vn()
 	st.axc = vm()
+	st.rtol, st.ctol = vm(), vn()
 	st.cy, st.cr = vm(), vm()
 	st.cz, st.cw, st.cd = vn(), vn(), vn()
 	st.px2, st.pz, st.py = vn(), vn(), vm()
@@ -159,25 +161,88 @@ func maxAbs(a *CSC) float64 {
 	return normInf(a.Val[:a.Nnz()])
 }
 
-// measures are the certified numbers of a point (x inside its bounds).
+// measures are the certified numbers of a point (x inside its bounds):
+// the absolute residuals and gap, and each over its tolerance (the
+// largest over the rows, over the variables), so that a ratio <= 1 is
+// within tolerance.
 type measures struct {
-	obj, dobj, gap, prim, dual float64
-	primScale, dualScale       float64
+	obj, dobj, gap, prim, dual     float64
+	primRatio, dualRatio, gapRatio float64
 }
 
 func (m measures) solved(s Settings) bool {
-	return m.prim <= s.AbsTol+s.RelTol*m.primScale &&
-		m.dual <= s.AbsTol+s.RelTol*m.dualScale &&
-		math.Abs(m.gap) <= s.AbsTol+s.RelTol*math.Max(math.Abs(m.obj), math.Abs(m.dobj))
+	return m.primRatio <= 1 && m.dualRatio <= 1 && m.gapRatio <= 1
 }
 
-// measure evaluates x (clipped into its bounds, into st.xc), y and z:
-// objective, dual objective, gap, the largest row violation and the dual
-// residual, with the scales the tolerances are relative to.
-func (sv *Solver) measure(p *Problem, x, y, z []float64) measures {
+// worst is the largest of the three measures over its tolerance.
+func (m measures) worst(s Settings) float64 {
+	return math.Max(m.primRatio, math.Max(m.dualRatio, m.gapRatio))
+}
+
+// absMulVec sets dst = |A| |x| (the sizes of the terms of Ax).
+func absMulVec(A *CSC, dst, x []float64) {
+	clear(dst)
+	if A == nil {
+		return
+	}
+	for j := range A.Cols {
+		xj := math.Abs(x[j])
+		for p := A.ColPtr[j]; p < A.ColPtr[j+1]; p++ {
+			dst[A.RowIdx[p]] += math.Abs(A.Val[p]) * xj
+		}
+	}
+}
+
+// absAddTransVec adds |A|ᵀ |y| to dst.
+func absAddTransVec(A *CSC, dst, y []float64) {
+	if A == nil {
+		return
+	}
+	for j := range A.Cols {
+		s := 0.0
+		for p := A.ColPtr[j]; p < A.ColPtr[j+1]; p++ {
+			s += math.Abs(A.Val[p] * y[A.RowIdx[p]])
+		}
+		dst[j] += s
+	}
+}
+
+// absAddSymMulVec adds |P| |x| to dst, P given by its upper triangle.
+func absAddSymMulVec(P *CSC, dst, x []float64) {
+	if P == nil {
+		return
+	}
+	for j := range P.Cols {
+		for p := P.ColPtr[j]; p < P.ColPtr[j+1]; p++ {
+			i := P.RowIdx[p]
+			if i > j {
+				continue
+			}
+			v := math.Abs(P.Val[p])
+			dst[i] += v * math.Abs(x[j])
+			if i != j {
+				dst[j] += v * math.Abs(x[i])
+			}
+		}
+	}
+}
+
+// measure maps the scaled program's point (x, y, z) back to the original
+// program p (into sc.ux, sc.uy, sc.uz, and x clipped into its bounds into
+// st.xc) and evaluates it there: objective, dual objective, gap, each
+// row's violation against AbsTol + RelTol·(the size of its terms,
+// Σ|a_ij x_j|, or of its bound), each variable's stationarity residual
+// against AbsTol + RelTol·(|q_j| + Σ|P_jk x_k| + Σ|a_ij y_i| + |z_j|), the
+// gap against AbsTol + RelTol·max(|objective|, |dual objective|). The
+// rows' and variables' tolerances are left in st.rtol, st.ctol.
+func (sv *Solver) measure(p *Problem, xs, ys, zs []float64) measures {
 	st := &sv.state
-	for j, v := range x {
-		st.xc[j] = math.Min(math.Max(v, st.lb[j]), st.ub[j])
+	sc := &sv.sc
+	s := sv.set
+	sc.unscale(xs, ys, zs)
+	y, z := sc.uy, sc.uz
+	for j, v := range sc.ux {
+		st.xc[j] = math.Min(math.Max(v, sc.olb[j]), sc.oub[j])
 	}
 	mulVec(p.A, st.axc, st.xc)
 	symMulVec(p.P, st.pxc, st.xc)
@@ -189,63 +254,74 @@ func (sv *Solver) measure(p *Problem, x, y, z []float64) measures {
 	}
 	m.obj = 0.5*xpx + qx
 	supp := 0.0
-	bnd := 0.0
+	absMulVec(p.A, st.rtol, st.xc)
 	for i := range sv.m {
 		a := st.axc[i]
-		m.primScale = math.Max(m.primScale, math.Abs(a))
+		size := st.rtol[i]
+		viol := 0.0
 		if l := p.L[i]; !math.IsInf(l, -1) {
-			m.prim = math.Max(m.prim, l-a)
-			bnd = math.Max(bnd, math.Abs(l))
+			viol = math.Max(viol, l-a)
+			size = math.Max(size, math.Abs(l))
 		}
 		if u := p.U[i]; !math.IsInf(u, 1) {
-			m.prim = math.Max(m.prim, a-u)
-			bnd = math.Max(bnd, math.Abs(u))
+			viol = math.Max(viol, a-u)
+			size = math.Max(size, math.Abs(u))
 		}
+		tol := s.AbsTol + s.RelTol*size
+		st.rtol[i] = tol
+		m.prim = math.Max(m.prim, viol)
+		m.primRatio = math.Max(m.primRatio, viol/tol)
 		if y[i] > 0 {
 			supp += p.U[i] * y[i]
 		} else if y[i] < 0 {
 			supp += p.L[i] * y[i]
 		}
 	}
-	m.primScale = math.Max(m.primScale, bnd)
 	for j := range sv.n {
 		if z[j] > 0 {
-			supp += st.ub[j] * z[j]
+			supp += sc.oub[j] * z[j]
 		} else if z[j] < 0 {
-			supp += st.lb[j] * z[j]
+			supp += sc.olb[j] * z[j]
 		}
 	}
 	m.dobj = -0.5*xpx - supp
 	m.gap = m.obj - m.dobj
+	m.gapRatio = math.Abs(m.gap) / (s.AbsTol + s.RelTol*math.Max(math.Abs(m.obj), math.Abs(m.dobj)))
 	mulTransVec(p.A, st.aty, y)
-	m.dualScale = math.Max(math.Max(normInf(st.pxc), normInf(p.Q)), math.Max(normInf(st.aty), normInf(z)))
 	for j := range sv.n {
-		m.dual = math.Max(m.dual, math.Abs(st.pxc[j]+p.Q[j]+st.aty[j]+z[j]))
+		st.ctol[j] = math.Abs(p.Q[j]) + math.Abs(z[j])
 	}
-	if math.IsNaN(m.prim + m.dual + m.gap) {
+	absAddSymMulVec(p.P, st.ctol, st.xc)
+	absAddTransVec(p.A, st.ctol, y)
+	for j := range sv.n {
+		r := math.Abs(st.pxc[j] + p.Q[j] + st.aty[j] + z[j])
+		tol := s.AbsTol + s.RelTol*st.ctol[j]
+		st.ctol[j] = tol
+		m.dual = math.Max(m.dual, r)
+		m.dualRatio = math.Max(m.dualRatio, r/tol)
+	}
+	if math.IsNaN(m.prim + m.dual + m.gap + m.primRatio + m.dualRatio + m.gapRatio) {
 		m.prim, m.dual, m.gap = math.Inf(1), math.Inf(1), math.Inf(1)
+		m.primRatio, m.dualRatio, m.gapRatio = math.Inf(1), math.Inf(1), math.Inf(1)
 	}
 	return m
 }
 
-func (sv *Solver) ipm(p *Problem) *Result {
+// ipm runs the method on the scaled program sp, measuring every point on
+// the original p.
+func (sv *Solver) ipm(p, sp *Problem) *Result {
 	st := &sv.state
+	sc := &sv.sc
 	n, m, s := sv.n, sv.m, sv.set
 	for j := range n {
-		st.lb[j], st.ub[j] = math.Inf(-1), math.Inf(1)
-		if p.LB != nil {
-			st.lb[j] = p.LB[j]
-		}
-		if p.UB != nil {
-			st.ub[j] = p.UB[j]
-		}
+		st.lb[j], st.ub[j] = sp.LB[j], sp.UB[j]
 		st.hasLB[j] = !math.IsInf(st.lb[j], -1)
 		st.hasUB[j] = !math.IsInf(st.ub[j], 1)
 	}
 	for i := range m {
-		lf, uf := !math.IsInf(p.L[i], -1), !math.IsInf(p.U[i], 1)
+		lf, uf := !math.IsInf(sp.L[i], -1), !math.IsInf(sp.U[i], 1)
 		switch {
-		case lf && uf && p.L[i] == p.U[i]:
+		case lf && uf && sp.L[i] == sp.U[i]:
 			st.kind[i] = rowEqual
 		case lf && uf:
 			st.kind[i] = rowRange
@@ -263,7 +339,7 @@ func (sv *Solver) ipm(p *Problem) *Result {
 			sv.base[pos] = 0
 		}
 	}
-	sv.start(p)
+	sv.start(sp)
 	separate := p.P == nil || maxAbs(p.P) == 0 // a linear program: primal and dual steps apart
 
 	res := &Result{}
@@ -273,7 +349,7 @@ func (sv *Solver) ipm(p *Problem) *Result {
 	stalls := 0
 	for it := 0; ; it++ {
 		res.Iterations = it
-		sv.residuals(p)
+		sv.residuals(sp)
 		mu, pairs := sv.complementarity()
 		z := st.z
 		for j := range n {
@@ -282,30 +358,30 @@ func (sv *Solver) ipm(p *Problem) *Result {
 		last = sv.measure(p, st.x, st.y, z)
 		if last.solved(s) {
 			if !s.NoPolish {
-				if pm, ok := sv.polish(p, last); ok {
+				if pm, ok := sv.polish(p, sp, last); ok {
 					res.Polished = true
-					return sv.result(res, Solved, pm, st.xc, st.py, st.pz)
+					return sv.result(res, Solved, pm, st.xc, sc.uy, sc.uz)
 				}
-				sv.measure(p, st.x, st.y, z) // st.xc back to the iterate
+				sv.measure(p, st.x, st.y, z) // back to the iterate
 			}
-			return sv.result(res, Solved, last, st.xc, st.y, z)
+			return sv.result(res, Solved, last, st.xc, sc.uy, sc.uz)
 		}
 		// near the end, the active set may already be right: a polished
 		// point that is Solved ends the method before the iterates meet
 		// the tolerances (which ill-conditioning may prevent)
 		if w := last.worst(s); !s.NoPolish && w <= polishTrigger && w <= polishedAt/10 {
 			polishedAt = w
-			if pm, ok := sv.polish(p, last); ok {
+			if pm, ok := sv.polish(p, sp, last); ok {
 				res.Polished = true
-				return sv.result(res, Solved, pm, st.xc, st.py, st.pz)
+				return sv.result(res, Solved, pm, st.xc, sc.uy, sc.uz)
 			}
 			sv.measure(p, st.x, st.y, z)
 		}
 		if w := last.worst(s); w < bestWorst {
 			bestWorst, best = w, last
 			copy(st.bx, st.xc)
-			copy(st.by, st.y)
-			copy(st.bz, z)
+			copy(st.by, sc.uy)
+			copy(st.bz, sc.uz)
 		}
 		if it >= s.MaxIter {
 			return sv.result(res, IterationLimit, best, st.bx, st.by, st.bz)
@@ -331,7 +407,7 @@ func (sv *Solver) ipm(p *Problem) *Result {
 			st.ctl[j] = st.tl[j] * st.zl[j]
 			st.ctu[j] = st.tu[j] * st.zu[j]
 		}
-		sv.direction(p)
+		sv.direction(sp)
 		ap, ad := sv.stepLengths(1)
 		if !separate {
 			ap = math.Min(ap, ad)
@@ -360,7 +436,7 @@ func (sv *Solver) ipm(p *Problem) *Result {
 			st.ctl[j] = st.tl[j]*st.zl[j] + st.atl[j]*st.azl[j] - target
 			st.ctu[j] = st.tu[j]*st.zu[j] + st.atu[j]*st.azu[j] - target
 		}
-		sv.direction(p)
+		sv.direction(sp)
 		// the direction of the multipliers may itself be a certificate
 		if c, ok := sv.primalCertificate(p, st.dy); ok {
 			return sv.infeasible(res, PrimalInfeasible, c, last)

@@ -20,8 +20,9 @@ import "math"
 // system; z_B is then −(Px + q + Aᵀy)_B. Multipliers of the wrong sign are
 // set to 0 and the candidate is measured like any point: it is returned
 // when it is Solved and its worst measure, relative to its tolerance, is
-// no larger than the interior point's.
-func (sv *Solver) polish(p *Problem, ipm measures) (measures, bool) {
+// no larger than the interior point's. The system is the scaled program
+// sp's; the candidate is measured on p.
+func (sv *Solver) polish(p, sp *Problem, ipm measures) (measures, bool) {
 	st := &sv.state
 	n, m := sv.n, sv.m
 	rhs, sol := sv.rhs, sv.sol
@@ -42,14 +43,14 @@ func (sv *Solver) polish(p *Problem, ipm measures) (measures, bool) {
 		case upperAct:
 			st.side[j], x[j] = 1, st.ub[j]
 		}
-		rhs[j] = -p.Q[j]
+		rhs[j] = -sp.Q[j]
 	}
 	for i := range m {
 		kd := st.kind[i]
 		st.rside[i] = 0
 		switch {
 		case kd == rowEqual:
-			st.rside[i], rhs[n+i] = 2, p.L[i]
+			st.rside[i], rhs[n+i] = 2, sp.L[i]
 		case kd == rowFree:
 		default:
 			lowerAct := kd.hasL() && st.yl[i] > st.sl[i]
@@ -60,16 +61,16 @@ func (sv *Solver) polish(p *Problem, ipm measures) (measures, bool) {
 			}
 			switch {
 			case lowerAct:
-				st.rside[i], rhs[n+i] = -1, p.L[i]
+				st.rside[i], rhs[n+i] = -1, sp.L[i]
 			case upperAct:
-				st.rside[i], rhs[n+i] = 1, p.U[i]
+				st.rside[i], rhs[n+i] = 1, sp.U[i]
 			}
 		}
 	}
 	s := sv.set
 	best, found := ipm, false
 	for round := 0; round < polishRounds; round++ {
-		cand, ok := sv.polishSolve(p, rhs, sol)
+		cand, ok := sv.polishSolve(p, sp, rhs, sol)
 		if !ok {
 			break
 		}
@@ -79,12 +80,12 @@ func (sv *Solver) polish(p *Problem, ipm measures) (measures, bool) {
 			}
 			break
 		}
-		if !sv.polishAdjust(p, cand, x, st.py) {
+		if !sv.polishAdjust(p) {
 			break
 		}
 		// the right-hand side for the new sets
 		for j := range n {
-			rhs[j] = -p.Q[j]
+			rhs[j] = -sp.Q[j]
 			if st.side[j] == -1 {
 				x[j] = st.lb[j]
 			} else if st.side[j] == 1 {
@@ -94,9 +95,9 @@ func (sv *Solver) polish(p *Problem, ipm measures) (measures, bool) {
 		for i := range m {
 			switch st.rside[i] {
 			case 2, -1:
-				rhs[n+i] = p.L[i]
+				rhs[n+i] = sp.L[i]
 			case 1:
-				rhs[n+i] = p.U[i]
+				rhs[n+i] = sp.U[i]
 			}
 		}
 	}
@@ -111,8 +112,9 @@ const polishRounds = 4
 
 // polishSolve solves the active set's system for the sets in side, rside
 // (rhs holding −q and the active rows' bounds, x the fixed variables'
-// values) and measures the point, left in px2, py, pz.
-func (sv *Solver) polishSolve(p *Problem, rhs, sol []float64) (measures, bool) {
+// values) of the scaled program sp, and measures the point (left in px2,
+// py, pz) on p.
+func (sv *Solver) polishSolve(p, sp *Problem, rhs, sol []float64) (measures, bool) {
 	st := &sv.state
 	n, m := sv.n, sv.m
 	k := sv.kkt
@@ -159,8 +161,8 @@ func (sv *Solver) polishSolve(p *Problem, rhs, sol []float64) (measures, bool) {
 	if _, err := sv.ldl.Factor(k, sv.sign, sv.set.Reg); err != nil {
 		return measures{}, false
 	}
-	res := sv.ldl.SolveRefined(k, sol, rhs, 4*sv.set.RefineSteps, 0)
-	if !(res <= 1e-12*(1+normInf(rhs))) {
+	// the point is judged by its measures, not by this system's residual
+	if res := sv.ldl.SolveRefined(k, sol, rhs, 4*sv.set.RefineSteps, 0); math.IsNaN(res) || math.IsInf(res, 0) {
 		return measures{}, false
 	}
 	for j := range n {
@@ -180,11 +182,11 @@ func (sv *Solver) polishSolve(p *Problem, rhs, sol []float64) (measures, bool) {
 		}
 	}
 	// z from stationarity on the fixed variables
-	symMulVec(p.P, st.pxc, x)
-	mulTransVec(p.A, st.aty, y)
+	symMulVec(sp.P, st.pxc, x)
+	mulTransVec(sp.A, st.aty, y)
 	for j := range n {
 		z[j] = 0
-		g := -(st.pxc[j] + p.Q[j] + st.aty[j])
+		g := -(st.pxc[j] + sp.Q[j] + st.aty[j])
 		switch st.side[j] {
 		case -1:
 			z[j] = math.Min(g, 0)
@@ -196,16 +198,14 @@ func (sv *Solver) polishSolve(p *Problem, rhs, sol []float64) (measures, bool) {
 }
 
 // polishAdjust corrects the active sets after a round whose point was not
-// Solved: a row or variable bound the point violates joins the set, an
-// active side whose multiplier came out of the wrong sign (set to 0 by
-// polishSolve: its solved value is in sol) leaves it. It reports whether
-// anything changed.
-func (sv *Solver) polishAdjust(p *Problem, cand measures, x, y []float64) bool {
+// Solved, judged on p at the point measured (sc.ux, sc.uy): a row or
+// variable bound the point violates joins the set, an active side whose
+// multiplier came out of the wrong sign (set to 0 by polishSolve: its
+// solved value is in sol) leaves it. It reports whether anything changed.
+func (sv *Solver) polishAdjust(p *Problem) bool {
 	st := &sv.state
+	sc := &sv.sc
 	n, m := sv.n, sv.m
-	s := sv.set
-	tolP := s.AbsTol + s.RelTol*cand.primScale
-	tolD := s.AbsTol + s.RelTol*cand.dualScale
 	changed := false
 	for i := range m {
 		a := st.axc[i]
@@ -214,40 +214,33 @@ func (sv *Solver) polishAdjust(p *Problem, cand measures, x, y []float64) bool {
 			if st.kind[i] == rowFree {
 				continue
 			}
-			if a < p.L[i]-tolP {
+			if tolP := st.rtol[i]; a < p.L[i]-tolP {
 				st.rside[i], changed = -1, true
 			} else if a > p.U[i]+tolP {
 				st.rside[i], changed = 1, true
 			}
 		case -1, 1:
-			if v := sv.sol[n+i]; float64(st.rside[i])*v < -tolD {
+			if v := sv.sol[n+i] * sc.e[i] / sc.c; float64(st.rside[i])*v < -sv.set.AbsTol {
 				st.rside[i], changed = 0, true
 			}
 		}
 	}
-	symMulVec(p.P, st.pxc, x)
-	mulTransVec(p.A, st.aty, y)
+	symMulVec(p.P, st.pxc, sc.ux)
+	mulTransVec(p.A, st.aty, sc.uy)
 	for j := range n {
 		switch st.side[j] {
 		case 0:
-			if x[j] < st.lb[j]-tolP {
+			if tolP := sv.set.AbsTol + sv.set.RelTol*math.Abs(sc.ux[j]); sc.ux[j] < sc.olb[j]-tolP {
 				st.side[j], changed = -1, true
-			} else if x[j] > st.ub[j]+tolP {
+			} else if sc.ux[j] > sc.oub[j]+tolP {
 				st.side[j], changed = 1, true
 			}
 		default:
 			g := -(st.pxc[j] + p.Q[j] + st.aty[j])
-			if float64(st.side[j])*g < -tolD {
+			if float64(st.side[j])*g < -st.ctol[j] {
 				st.side[j], changed = 0, true
 			}
 		}
 	}
 	return changed
-}
-
-// worst is the largest of the three measures over its tolerance.
-func (m measures) worst(s Settings) float64 {
-	return math.Max(m.prim/(s.AbsTol+s.RelTol*m.primScale),
-		math.Max(m.dual/(s.AbsTol+s.RelTol*m.dualScale),
-			math.Abs(m.gap)/(s.AbsTol+s.RelTol*math.Max(math.Abs(m.obj), math.Abs(m.dobj)))))
 }

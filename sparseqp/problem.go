@@ -119,8 +119,8 @@ type Status int
 const (
 	// Solved: X satisfies the bounds LB <= X <= UB exactly and the rows to
 	// PrimalResidual; (X, Y, Z) satisfy stationarity to DualResidual; and
-	// the duality gap is Gap; all three within Settings' tolerances (see
-	// Settings).
+	// the duality gap is Gap; each row, variable and the gap within
+	// Settings' tolerances (see Settings).
 	Solved Status = iota + 1
 	// PrimalInfeasible: Y and Z hold a certificate of infeasibility (a
 	// Farkas vector; Result.Certificate says how strong it is), X is the
@@ -159,10 +159,13 @@ func (s Status) String() string {
 // (DefaultSettings).
 //
 // A result is Solved when, with x the returned X (inside its bounds),
-//
-//	PrimalResidual <= AbsTol + RelTol·max(‖Ax‖∞, the largest finite |L_i|, |U_i|)
-//	DualResidual   <= AbsTol + RelTol·max(‖Px‖∞, ‖q‖∞, ‖Aᵀy‖∞, ‖z‖∞)
-//	|Gap|          <= AbsTol + RelTol·max(|Objective|, |DualObjective|)
+// every row's violation of its bounds is at most AbsTol + RelTol·(the size
+// of its terms, Σ_j |A_ij x_j|, or of its bound if larger), every
+// variable's stationarity residual |(Px + q + Aᵀy + z)_j| at most AbsTol +
+// RelTol·(|q_j| + Σ_k |P_jk x_k| + Σ_i |A_ij y_i| + |z_j|), and
+// |Gap| <= AbsTol + RelTol·max(|Objective|, |DualObjective|). The tests are
+// row by row and variable by variable, so that they do not depend on the
+// units of the others.
 //
 // A certificate of infeasibility is accepted with InfTol in place of the
 // tolerances (see Certificate).
@@ -184,6 +187,10 @@ type Settings struct {
 	// NoPolish turns off the polish: the exact solution on the interior
 	// point's active set, returned when it measures better (Result.Polished).
 	NoPolish bool
+	// NoScaling turns off the equilibration (Ruiz's, of the KKT matrix's
+	// columns, and of the cost): the method then runs on the program as
+	// given. Statuses are decided on the program as given either way.
+	NoScaling bool
 }
 
 // DefaultSettings: tolerances 1e-9, infeasibility tolerance 1e-9, 200
@@ -273,8 +280,7 @@ type Result struct {
 // of [L, U] (d is exactly in that of [LB, UB]). Accepted when Residual
 // and RowViolation are at most InfTol and Support < −InfTol; with both 0
 // the objective decreases without bound along d from any feasible point.
-// (Like OSQP's, these tests are absolute: a program whose data are very
-// large or very small should be scaled first.)
+// (Like OSQP's, these tests are absolute, on the program as given.)
 type Certificate struct {
 	Support, Residual, RowViolation float64
 }

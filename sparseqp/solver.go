@@ -29,6 +29,7 @@ type Solver struct {
 	sol      []float64 // solution of a KKT solve
 	rhs      []float64
 	state    ipmState
+	sc       scaling
 	replaced int
 }
 
@@ -71,6 +72,8 @@ func NewSolver(p *Problem, s Settings) (*Solver, error) {
 	sv.sol = make([]float64, N)
 	sv.rhs = make([]float64, N)
 	sv.state.alloc(n, sv.m)
+	sv.sc.alloc(n, sv.m, sv.pPat, sv.aPat)
+	sv.sc.alloc(n, sv.m, sv.pPat, sv.aPat)
 	return sv, nil
 }
 
@@ -164,20 +167,18 @@ func (sv *Solver) Solve(p *Problem) (*Result, error) {
 	if p.A == nil && sv.m != 0 || p.A != nil && !samePattern(p.A, sv.aPat) {
 		return nil, errPattern
 	}
+	sv.sc.equilibrate(p, sv.set.NoScaling)
+	sp := &sv.sc.sp
 	clear(sv.base)
-	if p.P != nil {
-		for q, pos := range sv.pPos {
-			if pos >= 0 {
-				sv.base[pos] = p.P.Val[q]
-			}
+	for q, pos := range sv.pPos {
+		if pos >= 0 {
+			sv.base[pos] = sp.P.Val[q]
 		}
 	}
-	if p.A != nil {
-		for q, pos := range sv.aPos {
-			sv.base[pos] = p.A.Val[q]
-		}
+	for q, pos := range sv.aPos {
+		sv.base[pos] = sp.A.Val[q]
 	}
-	return sv.ipm(p), nil
+	return sv.ipm(p, sp), nil
 }
 
 // normInf is the largest |v_i|.
