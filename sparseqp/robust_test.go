@@ -285,3 +285,55 @@ func FuzzSolve(f *testing.F) {
 		}
 	})
 }
+
+// TestEmptyRowsAndColumns: a row with no entries (Ax = 0 there) and a
+// variable in no row and without curvature.
+func TestEmptyRowsAndColumns(t *testing.T) {
+	emptyRow := func(l, u float64) *Problem {
+		A, _ := NewCSC(2, 2, []int{0, 0}, []int{0, 1}, []float64{1, 1})
+		return &Problem{P: diagonal(1, 1), Q: []float64{-1, -1}, A: A, L: []float64{-inf, l}, U: []float64{1, u}}
+	}
+	// feasible: 0 in [−1, 2]; the projection of (1, 1) onto x1 + x2 <= 1
+	p := emptyRow(-1, 2)
+	r, err := Solve(p, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkKKT(t, p, r, 1e-9)
+	if !nearAll(r.X, []float64{0.5, 0.5}, 1e-9) || r.Y[1] != 0 {
+		t.Errorf("x = %v, y = %v", r.X, r.Y)
+	}
+	// infeasible: 0 in [1, 2] is not
+	p = emptyRow(1, 2)
+	r, err = Solve(p, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != PrimalInfeasible {
+		t.Fatalf("status %v", r.Status)
+	}
+	checkCertificate(t, p, r)
+	// a variable in no row: x3 = its lower bound 2 (q3 = 1 > 0), x4 free
+	// with q4 = 0 (any value; 0 from the start)
+	A, _ := NewCSC(1, 4, []int{0, 0}, []int{0, 1}, []float64{1, 1})
+	p = &Problem{P: diagonal(1, 1, 0, 0), Q: []float64{-1, -1, 1, 0}, A: A, L: []float64{-inf}, U: []float64{1},
+		LB: []float64{-inf, -inf, 2, -inf}, UB: []float64{inf, inf, inf, inf}}
+	r, err = Solve(p, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkKKT(t, p, r, 1e-9)
+	if !nearAll(r.X[:3], []float64{0.5, 0.5, 2}, 1e-9) {
+		t.Errorf("x = %v", r.X)
+	}
+	// with q4 = −1 and x4 free the program is unbounded
+	p.Q[3] = -1
+	r, err = Solve(p, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != DualInfeasible {
+		t.Fatalf("status %v", r.Status)
+	}
+	checkCertificate(t, p, r)
+}
