@@ -241,6 +241,19 @@ func (sv *Solver) measure(p *Problem, xs, ys, zs []float64) measures {
 	s := sv.set
 	sc.unscale(xs, ys, zs)
 	y, z := sc.uy, sc.uz
+	// a multiplier of the sign of an infinite bound (which ADMM may leave,
+	// at rounding size) is 0: the sign convention holds for every point
+	// measured
+	for i, v := range y {
+		if v > 0 && math.IsInf(p.U[i], 1) || v < 0 && math.IsInf(p.L[i], -1) {
+			y[i] = 0
+		}
+	}
+	for j, v := range z {
+		if v > 0 && math.IsInf(sc.oub[j], 1) || v < 0 && math.IsInf(sc.olb[j], -1) {
+			z[j] = 0
+		}
+	}
 	for j, v := range sc.ux {
 		st.xc[j] = math.Min(math.Max(v, sc.olb[j]), sc.oub[j])
 	}
@@ -313,38 +326,13 @@ func (sv *Solver) ipm(p, sp *Problem) *Result {
 	st := &sv.state
 	sc := &sv.sc
 	n, m, s := sv.n, sv.m, sv.set
-	for j := range n {
-		st.lb[j], st.ub[j] = sp.LB[j], sp.UB[j]
-		st.hasLB[j] = !math.IsInf(st.lb[j], -1)
-		st.hasUB[j] = !math.IsInf(st.ub[j], 1)
-	}
-	for i := range m {
-		lf, uf := !math.IsInf(sp.L[i], -1), !math.IsInf(sp.U[i], 1)
-		switch {
-		case lf && uf && sp.L[i] == sp.U[i]:
-			st.kind[i] = rowEqual
-		case lf && uf:
-			st.kind[i] = rowRange
-		case lf:
-			st.kind[i] = rowLower
-		case uf:
-			st.kind[i] = rowUpper
-		default:
-			st.kind[i] = rowFree
-		}
-	}
-	// free rows are decoupled in the KKT system
-	for q, pos := range sv.aPos {
-		if st.kind[sv.aRow[q]] == rowFree {
-			sv.base[pos] = 0
-		}
-	}
+	sv.classify(sp)
 	sv.start(sp)
 	separate := p.P == nil || maxAbs(p.P) == 0 // a linear program: primal and dual steps apart
 
 	res := &Result{}
 	var last, best measures
-	bestWorst := math.Inf(1)
+	bestWorst, haveBest := math.Inf(1), false
 	polishedAt := math.Inf(1)
 	stalls := 0
 	for it := 0; ; it++ {
@@ -377,7 +365,8 @@ func (sv *Solver) ipm(p, sp *Problem) *Result {
 			}
 			sv.measure(p, st.x, st.y, z)
 		}
-		if w := last.worst(s); w < bestWorst {
+		if w := last.worst(s); w < bestWorst || !haveBest {
+			haveBest = true
 			bestWorst, best = w, last
 			copy(st.bx, st.xc)
 			copy(st.by, sc.uy)
@@ -458,6 +447,38 @@ func (sv *Solver) ipm(p, sp *Problem) *Result {
 			stalls = 0
 		}
 		sv.step(ap, ad)
+	}
+}
+
+// classify records each row's kind and each variable's finite bounds of
+// the scaled program sp, and decouples the free rows in the KKT system's
+// base values.
+func (sv *Solver) classify(sp *Problem) {
+	st := &sv.state
+	for j := range sv.n {
+		st.lb[j], st.ub[j] = sp.LB[j], sp.UB[j]
+		st.hasLB[j] = !math.IsInf(st.lb[j], -1)
+		st.hasUB[j] = !math.IsInf(st.ub[j], 1)
+	}
+	for i := range sv.m {
+		lf, uf := !math.IsInf(sp.L[i], -1), !math.IsInf(sp.U[i], 1)
+		switch {
+		case lf && uf && sp.L[i] == sp.U[i]:
+			st.kind[i] = rowEqual
+		case lf && uf:
+			st.kind[i] = rowRange
+		case lf:
+			st.kind[i] = rowLower
+		case uf:
+			st.kind[i] = rowUpper
+		default:
+			st.kind[i] = rowFree
+		}
+	}
+	for q, pos := range sv.aPos {
+		if st.kind[sv.aRow[q]] == rowFree {
+			sv.base[pos] = 0
+		}
 	}
 }
 

@@ -191,7 +191,30 @@ type Settings struct {
 	// columns, and of the cost): the method then runs on the program as
 	// given. Statuses are decided on the program as given either way.
 	NoScaling bool
+	// Method is the algorithm: InteriorPoint (the default) or ADMM.
+	Method Method
+	// MaxADMMIter bounds ADMM's iterations (default 10000).
+	MaxADMMIter int
+	// WarmStart makes ADMM start from the Solver's last Solved result (in
+	// the units of the program, mapped through the new scaling); the
+	// interior point always starts cold.
+	WarmStart bool
 }
+
+// Method is the algorithm of a solve.
+type Method int
+
+const (
+	// InteriorPoint is Mehrotra's predictor-corrector method: tens of
+	// factorisations, 1e-9 on LPs and QPs alike (see docs/sparseqp.md).
+	InteriorPoint Method = iota
+	// ADMM is OSQP's alternating direction method on the same KKT
+	// pattern: one factorisation (again when ρ is rebalanced) and a solve
+	// per iteration, warm-startable, but first-order: many iterations to
+	// 1e-9 on an LP. The polish finishes it as it finishes the interior
+	// point.
+	ADMM
+)
 
 // DefaultSettings: tolerances 1e-9, infeasibility tolerance 1e-9, 200
 // iterations, regularisation 1e-8, 5 rounds of refinement.
@@ -223,6 +246,9 @@ func (s Settings) withDefaults() Settings {
 	}
 	if s.RefineSteps <= 0 {
 		s.RefineSteps = d.RefineSteps
+	}
+	if s.MaxADMMIter <= 0 {
+		s.MaxADMMIter = 10000
 	}
 	if s.MaxFactorNonzeros <= 0 {
 		s.MaxFactorNonzeros = DefaultMaxFactorNonzeros

@@ -30,6 +30,7 @@ type Solver struct {
 	rhs      []float64
 	state    ipmState
 	sc       scaling
+	admmSt   admmState
 	replaced int
 }
 
@@ -73,7 +74,9 @@ func NewSolver(p *Problem, s Settings) (*Solver, error) {
 	sv.rhs = make([]float64, N)
 	sv.state.alloc(n, sv.m)
 	sv.sc.alloc(n, sv.m, sv.pPat, sv.aPat)
+	sv.admmSt.alloc(n, sv.m)
 	sv.sc.alloc(n, sv.m, sv.pPat, sv.aPat)
+	sv.admmSt.alloc(n, sv.m)
 	return sv, nil
 }
 
@@ -178,7 +181,14 @@ func (sv *Solver) Solve(p *Problem) (*Result, error) {
 	for q, pos := range sv.aPos {
 		sv.base[pos] = sp.A.Val[q]
 	}
-	return sv.ipm(p, sp), nil
+	if sv.set.Method == ADMM {
+		return sv.admm(p, sp), nil
+	}
+	r := sv.ipm(p, sp)
+	if r.Status == Solved {
+		sv.remember(r)
+	}
+	return r, nil
 }
 
 // normInf is the largest |v_i|.
