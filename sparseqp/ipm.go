@@ -77,7 +77,6 @@ type ipmState struct {
 	// the returned point and its measures
 	xc, axc, pxc []float64
 	rtol, ctol   []float64 // the tolerance of each row and variable
-	zbuf         []float64
 	// certificates
 	cy, cr     []float64
 	cz, cw, cd []float64
@@ -108,7 +107,7 @@ func (st *ipmState) alloc(n, m int) {
 	st.rl, st.ru, st.cl, st.cu = vm(), vm(), vm(), vm()
 	st.asl, st.ayl, st.asu, st.ayu = vm(), vm(), vm(), vm()
 	st.ax, st.adx, st.wy = vm(), vm(), vm()
-	st.xc, st.pxc, st.zbuf = vn(), vn(), vn()
+	st.xc, st.pxc = vn(), vn()
 	st.axc = vm()
 	st.rtol, st.ctol = vm(), vn()
 	st.cy, st.cr = vm(), vm()

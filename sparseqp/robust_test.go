@@ -234,20 +234,25 @@ func problemFromBytes(b []byte) *Problem {
 	return p
 }
 
-// FuzzSolve: on any program, Solve returns an error or a result of a known
-// status within the iteration budget, never panics; a Solved result is
+// FuzzSolve: on any program, by either method, Solve returns an error or
+// a result of a known status within the iteration budget, never panics; a Solved result is
 // inside its bounds with the measures it reports, and a certificate is one.
 func FuzzSolve(f *testing.F) {
 	f.Add([]byte{2, 1, 1 | 4 | 8 | 16, 1, 2, 3, 4, 5, 6, 1, 1, 2, 3, 0, 1, 2, 9})
 	f.Add([]byte{3, 3, 2 | 4 | 8, 1, 2, 3, 1, 0, 0, 2, 0, 3, 1, 1, 1, 2, 2, 2, 0, 1, 2, 12, 13, 1, 2, 3, 4, 5, 6})
 	f.Add([]byte{0, 2, 4, 2, 1, 1, 1, 1, 3, 3})
 	f.Add([]byte{4, 5, 1 | 8, 0x81, 0, 1, 7, 7, 7, 14, 12, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2})
+	f.Add([]byte{2, 1, 1 | 4 | 8 | 16 | 32, 1, 2, 3, 4, 5, 6, 1, 1, 2, 3, 0, 1, 2, 9})
+	f.Add([]byte{3, 3, 2 | 4 | 8 | 32, 1, 2, 3, 1, 0, 0, 2, 0, 3, 1, 1, 1, 2, 2, 2, 0, 1, 2, 12, 13, 1, 2, 3, 4, 5, 6})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p := problemFromBytes(b)
 		if p == nil {
 			return
 		}
-		set := Settings{MaxIter: 60}
+		set := Settings{MaxIter: 60, MaxADMMIter: 300}
+		if b[2]&32 != 0 {
+			set.Method = ADMM
+		}
 		r, err := Solve(p, set)
 		if err != nil {
 			return
@@ -255,8 +260,8 @@ func FuzzSolve(f *testing.F) {
 		if r.Status < Solved || r.Status > NumericalError {
 			t.Fatalf("status %v", r.Status)
 		}
-		if r.Iterations > set.MaxIter {
-			t.Fatalf("%d iterations for a budget of %d", r.Iterations, set.MaxIter)
+		if budget := map[Method]int{InteriorPoint: set.MaxIter, ADMM: set.MaxADMMIter}[set.Method]; r.Iterations > budget {
+			t.Fatalf("%d iterations for a budget of %d", r.Iterations, budget)
 		}
 		n := len(p.Q)
 		if len(r.X) != n || len(r.Z) != n || len(r.Y) != len(p.L) {

@@ -18,20 +18,19 @@ type Solver struct {
 	aPat *CSC
 
 	// the upper triangle of K = [P + Wx, Aᵀ; A, −Wy⁻¹], of order n+m
-	kkt      *CSC
-	base     []float64 // kkt's values with P and A scattered, diagonals of P only
-	pPos     []int     // P entry → position in kkt (−1 below the diagonal)
-	aPos     []int     // A entry → position in kkt
-	diag     []int     // position of (k, k) in kkt, k < n+m
-	aRow     []int     // row of each A entry
-	sign     []int8
-	ldl      *LDL
-	sol      []float64 // solution of a KKT solve
-	rhs      []float64
-	state    ipmState
-	sc       scaling
-	admmSt   admmState
-	replaced int
+	kkt    *CSC
+	base   []float64 // kkt's values with P and A scattered, diagonals of P only
+	pPos   []int     // P entry → position in kkt (−1 below the diagonal)
+	aPos   []int     // A entry → position in kkt
+	diag   []int     // position of (k, k) in kkt, k < n+m
+	aRow   []int     // row of each A entry
+	sign   []int8
+	ldl    *LDL
+	sol    []float64 // solution of a KKT solve
+	rhs    []float64
+	state  ipmState
+	sc     scaling
+	admmSt admmState
 }
 
 // NewSolver analyses the pattern of p (which is validated) for repeated
