@@ -342,3 +342,70 @@ func TestEmptyRowsAndColumns(t *testing.T) {
 	}
 	checkCertificate(t, p, r)
 }
+
+// TestSolverReuseKinds solves programs of one pattern whose rows change
+// kind (inequality, equality, free, ranged) and whose values change,
+// through one Solver: each result is the fresh Solver's, bit for bit (the
+// Solver carries nothing from one interior-point solve to the next but
+// its analysis).
+func TestSolverReuseKinds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	base := randomProblem(rng, 8, 6, true, false)
+	sv, err := NewSolver(base, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	solved := 0
+	for round := range 8 {
+		p := *base
+		p.L = append([]float64(nil), base.L...)
+		p.U = append([]float64(nil), base.U...)
+		p.Q = append([]float64(nil), base.Q...)
+		i := round % len(p.L)
+		switch round % 4 {
+		case 0:
+			p.L[i], p.U[i] = math.Inf(-1), math.Inf(1)
+		case 1:
+			p.U[i] = p.L[i] + 0.5
+			if math.IsInf(p.L[i], -1) {
+				p.L[i] = p.U[i] - 1
+			}
+		case 2:
+			mid := 0.0
+			if !math.IsInf(p.L[i], -1) {
+				mid = p.L[i]
+			}
+			p.L[i], p.U[i] = mid, mid
+		case 3:
+			p.L[i] = math.Inf(-1)
+		}
+		for j := range p.Q {
+			p.Q[j] += rng.NormFloat64()
+		}
+		A := *base.A
+		A.Val = append([]float64(nil), base.A.Val...)
+		for k := range A.Val {
+			A.Val[k] *= 1 + 0.1*rng.NormFloat64()
+		}
+		p.A = &A
+		r, err := sv.Solve(&p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := Solve(&p, Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != fresh.Status || r.Iterations != fresh.Iterations || maxDiff(r.X, fresh.X) != 0 || maxDiff(r.Y, fresh.Y) != 0 {
+			t.Errorf("round %d: reused %v (%d iterations), fresh %v (%d); x differs by %g", round, r.Status, r.Iterations, fresh.Status, fresh.Iterations, maxDiff(r.X, fresh.X))
+		}
+		if r.Status == Solved {
+			checkKKT(t, &p, r, 1e-8)
+			solved++
+		}
+	}
+	if solved < 4 {
+		t.Errorf("only %d of 8 rounds solved: the test exercises too little", solved)
+	}
+	t.Logf("%d of 8 solved", solved)
+}
