@@ -54,10 +54,17 @@ type LDL struct {
 // unless told otherwise (about 1.5 GB of factor).
 const DefaultMaxFactorNonzeros = 100_000_000
 
+// maxWorkPerNnz bounds the work of the order and of one numeric
+// factorisation (Σ_j nnz(L_j)²) to this many operations per allowed
+// nonzero of L: 10¹⁰ by default, tens of seconds.
+const maxWorkPerNnz = 100
+
 // NewLDL analyses the pattern of the square matrix k (its upper triangle):
 // it orders it by minimum degree and finds the structure of L. maxNnz
-// bounds L's nonzeros (0 means DefaultMaxFactorNonzeros); a pattern whose
-// factor would be larger is an error, so memory stays bounded.
+// bounds L's nonzeros (0 means DefaultMaxFactorNonzeros), and 100·maxNnz
+// the operations of the order and of one factorisation; a pattern whose
+// factor would be larger or costlier is an error, so memory and time stay
+// bounded.
 func NewLDL(k *CSC, maxNnz int) (*LDL, error) {
 	if err := k.Check(); err != nil {
 		return nil, err
@@ -70,7 +77,8 @@ func NewLDL(k *CSC, maxNnz int) (*LDL, error) {
 	}
 	n := k.Cols
 	f := &LDL{n: n, colPtr: append([]int(nil), k.ColPtr...), rowIdx: append([]int(nil), k.RowIdx[:k.Nnz()]...)}
-	order, err := minDegreeOrder(n, k.ColPtr, k.RowIdx, maxNnz)
+	maxWork := maxWorkPerNnz * float64(maxNnz)
+	order, err := minDegreeOrder(n, k.ColPtr, k.RowIdx, maxNnz, maxWork)
 	if err != nil {
 		return nil, err
 	}
@@ -152,11 +160,16 @@ func NewLDL(k *CSC, maxNnz int) (*LDL, error) {
 		}
 	}
 	f.lp = make([]int, n+1)
+	flops := 0.0
 	for c := range n {
 		f.lp[c+1] = f.lp[c] + f.lnz[c]
 		if f.lp[c+1] > maxNnz {
 			return nil, fmt.Errorf("sparseqp: the factor of the %d×%d system would exceed %d nonzeros", n, n, maxNnz)
 		}
+		flops += float64(f.lnz[c]) * float64(f.lnz[c])
+	}
+	if flops > maxWork {
+		return nil, fmt.Errorf("sparseqp: factoring the %d×%d system would take more than %.3g operations", n, n, maxWork)
 	}
 	f.li = make([]int, f.lp[n])
 	f.lx = make([]float64, f.lp[n])

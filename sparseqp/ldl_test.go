@@ -235,6 +235,23 @@ func TestMinDegreeNoFill(t *testing.T) {
 	if _, err := NewLDL(arrow, 10); err == nil {
 		t.Error("a factor of 49 nonzeros accepted under a bound of 10")
 	}
+	// a dense 60×60 pattern: 1770 nonzeros in L and about 7e4 operations,
+	// refused under a bound of 500 nonzeros (5e4 operations) whatever the
+	// order
+	var dr, dc []int
+	var dv []float64
+	for j := range 60 {
+		for i := 0; i <= j; i++ {
+			dr, dc, dv = append(dr, i), append(dc, j), append(dv, 1)
+		}
+	}
+	full, _ := NewCSC(60, 60, dr, dc, dv)
+	if _, err := NewLDL(full, 500); err == nil {
+		t.Error("a dense 60×60 factor accepted under a bound of 500 nonzeros")
+	}
+	if _, err := NewLDL(full, 0); err != nil {
+		t.Errorf("a dense 60×60 factor refused by default: %v", err)
+	}
 }
 
 func isPermutation(p []int) bool {

@@ -17,8 +17,10 @@ import (
 //
 // The elimination graph's edges are a subset of the factor's nonzeros, so
 // its memory is bounded by the factor's; when the edges exceed maxEdges the
-// order is abandoned with an error (the factor would be as large).
-func minDegreeOrder(n int, cp, ci []int, maxEdges int) ([]int, error) {
+// order is abandoned with an error (the factor would be as large), and so
+// it is when the work of the updates exceeds maxWork (the factorisation
+// would cost about as much), so that its time is bounded too.
+func minDegreeOrder(n int, cp, ci []int, maxEdges int, maxWork float64) ([]int, error) {
 	deg := make([]int, n)
 	for j := range n {
 		for p := cp[j]; p < cp[j+1]; p++ {
@@ -86,6 +88,7 @@ func minDegreeOrder(n int, cp, ci []int, maxEdges int) ([]int, error) {
 	}
 	mark := make([]int32, n)
 	stamp := int32(0)
+	work := 0.0
 	order := make([]int, 0, n)
 	mindeg := 0
 	for len(order) < sparse {
@@ -122,6 +125,7 @@ func minDegreeOrder(n int, cp, ci []int, maxEdges int) ([]int, error) {
 				}
 			}
 			edges += len(list) - len(adj[u])
+			work += float64(k + len(nb))
 			adj[u] = list
 			remove(u)
 			cur[u] = len(list)
@@ -131,6 +135,9 @@ func minDegreeOrder(n int, cp, ci []int, maxEdges int) ([]int, error) {
 		adj[v] = nil
 		if edges > 2*maxEdges {
 			return nil, fmt.Errorf("sparseqp: the factor of the %d×%d system would exceed %d nonzeros", n, n, maxEdges)
+		}
+		if work > maxWork {
+			return nil, fmt.Errorf("sparseqp: ordering the %d×%d system would take more than %.3g operations", n, n, maxWork)
 		}
 	}
 	for v := range n {
