@@ -34,7 +34,11 @@ func newsvendor(d []float64, c, h, b float64) *Problem {
 }
 
 func TestNewsvendor(t *testing.T) {
-	for _, S := range []int{11, 1001, 10001} {
+	sizes := []int{11, 1001, 10001}
+	if raceEnabled {
+		sizes = sizes[:2] // the race detector slows the solver twentyfold
+	}
+	for _, S := range sizes {
 		rng := rand.New(rand.NewPCG(uint64(S), 1))
 		d := make([]float64, S)
 		for i := range d {
@@ -117,7 +121,11 @@ func l1Control(T int, a, x0, umax, w float64) *Problem {
 func TestL1Control(t *testing.T) {
 	w := 0.5
 	want := 5 + w*(3+1)
-	for _, T := range []int{20, 5000} {
+	sizes := []int{20, 5000}
+	if raceEnabled {
+		sizes = []int{20, 500}
+	}
+	for _, T := range sizes {
 		p := l1Control(T, 1, 5, 2, w)
 		r, err := Solve(p, Settings{})
 		if err != nil {
