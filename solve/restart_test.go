@@ -96,3 +96,70 @@ func TestRestartsNotNeeded(t *testing.T) {
 	assert.False(t, math.IsNaN(d.LastStep))
 	assert.False(t, d.LastMoving, "converged: the last step is below eps")
 }
+
+// A Burer-Monteiro max-cut of a path of 12 nodes in rank 3: min sum_i
+// <v_i, v_i+1> s.t. ||v_i||^2 == 1, v in [-1, 1]^36, from V = 0, where the
+// gradients of the objective and of every equality vanish: the
+// equalities' path gives up at the start without a step, and the restarts
+// run there too (as they do for inequalities), reaching a minimum: every
+// neighbour opposite, f = -11, from a perturbed start.
+func TestRestartsLeaveAStationaryStartOfAnEquality(t *testing.T) {
+	t.Parallel()
+	const n, k = 12, 3
+	fs := []fn{{
+		f: func(x []float64) float64 {
+			s := 0.0
+			for i := 0; i+1 < n; i++ {
+				for c := range k {
+					s += x[k*i+c] * x[k*i+k+c]
+				}
+			}
+			return s
+		},
+		g: func(x, out []float64) {
+			clear(out)
+			for i := 0; i+1 < n; i++ {
+				for c := range k {
+					out[k*i+c] += x[k*i+k+c]
+					out[k*i+k+c] += x[k*i+c]
+				}
+			}
+		},
+	}}
+	for i := range n {
+		fs = append(fs, fn{
+			f: func(x []float64) float64 {
+				s := -1.0
+				for c := range k {
+					s += x[k*i+c] * x[k*i+c]
+				}
+				return s
+			},
+			g: func(x, out []float64) {
+				clear(out)
+				for c := range k {
+					out[k*i+c] = 2 * x[k*i+c]
+				}
+			},
+		})
+	}
+	p := build(n*k, fs, box(-1, 1))
+	p.Smooth = true
+	p.Kinds = make([]ConstraintKind, n)
+	for i := range p.Kinds {
+		p.Kinds[i] = NonlinearEquality
+	}
+	x0 := make([]float64, n*k)
+	plain, err := Minimize(context.Background(), p, x0, Settings{})
+	require.NoError(t, err)
+	require.Equal(t, Infeasible, plain.Status, "without restarts the solve is stuck at V = 0")
+	assert.Zero(t, plain.Stats.Phase1Outer, "no step from the start")
+
+	res, d, err := MinimizeRestarts(context.Background(), p, x0, Settings{}, Restarts{Seed: 1})
+	require.NoError(t, err)
+	assert.Equal(t, Phase1Stationary, d.Phase1)
+	assert.GreaterOrEqual(t, d.Tried, 1)
+	require.True(t, res.Status.Success(), res.Status)
+	assert.LessOrEqual(t, res.Infeasibility, 1e-6)
+	assert.InDelta(t, -(n - 1), res.Objective, 1e-5)
+}
