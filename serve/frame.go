@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -229,7 +230,8 @@ func (f *frame) set(req check.DataRequest) (*data.Set, error) {
 		}
 	}
 	// The rows kept: a missing value (NaN) in a feature or the label is an
-	// error, or leaves its row out with missing = "drop".
+	// error, or leaves its row out with missing = "drop"; the dropped
+	// columns keep their missing cells.
 	keep := make([]bool, f.rows)
 	kept := 0
 	for i := range keep {
@@ -288,17 +290,12 @@ func (f *frame) set(req check.DataRequest) (*data.Set, error) {
 	for j, c := range f.cols {
 		switch {
 		case !c.text() && role[j] == 2 && hasNonFinite(c.num, keep):
-			// a dropped column with a missing or non-finite cell is
-			// not a numeric column, as in a CSV file (an empty cell,
-			// "inf"): it is left out
-			continue
-		case !c.text():
-			var v []float64
-			if uses(c.name) {
-				v = pick(c.num)
-			}
-			s.Columns[c.name] = v
-		default: // a dropped text column: categories in order of appearance in the kept rows
+			// a dropped column with a missing or non-finite cell is a
+			// text column, as in a CSV file (an empty cell, "inf"):
+			// its levels are the numbers' shortest decimal texts
+			c = asText(c)
+			fallthrough
+		case c.text():
 			levels, codes := recode(c, keep, kept)
 			if s.Text == nil {
 				s.Text = map[string]*data.TextColumn{}
@@ -308,6 +305,12 @@ func (f *frame) set(req check.DataRequest) (*data.Set, error) {
 				codes = nil
 			}
 			s.Columns[c.name] = codes
+		default:
+			var v []float64
+			if uses(c.name) {
+				v = pick(c.num)
+			}
+			s.Columns[c.name] = v
 		}
 	}
 	if err := s.Validate(); err != nil {
@@ -324,6 +327,34 @@ func hasNonFinite(v []float64, keep []bool) bool {
 		}
 	}
 	return false
+}
+
+// asText is a numeric column as text, each value its shortest decimal
+// (a CSV writer's), NaN the empty cell, the infinities "inf" and "-inf".
+func asText(c frameColumn) frameColumn {
+	t := frameColumn{name: c.name, codes: make([]int32, len(c.num))}
+	at := map[string]int32{}
+	for i, v := range c.num {
+		var w string
+		switch {
+		case math.IsNaN(v):
+			continue // code 0: the empty cell
+		case math.IsInf(v, 1):
+			w = "inf"
+		case math.IsInf(v, -1):
+			w = "-inf"
+		default:
+			w = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+		code, ok := at[w]
+		if !ok {
+			t.levels = append(t.levels, w)
+			code = int32(len(t.levels))
+			at[w] = code
+		}
+		t.codes[i] = code
+	}
+	return t
 }
 
 // recode numbers the levels of a text column that appear in the kept
