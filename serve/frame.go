@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -103,7 +104,7 @@ func (r *frameRequest) payloadSize() (int64, error) {
 			case "float64":
 				size += n * 8
 			case "text":
-				size += n * 4
+				size += pad8(n * 4)
 			default:
 				return 0, fmt.Errorf("column %q: kind must be float64 or text, not %q", c.Name, c.Kind)
 			}
@@ -112,6 +113,10 @@ func (r *frameRequest) payloadSize() (int64, error) {
 	}
 	return 0, fmt.Errorf("kind must be table or matrix, not %q", r.Kind)
 }
+
+// pad8 rounds a column's bytes up to a multiple of 8: every column of a
+// payload starts at a float64 boundary.
+func pad8[T int | int64](n T) T { return (n + 7) &^ 7 }
 
 // newFrame decodes a frame from its header and payload (of
 // payloadSize bytes).
@@ -148,15 +153,39 @@ func newFrame(r *frameRequest, payload []byte) (*frame, error) {
 				}
 				c.codes[i] = code
 			}
-			off += n * 4
+			off += pad8(n * 4)
 		}
 		f.cols = append(f.cols, c)
 	}
 	return f, nil
 }
 
-// floats decodes little-endian float64 values.
+// alignedBytes returns n bytes whose start is aligned for float64, so
+// that floats can view a payload's columns (each a multiple of 8 bytes
+// from its start) in place.
+func alignedBytes(n int) []byte {
+	if n == 0 {
+		return nil
+	}
+	words := make([]uint64, (n+7)/8)
+	return unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), n)
+}
+
+// littleEndian is whether this machine stores numbers as the payload does.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// floats returns the little-endian float64 values of b, which starts at a
+// float64 boundary (alignedBytes): on a little-endian machine b itself,
+// viewed as []float64 without a copy (the payload of a large table is
+// most of the memory a frame takes, and copying it took longer than the
+// pipe), else decoded.
 func floats(b []byte) []float64 {
+	if len(b) == 0 {
+		return nil
+	}
+	if littleEndian && uintptr(unsafe.Pointer(&b[0]))%unsafe.Alignof(float64(0)) == 0 {
+		return unsafe.Slice((*float64)(unsafe.Pointer(&b[0])), len(b)/8)
+	}
 	v := make([]float64, len(b)/8)
 	for i := range v {
 		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
@@ -176,7 +205,8 @@ func (f *frame) bytes() int64 {
 // set makes the data set req asks for from the frame.
 func (f *frame) set(req check.DataRequest) (*data.Set, error) {
 	if f.matrix {
-		s := &data.Set{Path: f.name, Format: req.Loader, X: mat.NewDense(f.rows, f.d, slices.Clone(f.x)), Y: slices.Clone(f.y)}
+		// the set shares the frame's values: neither is changed
+		s := &data.Set{Path: f.name, Format: req.Loader, X: mat.NewDense(f.rows, f.d, f.x), Y: f.y}
 		s.Features = make([]string, f.d)
 		for j := range s.Features {
 			s.Features[j] = fmt.Sprintf("f%d", j+1)
@@ -256,6 +286,9 @@ func (f *frame) set(req check.DataRequest) (*data.Set, error) {
 		return nil, fmt.Errorf("%s: no data rows: all %d rows have a missing value (missing = \"drop\")", f.name, f.rows)
 	}
 	pick := func(v []float64) []float64 {
+		if kept == f.rows {
+			return v // shared with the frame: neither is changed
+		}
 		out := make([]float64, 0, kept)
 		for i, k := range keep {
 			if k {

@@ -182,7 +182,7 @@ func (s *Server) read() (*request, error) {
 		return nil, fmt.Errorf("request %d: a payload of %d bytes is beyond the memory a data set may take (%d bytes: %s)", r.ID, r.Payload, limit, why)
 	}
 	if r.Payload > 0 {
-		r.payload = make([]byte, r.Payload)
+		r.payload = alignedBytes(int(r.Payload))
 		if _, err := io.ReadFull(s.in, r.payload); err != nil {
 			return nil, fmt.Errorf("request %d: reading its payload of %d bytes: %v", r.ID, r.Payload, err)
 		}

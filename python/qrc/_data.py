@@ -67,7 +67,10 @@ def table(name: str, df: Any) -> Tuple[dict, List[memoryview]]:
             codes, uniques = pd.factorize(s, sort=False)  # order of appearance; missing -1
             levels = [str(u) for u in uniques]
             cols.append({"name": cname, "kind": "text", "levels": levels})
-            payload.append(memoryview(np.ascontiguousarray(codes + 1, dtype="<i4")).cast("B"))
+            codes = np.ascontiguousarray(codes + 1, dtype="<i4")
+            if n % 2:  # every column of the payload is a multiple of 8 bytes
+                codes = np.append(codes, np.int32(0)).astype("<i4")
+            payload.append(memoryview(codes).cast("B"))
         else:
             raise DataError(
                 f"data set {name}: column {cname!r} has dtype {dtype}, which qrc does not take "
