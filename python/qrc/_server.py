@@ -144,6 +144,7 @@ class Server:
         self._wlock = threading.Lock()  # one writer at a time
         self._rlock = threading.RLock()  # one request/response exchange at a time
         self._next = 0
+        self._pending: list = []  # frees to send before the next request
         self._lines: "queue.Queue[Optional[bytes]]" = queue.Queue()
         self._reader = threading.Thread(target=self._read, name="qrc-serve-reader", daemon=True)
         self._reader.start()
@@ -174,6 +175,12 @@ class Server:
                 self.proc.stdin.flush()
             except (BrokenPipeError, OSError) as e:
                 raise ServerError(f"qrc serve is gone ({self.binary}, exit status {self.proc.poll()}): {e}") from e
+
+    def free_later(self, msg: dict) -> None:
+        """Queues a free request, sent before the next request: a finalizer
+        may run at any moment, even while a request waits for its response
+        on this thread, so it must not make a request itself."""
+        self._pending.append(msg)
 
     def interrupt(self) -> None:
         """Stops the running solve (it returns with status interrupted)."""
@@ -207,6 +214,8 @@ class Server:
         from .errors import _error_from_json
 
         with self._rlock:
+            while self._pending:  # their responses (id 0) are skipped below
+                self._write(dict(self._pending.pop(), id=0))
             self._next += 1
             rid = self._next
             msg = dict(msg, id=rid)

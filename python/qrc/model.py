@@ -25,11 +25,7 @@ class _Frame:
 
 
 def _free(srv: Server, msg: dict) -> None:
-    try:
-        if srv.alive():
-            srv.request(msg)
-    except Exception:
-        pass
+    srv.free_later(msg)
 
 
 def _flag_value(name: str, v: Any) -> Optional[str]:
@@ -105,8 +101,8 @@ class Model:
 
         self.warnings = [Diagnostic._from_json(d) for d in resp.get("warnings") or [] if d.get("severity") == "warning"]
         if old is not None:
-            _free(self._srv, {"op": "free", "model": old})
-        weakref.finalize(self, _free, self._srv, {"op": "free", "model": self._handle})
+            self._freer()  # frees the model loaded before
+        self._freer = weakref.finalize(self, _free, self._srv, {"op": "free", "model": self._handle})
 
     @property
     def params(self) -> Dict[str, Any]:

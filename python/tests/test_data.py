@@ -153,3 +153,13 @@ def test_starts_needs_a_qrc_with_it():
         assert "starts" in str(e)
     else:
         assert r.success
+
+
+def test_live_line(capsys):
+    """progress=True draws one line rewritten in place (a terminal's)."""
+    m = qrc.parse(BUDGET, data={"obs": observations()}, params={"budget": 2.0})
+    m.solve(progress=True)
+    err = capsys.readouterr().err
+    assert err.startswith("\rqrc: ") and err.endswith("\n")
+    assert err.count("\n") == 1  # one line, rewritten with \r
+    assert "objective" in err and "infeasibility" in err
