@@ -72,8 +72,10 @@ type Server struct {
 	cache   data.Cache
 	running struct {
 		sync.Mutex
-		cancel  context.CancelFunc
-		stopped bool // an interrupt came for the running solve
+		id     int64 // the running solve's request
+		cancel context.CancelFunc
+		early  int64 // an interrupt of this request came before its solve started
+		closed bool  // the input ended: every solve stops at once
 	}
 }
 
@@ -106,6 +108,9 @@ type request struct {
 	Flags    []string        `json:"flags,omitempty"`
 	Start    json.RawMessage `json:"start,omitempty"` // "model", "random" or a point file's JSON object
 	Progress float64         `json:"progress,omitempty"`
+
+	// interrupt: the solve request to stop (0: the running one)
+	Target int64 `json:"target,omitempty"`
 
 	payload []byte
 }
@@ -145,11 +150,14 @@ func (s *Server) Serve() error {
 			r, err := s.read()
 			if err != nil {
 				readErr <- err
-				s.Interrupt() // the client is gone: stop a running solve
+				s.running.Lock()
+				s.running.closed = true // the client is gone: solve no more
+				s.running.Unlock()
+				s.interrupt(0)
 				return
 			}
 			if r.Op == "interrupt" {
-				s.Interrupt()
+				s.interrupt(r.Target)
 				continue
 			}
 			reqs <- r
@@ -212,16 +220,24 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 	}
 }
 
-// Interrupt stops the running solve, as the request "interrupt" does,
-// and reports whether one was running.
-func (s *Server) Interrupt() bool {
+// Interrupt stops the running solve, as the request {"op": "interrupt"}
+// does, and reports whether one was running.
+func (s *Server) Interrupt() bool { return s.interrupt(0) }
+
+// interrupt stops the solve of request target, or the running one when
+// target is 0. An interrupt of a solve that has not started yet (its
+// request is still queued) is kept, and stops it as it starts: a client
+// that interrupts just after sending a solve is never ignored.
+func (s *Server) interrupt(target int64) bool {
 	s.running.Lock()
 	defer s.running.Unlock()
-	if s.running.cancel == nil {
+	if s.running.cancel == nil || target != 0 && target != s.running.id {
+		if target != 0 {
+			s.running.early = target
+		}
 		return false
 	}
 	s.running.cancel()
-	s.running.stopped = true
 	return true
 }
 
@@ -436,7 +452,10 @@ func (s *Server) solve(r *request) error {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	s.running.Lock()
-	s.running.cancel, s.running.stopped = cancel, false
+	s.running.id, s.running.cancel = r.ID, cancel
+	if s.running.early == r.ID || s.running.closed {
+		cancel()
+	}
 	s.running.Unlock()
 	report, err := model.Solve(ctx, solveOpts...)
 	s.running.Lock()

@@ -144,6 +144,7 @@ class Server:
         self._wlock = threading.Lock()  # one writer at a time
         self._rlock = threading.RLock()  # one request/response exchange at a time
         self._next = 0
+        self._current = 0  # the request waiting for its response
         self._pending: list = []  # frees to send before the next request
         self._lines: "queue.Queue[Optional[bytes]]" = queue.Queue()
         self._reader = threading.Thread(target=self._read, name="qrc-serve-reader", daemon=True)
@@ -183,8 +184,10 @@ class Server:
         self._pending.append(msg)
 
     def interrupt(self) -> None:
-        """Stops the running solve (it returns with status interrupted)."""
-        self._write({"op": "interrupt"})
+        """Stops the solve of the request waiting for its response (it
+        returns with status interrupted), even if qrc serve has not started
+        it yet."""
+        self._write({"op": "interrupt", "target": self._current})
 
     def _next_line(self, timeout: Optional[float] = None) -> dict:
         while True:
@@ -219,6 +222,7 @@ class Server:
             self._next += 1
             rid = self._next
             msg = dict(msg, id=rid)
+            self._current = rid
             self._write(msg, payload)
             interrupted = False
             failed: Optional[BaseException] = None  # an error of on_event

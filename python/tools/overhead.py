@@ -49,10 +49,13 @@ def main(argv):
                        capture_output=True, text=True)
     cli_total, cli_cpu = time.perf_counter() - t, children_cpu() - c
     cli = json.loads(p.stdout)
-    m = re.search(r"loading the data and compiling: ([0-9.]+) s", p.stderr)
-    cli_load = float(m.group(1)) if m else float("nan")
-    print(f"qrc solve: {cli_total:.2f} s in all (CPU {cli_cpu:.2f} s), loading and compiling {cli_load:.2f} s, "
-          f"solve {cli['seconds']:.2f} s")
+    m = re.search(r"loading the data and compiling: ([0-9.]+) s \(CPU ([0-9.]+) s\)", p.stderr)
+    cli_load, cli_load_cpu = (float(m.group(1)), float(m.group(2))) if m else (float("nan"), float("nan"))
+    print(f"qrc solve: {cli_total:.2f} s in all (CPU {cli_cpu:.2f} s), loading and compiling {cli_load:.2f} s "
+          f"(CPU {cli_load_cpu:.2f} s), solve {cli['seconds']:.2f} s")
+    for line in p.stderr.splitlines():
+        if line.startswith("qrc solve:") and "t   seconds" not in line:
+            print("   ", line[:160])
 
     opts = {}
     it = iter(flags)
@@ -81,12 +84,13 @@ def main(argv):
         t, c, sc = time.perf_counter(), own_cpu(), server_cpu(srv)
         mod = qrc.load(model, data={name: value})
         load = time.perf_counter() - t
+        load_cpu = own_cpu() - c + server_cpu(srv) - sc
         r = mod.solve(progress=False, **opts)
         total = time.perf_counter() - t
         cpu = own_cpu() - c + server_cpu(srv) - sc
         results[how] = r
         print(f"python, data as a {how}: {total:.2f} s in all (CPU {cpu:.2f} s, qrc serve's and Python's), "
-              f"load (send, check, compile) {load:.2f} s, solve {r.seconds:.2f} s; against qrc solve "
+              f"load (send, check, compile) {load:.2f} s (CPU {load_cpu:.2f} s), solve {r.seconds:.2f} s; against qrc solve "
               f"{total - cli_total:+.2f} s, CPU {cpu - cli_cpu:+.2f} s")
         del mod
     same = all(
