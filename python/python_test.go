@@ -16,7 +16,7 @@ func TestMain(m *testing.M) { os.Exit(shareddata.Main(m)) }
 // python returns a Python interpreter that has numpy, pandas and pytest:
 // $QRC_PYTHON, python3 on PATH or /usr/bin/python3 (Debian's), the first
 // that imports them; "" when none does.
-func python(t *testing.T) string {
+func python() string {
 	var cands []string
 	if p := os.Getenv("QRC_PYTHON"); p != "" {
 		cands = append(cands, p)
@@ -39,7 +39,10 @@ var pytestSummary = regexp.MustCompile(`(?m)^=* ?(\d+ (passed|failed|skipped|err
 // built from this tree, and fails when one fails. It skips when no Python
 // with numpy, pandas and pytest is found (.ci/run installs Debian's).
 func TestPytest(t *testing.T) {
-	py := python(t)
+	if raceEnabled {
+		t.Skip("under the race detector: the Python tests run in the plain go test")
+	}
+	py := python()
 	if py == "" {
 		t.Skip("no python3 with numpy, pandas and pytest (Debian: apt-get install python3-numpy python3-pandas python3-pytest)")
 	}
