@@ -30,10 +30,12 @@ type frame struct {
 	rows int
 	cols []frameColumn
 
-	// a matrix: x is rows×d row-major, y nil without labels
+	// a matrix: x is rows×d row-major (or, sparse, csr), y nil without
+	// labels
 	matrix bool
 	d      int
 	x, y   []float64
+	csr    *data.CSR
 }
 
 // frameColumn is one column of a table: num for a numeric column, or
@@ -58,12 +60,15 @@ type columnHeader struct {
 // follows holds the values: for a table each column in order, n float64
 // (little-endian) for a numeric column, n int32 codes for a text one;
 // for a matrix rows×cols float64 row-major, then rows labels when
-// labels is set.
+// labels is set; for a sparse matrix in CSR form rows+1 row pointers
+// (int64), nnz column indices (int32, 0-based, padded to a multiple of 8
+// bytes), nnz values (float64), then the labels.
 type frameRequest struct {
 	Name    string         `json:"name"`
-	Kind    string         `json:"kind"` // "table" or "matrix"
+	Kind    string         `json:"kind"` // "table", "matrix" or "sparse"
 	Rows    int            `json:"rows"`
 	Cols    int            `json:"cols"`
+	NNZ     int            `json:"nnz"` // a sparse matrix's stored entries
 	Labels  bool           `json:"labels"`
 	Columns []columnHeader `json:"columns"`
 }
@@ -81,6 +86,15 @@ func (r *frameRequest) payloadSize() (int64, error) {
 			return 0, errors.New("a matrix needs at least one column")
 		}
 		size := n * int64(r.Cols) * 8
+		if r.Labels {
+			size += n * 8
+		}
+		return size, nil
+	case "sparse":
+		if r.Cols < 1 || r.NNZ < 0 {
+			return 0, errors.New("a sparse matrix needs at least one column and nnz >= 0")
+		}
+		size := (n+1)*8 + pad8(int64(r.NNZ)*4) + int64(r.NNZ)*8
 		if r.Labels {
 			size += n * 8
 		}
@@ -111,7 +125,7 @@ func (r *frameRequest) payloadSize() (int64, error) {
 		}
 		return size, nil
 	}
-	return 0, fmt.Errorf("kind must be table or matrix, not %q", r.Kind)
+	return 0, fmt.Errorf("kind must be table, matrix or sparse, not %q", r.Kind)
 }
 
 // pad8 rounds a column's bytes up to a multiple of 8: every column of a
@@ -126,6 +140,26 @@ func newFrame(r *frameRequest, payload []byte) (*frame, error) {
 		f.name = "frame"
 	}
 	n := r.Rows
+	if r.Kind == "sparse" {
+		f.matrix, f.d = true, r.Cols
+		m := &data.CSR{Rows: n, Cols: r.Cols, RowPtr: make([]int, n+1), ColIdx: make([]int32, r.NNZ)}
+		off := 0
+		for i := range m.RowPtr {
+			m.RowPtr[i] = int(int64(binary.LittleEndian.Uint64(payload[off:])))
+			off += 8
+		}
+		for k := range m.ColIdx {
+			m.ColIdx[k] = int32(binary.LittleEndian.Uint32(payload[off+4*k:]))
+		}
+		off += pad8(r.NNZ * 4)
+		m.Val = floats(payload[off : off+r.NNZ*8])
+		off += r.NNZ * 8
+		if r.Labels {
+			f.y = floats(payload[off:])
+		}
+		f.csr = m
+		return f, nil
+	}
 	if r.Kind == "matrix" {
 		f.matrix, f.d = true, r.Cols
 		f.x = floats(payload[:n*r.Cols*8])
@@ -196,6 +230,9 @@ func floats(b []byte) []float64 {
 // bytes is the memory the frame holds.
 func (f *frame) bytes() int64 {
 	s := int64(len(f.x)+len(f.y)) * 8
+	if f.csr != nil {
+		s += int64(len(f.csr.RowPtr))*8 + int64(len(f.csr.ColIdx))*4 + int64(len(f.csr.Val))*8
+	}
 	for _, c := range f.cols {
 		s += int64(len(c.num))*8 + int64(len(c.codes))*4
 	}
@@ -205,16 +242,7 @@ func (f *frame) bytes() int64 {
 // set makes the data set req asks for from the frame.
 func (f *frame) set(req check.DataRequest) (*data.Set, error) {
 	if f.matrix {
-		// the set shares the frame's values: neither is changed
-		s := &data.Set{Path: f.name, Format: req.Loader, X: mat.NewDense(f.rows, f.d, f.x), Y: f.y}
-		s.Features = make([]string, f.d)
-		for j := range s.Features {
-			s.Features[j] = fmt.Sprintf("f%d", j+1)
-		}
-		if err := s.Validate(); err != nil {
-			return nil, err
-		}
-		return s, nil
+		return f.matrixSet(req)
 	}
 	if req.Loader == "libsvm" {
 		return nil, fmt.Errorf("%s is a table of named columns, and this data set is declared with libsvm: give it as a matrix (X, y), or declare it with csv(...)", f.name)
@@ -350,6 +378,83 @@ func (f *frame) set(req check.DataRequest) (*data.Set, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// matrixSet is the data set of a matrix frame: the matrix as sent (its
+// values shared, neither is changed), except for a set declared with
+// libsvm, which is stored as the LIBSVM loader stores the same rows:
+// sparse (CSR) when that takes less than half the memory of a dense
+// matrix, else dense, with libsvm's features = N option widening it.
+func (f *frame) matrixSet(req check.DataRequest) (*data.Set, error) {
+	d := f.d
+	if req.Loader == "libsvm" && req.LibSVM.Features > 0 {
+		if req.LibSVM.Features < d {
+			return nil, fmt.Errorf("%s has %d columns, more than the declaration's features = %d", f.name, d, req.LibSVM.Features)
+		}
+		d = req.LibSVM.Features
+	}
+	s := &data.Set{Path: f.name, Format: req.Loader, Y: f.y}
+	m := f.csr
+	if req.Loader == "libsvm" {
+		if m == nil {
+			m = toCSR(f.rows, f.d, f.x)
+		}
+		if d != m.Cols {
+			m = &data.CSR{Rows: m.Rows, Cols: d, RowPtr: m.RowPtr, ColIdx: m.ColIdx, Val: m.Val}
+		}
+		if preferSparse(f.rows, d, m.NNZ()) {
+			s.Sparse = m
+		}
+	}
+	if s.Sparse == nil {
+		x := f.x
+		if x == nil || d != f.d {
+			x = toDense(m, d)
+		}
+		s.X = mat.NewDense(f.rows, d, x)
+		s.Features = make([]string, d)
+		for j := range s.Features {
+			s.Features[j] = "f" + strconv.Itoa(j+1)
+		}
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// preferSparse is the LIBSVM loader's rule: a CSR matrix (12 bytes a
+// nonzero, 8 a row) when it takes less than half the dense matrix's
+// memory.
+func preferSparse(n, d, nnz int) bool {
+	return 2*(12*float64(nnz)+8*float64(n+1)) < 8*float64(n)*float64(d)
+}
+
+// toCSR is the CSR form of the dense row-major n×d matrix x, its
+// nonzeros in order.
+func toCSR(n, d int, x []float64) *data.CSR {
+	m := &data.CSR{Rows: n, Cols: d, RowPtr: make([]int, 1, n+1)}
+	for i := range n {
+		for j, v := range x[i*d : (i+1)*d] {
+			if v != 0 {
+				m.ColIdx = append(m.ColIdx, int32(j))
+				m.Val = append(m.Val, v)
+			}
+		}
+		m.RowPtr = append(m.RowPtr, len(m.Val))
+	}
+	return m
+}
+
+// toDense is the dense row-major form of m with d columns.
+func toDense(m *data.CSR, d int) []float64 {
+	x := make([]float64, m.Rows*d)
+	for i := range m.Rows {
+		for k := m.RowPtr[i]; k < m.RowPtr[i+1]; k++ {
+			x[i*d+int(m.ColIdx[k])] = m.Val[k]
+		}
+	}
+	return x
 }
 
 // hasNonFinite reports whether a kept row of v is NaN or infinite.

@@ -6,9 +6,10 @@ the model's ``label``, ``drop`` and ``missing`` options: numeric columns
 (floats, integers, booleans) as float64, exactly; NaN (or a missing value
 of a nullable column) is a missing value; text and categorical columns as
 categories, in order of first appearance (usable in ``where`` filters when
-dropped). A 2-D numpy array is a feature matrix, and a tuple ``(X, y)``
-adds labels; they are the data set as given, whatever the declaration's
-options. A string or path is a file, read with the model's loader.
+dropped). A 2-D numpy array or a scipy.sparse matrix is a feature matrix,
+and a tuple ``(X, y)`` adds labels; they are the data set as given,
+whatever the declaration's options (a set declared with libsvm is stored
+sparse or dense by the LIBSVM loader's rule). A string or path is a file, read with the model's loader.
 """
 
 from __future__ import annotations
@@ -99,14 +100,52 @@ def matrix(name: str, X: Any, y: Any = None) -> Tuple[dict, List[memoryview]]:
     return req, payload
 
 
+def _is_sparse(v: Any) -> bool:
+    sp = __import__("sys").modules.get("scipy.sparse")
+    return sp is not None and sp.issparse(v)
+
+
+def sparse(name: str, X: Any, y: Any = None) -> Tuple[dict, List[memoryview]]:
+    """The frame request and payload of a scipy.sparse matrix (sent in CSR
+    form, duplicates summed, indices sorted) and labels."""
+    X = X.tocsr(copy=True)
+    X.sum_duplicates()
+    X.sort_indices()
+    rows, cols = X.shape
+    if rows == 0 or cols == 0:
+        raise DataError(f"data set {name}: the feature matrix is empty ({rows}x{cols})")
+    nnz = int(X.nnz)
+    idx = np.ascontiguousarray(X.indices, dtype="<i4")
+    if nnz % 2:  # every part of the payload is a multiple of 8 bytes
+        idx = np.append(idx, np.int32(0)).astype("<i4")
+    payload = [
+        memoryview(np.ascontiguousarray(X.indptr, dtype="<i8")).cast("B"),
+        memoryview(idx).cast("B"),
+        memoryview(_le_float64(X.data)).cast("B"),
+    ]
+    req = {"name": f"sparse matrix {name}", "kind": "sparse", "rows": rows, "cols": cols, "nnz": nnz,
+           "labels": y is not None}
+    if y is not None:
+        y = np.asarray(y)
+        if y.shape != (rows,):
+            raise DataError(f"data set {name}: the labels have shape {y.shape}, want ({rows},) for the {rows} rows of X")
+        payload.append(memoryview(_le_float64(y)).cast("B"))
+    return req, payload
+
+
 def frame(name: str, value: Any) -> Tuple[dict, List[memoryview]]:
-    """The frame of a data set value: a DataFrame, a 2-D array, or (X, y)."""
+    """The frame of a data set value: a DataFrame, a 2-D array, a
+    scipy.sparse matrix, or (X, y) with X either."""
     if _is_dataframe(value):
         return table(name, value)
     if isinstance(value, tuple):
         if len(value) != 2:
             raise DataError(f"data set {name}: a tuple must be (X, y)")
+        if _is_sparse(value[0]):
+            return sparse(name, value[0], value[1])
         return matrix(name, value[0], value[1])
+    if _is_sparse(value):
+        return sparse(name, value)
     if isinstance(value, np.ndarray):
         return matrix(name, value)
     raise DataError(
