@@ -175,13 +175,23 @@ class Server:
                     self.proc.stdin.write(chunk)
                 self.proc.stdin.flush()
             except (BrokenPipeError, OSError) as e:
-                raise ServerError(f"qrc serve is gone ({self.binary}, exit status {self.proc.poll()}): {e}") from e
+                raise ServerError(self._gone(self.proc.poll())) from e
+            except BaseException:
+                # stopped in the middle of a request (Ctrl-C while a large
+                # frame is sent): the stream cannot be resumed
+                self.kill()
+                raise
 
     def free_later(self, msg: dict) -> None:
         """Queues a free request, sent before the next request: a finalizer
         may run at any moment, even while a request waits for its response
         on this thread, so it must not make a request itself."""
         self._pending.append(msg)
+
+    def _gone(self, code) -> str:
+        if self._next <= 1:  # it never answered
+            return f"{self.binary} serve exited (status {code}) before answering: is it a qrc that has 'qrc serve'?"
+        return f"qrc serve ended ({self.binary}, exit status {code}); load the model again"
 
     def interrupt(self) -> None:
         """Stops the solve of the request waiting for its response (it
@@ -199,7 +209,7 @@ class Server:
                 continue
             if line is None:
                 self._lines.put(None)
-                raise ServerError(f"qrc serve ended ({self.binary}, exit status {self.proc.wait()})")
+                raise ServerError(self._gone(self.proc.wait()))
             return json.loads(line)
 
     def request(

@@ -91,3 +91,19 @@ def test_numerical_error_position():
     r = m.solve(progress=False)
     assert r.status == "numerical_error"
     assert r.error.startswith("n.qrc:2:10:")
+
+
+def test_binary_without_serve(tmp_path, monkeypatch):
+    from qrc import _server
+
+    fake = tmp_path / "qrc"
+    fake.write_text("#!/bin/sh\necho 'qrc: unknown command \"serve\"' >&2\nexit 2\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("QRC_BINARY", str(fake))
+    with pytest.raises(qrc.ServerError) as info:
+        _server.Server()
+    assert "is it a qrc that has 'qrc serve'?" in str(info.value)
+    monkeypatch.setenv("QRC_BINARY", str(tmp_path / "nosuch"))
+    with pytest.raises(qrc.ServerError) as info:
+        _server.find_binary()
+    assert "not an executable file" in str(info.value)
