@@ -104,9 +104,11 @@ class Result:
 
         if self._trace is None:
             if self._trace_csv.strip():
+                nums = ["seconds", "objective", "infeasibility", "step", "feasible_fraction", "rho_hat"]
                 self._trace = pd.read_csv(
                     io.StringIO(self._trace_csv), float_precision="round_trip", keep_default_na=False,
-                    dtype={"phase": str, "max_violated": str},
+                    na_values={c: ["NaN"] for c in nums},  # +Inf and -Inf read as floats
+                    dtype={"phase": str, "max_violated": str, "t": "int64", **{c: "float64" for c in nums}},
                 )
             else:
                 self._trace = pd.DataFrame(

@@ -1,5 +1,7 @@
 """Data sets and parameters from numpy and pandas, and the result's shapes."""
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -163,3 +165,20 @@ def test_live_line(capsys):
     assert err.startswith("\rqrc: ") and err.endswith("\n")
     assert err.count("\n") == 1  # one line, rewritten with \r
     assert "objective" in err and "infeasibility" in err
+
+
+def test_non_finite_values():
+    """JSON has no NaN or infinity: qrc writes them as strings, in the
+    result and as NaN, +Inf, -Inf in the trace; they read as floats."""
+    m = qrc.parse("var x[2] in box(-1, 1) = [-0.5, 1]\nminimize log(x[1]) + x[2]\n")
+    r = m.solve(progress=False)
+    assert r.status == "numerical_error"
+    assert math.isnan(r.objective)
+    header = "seconds,t,phase,objective,infeasibility,max_violated,step,feasible_fraction,rho_hat\n"
+    r = qrc.Result({"result": {"status": "iteration_limit", "objective": "-Infinity", "variables": {"x": ["NaN", 1]}},
+                    "trace": header + "0.5,1,phase1,NaN,+Inf,NaN,0.25,0,1\n0.75,2,iqrc,-Inf,0,,0.125,1,2\n"})
+    assert r.objective == -math.inf and math.isnan(r["x"][0]) and r["x"][1] == 1
+    t = r.trace
+    assert math.isnan(t["objective"][0]) and t["infeasibility"][0] == math.inf and t["objective"][1] == -math.inf
+    assert list(t["max_violated"]) == ["NaN", ""]  # a constraint's name, never a number
+    assert str(t["t"].dtype) == "int64" and str(t["feasible_fraction"].dtype) == "float64"
