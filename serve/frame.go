@@ -79,6 +79,11 @@ func (r *frameRequest) payloadSize() (int64, error) {
 	if r.Rows < 1 {
 		return 0, errors.New("a frame needs at least one row")
 	}
+	// bounds that keep every size below in int64 (and a frame's payload
+	// is bounded by the data memory limit before it is read)
+	if r.Rows > maxDim || r.Cols > maxDim || r.NNZ > maxDim*16 || len(r.Columns) > maxDim {
+		return 0, fmt.Errorf("a frame of %d rows, %d columns, %d nonzeros and %d named columns is beyond the sizes qrc takes (%d)", r.Rows, r.Cols, r.NNZ, len(r.Columns), maxDim)
+	}
 	n := int64(r.Rows)
 	switch r.Kind {
 	case "matrix":
@@ -128,6 +133,9 @@ func (r *frameRequest) payloadSize() (int64, error) {
 	return 0, fmt.Errorf("kind must be table, matrix or sparse, not %q", r.Kind)
 }
 
+// maxDim bounds a frame's rows and columns.
+const maxDim = 1 << 31
+
 // pad8 rounds a column's bytes up to a multiple of 8: every column of a
 // payload starts at a float64 boundary.
 func pad8[T int | int64](n T) T { return (n + 7) &^ 7 }
@@ -156,6 +164,9 @@ func newFrame(r *frameRequest, payload []byte) (*frame, error) {
 		off += r.NNZ * 8
 		if r.Labels {
 			f.y = floats(payload[off:])
+		}
+		if err := (&data.Set{Sparse: m}).Validate(); err != nil {
+			return nil, err
 		}
 		f.csr = m
 		return f, nil

@@ -217,3 +217,41 @@ func TestFrameErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestBadFrames: frames that do not fit their header are refused with a
+// reason, never a panic.
+func TestBadFrames(t *testing.T) {
+	le := func(vs ...any) []byte {
+		var b bytes.Buffer
+		for _, v := range vs {
+			binary.Write(&b, binary.LittleEndian, v)
+		}
+		out := alignedBytes(b.Len())
+		copy(out, b.Bytes())
+		return out
+	}
+	for _, c := range []struct {
+		name    string
+		req     frameRequest
+		payload []byte
+		want    string
+	}{
+		{"no rows", frameRequest{Kind: "matrix", Rows: 0, Cols: 1}, nil, "at least one row"},
+		{"huge", frameRequest{Kind: "matrix", Rows: 1 << 40, Cols: 1 << 40}, nil, "beyond the sizes"},
+		{"kind", frameRequest{Kind: "cube", Rows: 1}, nil, "kind must be"},
+		{"duplicate column", frameRequest{Kind: "table", Rows: 1, Columns: []columnHeader{{Name: "a", Kind: "float64"}, {Name: " a", Kind: "float64"}}}, nil, `"a" appears twice`},
+		{"code out of range", frameRequest{Kind: "table", Rows: 2, Columns: []columnHeader{{Name: "s", Kind: "text", Levels: []string{"x"}}}}, le(int32(1), int32(2)), "category code 2"},
+		{"row pointers", frameRequest{Kind: "sparse", Rows: 2, Cols: 3, NNZ: 1}, le(int64(0), int64(2), int64(1), int32(0), int32(0), 1.5), "malformed"},
+		{"column index", frameRequest{Kind: "sparse", Rows: 1, Cols: 3, NNZ: 1}, le(int64(0), int64(1), int32(7), int32(0), 1.5), "outside 0..2"},
+	} {
+		size, err := c.req.payloadSize()
+		if err == nil && size == int64(len(c.payload)) {
+			_, err = newFrame(&c.req, c.payload)
+		} else if err == nil {
+			t.Fatalf("%s: payload %d bytes, header wants %d", c.name, len(c.payload), size)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one with %q", c.name, err, c.want)
+		}
+	}
+}

@@ -258,8 +258,15 @@ func (s *Server) fail(r *request, e *errorBody) error {
 	return s.send(map[string]any{"id": r.ID, "ok": false, "error": e})
 }
 
-// handle answers one request.
-func (s *Server) handle(r *request) error {
+// handle answers one request. A failure inside (a bug, not a bad
+// request, which is answered as such) is answered as an internal error
+// rather than ending the session.
+func (s *Server) handle(r *request) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = s.fail(r, &errorBody{Kind: "request", Message: fmt.Sprintf("internal error: %v", v)})
+		}
+	}()
 	switch r.Op {
 	case "hello":
 		return s.send(map[string]any{"id": r.ID, "ok": true, "protocol": Protocol, "version": s.Version})
