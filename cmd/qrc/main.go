@@ -109,7 +109,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{checkCommand, solveCommand, sweepCommand, compareCommand, plotCommand, evalCommand, gradcheckCommand, benchCommand, fmtCommand, replCommand}
+	commands = []*command{checkCommand, solveCommand, sweepCommand, compareCommand, plotCommand, evalCommand, gradcheckCommand, benchCommand, fmtCommand, replCommand, serveCommand}
 }
 
 func lookup(name string) *command {
