@@ -70,6 +70,11 @@ type Options struct {
 	// Start is the point the solve starts at (NumVars values); nil: the
 	// model's start.
 	Start []float64
+	// Starts, when above 1, solves from that many starts at once (at most
+	// MaxStarts): Start (or the model's) first, then random points of the
+	// domain; the report is the best start's, with every start's outcome
+	// and the distinct local solutions (Report.Starts).
+	Starts int
 }
 
 // DefaultOptions are the options of a solve given none: IQRC with the
@@ -93,6 +98,9 @@ func WithOptions(o Options) SolveOption {
 func (o *Options) validate() error {
 	if o.Theory && (!(o.Sigma > 0) || math.IsInf(o.Sigma, 1)) {
 		return fmt.Errorf("Options.Sigma must be positive, not %v", o.Sigma)
+	}
+	if o.Starts < 0 || o.Starts > MaxStarts {
+		return fmt.Errorf("Options.Starts must be between 0 and %d, not %d", MaxStarts, o.Starts)
 	}
 	return CheckMethodOracle(o.Method, o.Oracle)
 }

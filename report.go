@@ -83,8 +83,11 @@ type Report struct {
 	Verdict string `json:"verdict,omitempty"`
 	// Probe says what the probe around a point certified nearly
 	// stationary tried (solve.ProbeReport): null when it did not run.
-	Probe           *ReportProbe   `json:"probe,omitempty"`
-	Restarts        *RestartReport `json:"restarts,omitempty"`
+	Probe    *ReportProbe   `json:"probe,omitempty"`
+	Restarts *RestartReport `json:"restarts,omitempty"`
+	// Starts, for a solve from several starts (Options.Starts), is every
+	// start's outcome and the distinct local solutions.
+	Starts          *StartsReport  `json:"multistart,omitempty"`
 	Error           string         `json:"error,omitempty"`
 	OuterIterations int            `json:"outer_iterations"`
 	InnerIterations int            `json:"inner_iterations"`
@@ -397,6 +400,9 @@ func (r *Report) text(w io.Writer, m *check.Model, x []float64, opts TextOptions
 	}
 	if r.Verdict != "" {
 		fmt.Fprintf(w, "verdict        %s\n", opts.name(r.Verdict))
+	}
+	if r.Starts != nil {
+		fmt.Fprintf(w, "starts         %s\n", r.Starts.text())
 	}
 	fmt.Fprintf(w, "iterations     %d outer (%d in phase 1), %d inner; rho_hat %s", r.OuterIterations, r.Phase1Outer, r.InnerIterations, num(r.Settings.RhoHat))
 	if r.RhoDoublings > 0 {

@@ -197,6 +197,9 @@ func (m *Model) Solve(ctx context.Context, opts ...SolveOption) (*Report, error)
 	if len(x0) != m.checked.NumScalars {
 		return nil, fmt.Errorf("the start has %d values, the model %d variables", len(x0), m.checked.NumScalars)
 	}
+	if c.opts.Starts > 1 {
+		return m.solveStarts(ctx, c, x0)
+	}
 	method := c.opts.Method
 	_, isIQRC := method.(iqrcMethod)
 	limit := c.opts.TimeLimit // the analysis takes its share; the report shows the caller's

@@ -16,7 +16,7 @@ var optionFlags = map[string]string{
 	"Inner": "inner", "Outer": "outer", "TimeLimit": "time-limit", "Pick": "pick", "Seed": "seed",
 	"V": "v", "Alpha": "alpha", "SampleStart": "sample", "SampleGrowth": "sample-growth",
 	"SampleRounds": "sample-rounds", "Batch": "batch", "AllowBiased": "allow-biased",
-	"Theory": "theory", "Sigma": "sigma", "Restarts": "restarts", "Start": "start",
+	"Theory": "theory", "Sigma": "sigma", "Restarts": "restarts", "Starts": "starts", "Start": "start",
 }
 
 // optionValues maps the values the library's messages give an option to

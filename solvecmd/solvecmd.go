@@ -110,6 +110,7 @@ type Flags struct {
 	Theory          *bool
 	Sigma           *float64
 	Restarts        *int
+	Starts          *int
 	Sample          *int
 	SampleGrowth    *int
 	SampleRounds    *int
@@ -143,6 +144,7 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 		Theory:          fs.Bool("theory", false, ""),
 		Sigma:           fs.Float64("sigma", 1, ""),
 		Restarts:        fs.Int("restarts", solve.DefaultRestarts, ""),
+		Starts:          fs.Int("starts", 1, ""),
 		Sample:          fs.Int("sample", solve.DynamicStartRows, ""),
 		SampleGrowth:    fs.Int("sample-growth", solve.DynamicGrowth, ""),
 		SampleRounds:    fs.Int("sample-rounds", solve.DynamicRounds, ""),
@@ -203,6 +205,9 @@ func (f *Flags) Options() (qrc.Options, error) {
 	if *f.Inner < 0 || *f.Outer < 0 || *f.TimeLimit < 0 || *f.Restarts < 0 {
 		return opts, errors.New("--inner, --outer, --time-limit and --restarts must not be negative")
 	}
+	if *f.Starts < 1 || *f.Starts > qrc.MaxStarts {
+		return opts, fmt.Errorf("--starts must be between 1 and %d", qrc.MaxStarts)
+	}
 	if err := checkMethod(*f.Method, *f.Oracle, func(name string) bool { return Given(f.FS, name) }); err != nil {
 		return opts, err
 	}
@@ -210,7 +215,7 @@ func (f *Flags) Options() (qrc.Options, error) {
 	opts.Oracle, _ = solve.OracleNamed(*f.Oracle) // nil for auto
 	opts.RhoHat, opts.Rho, opts.RhoSet, opts.Eps = *f.RhoHat, *f.Rho, Given(f.FS, "rho"), *f.Eps
 	opts.Inner, opts.Outer, opts.TimeLimit, opts.Seed = *f.Inner, *f.Outer, *f.TimeLimit, *f.Seed
-	opts.Batch, opts.AllowBiased, opts.Restarts = *f.Batch, *f.AllowBiased, *f.Restarts
+	opts.Batch, opts.AllowBiased, opts.Restarts, opts.Starts = *f.Batch, *f.AllowBiased, *f.Restarts, *f.Starts
 	opts.Theory, opts.Sigma = *f.Theory, *f.Sigma
 	return opts, nil
 }

@@ -132,6 +132,11 @@ Flags:
                      perturbed starts: x0 + s*xi projected onto the domain,
                      xi standard normal (seeded), s = 0.1, 1, 10, 100 ...
                      times max(1, |x0|_inf) (default 4; 0: none)
+  --starts N         solve from N starts at once, on the machine's cores:
+                     the given one first, then random points of the domain
+                     (seeded by --seed + k); the best certified point is
+                     returned, and the result lists every start's outcome
+                     and the distinct local solutions (default 1)
   --start FILE       start from the point in FILE (a result written by
                      --out or --json, or any point file; see docs/cli.md);
                      --start random: a random start seeded by --seed (each
