@@ -52,29 +52,45 @@ def mxabs(v):
 
 # ---------------------------------------------------------------- section 2: minimax
 
-@problem("cb2", "minimax", [2, 2], 1.9522245)
+PIECES = {}  # minimax name -> (pieces(x), absolute)
+
+
+def minimax(name, x0, fstar, absolute=False):
+    """A minimax problem of section 2: pieces(x) returns the f_k, and
+    F = max_k f_k, or max_k |f_k| when absolute."""
+    def register(pieces):
+        def f(x):
+            v = np.asarray(pieces(x), dtype=float)
+            return float(np.max(np.abs(v) if absolute else v))
+        PIECES[name] = (pieces, absolute)
+        problem(name, "minimax", x0, fstar)(f)
+        return pieces
+    return register
+
+
+@minimax("cb2", [2, 2], 1.9522245)
 def _(x):
-    return mx([x[0]**2 + x[1]**4, (2 - x[0])**2 + (2 - x[1])**2, 2 * math.exp(x[1] - x[0])])
+    return ([x[0]**2 + x[1]**4, (2 - x[0])**2 + (2 - x[1])**2, 2 * math.exp(x[1] - x[0])])
 
 
-@problem("wf", "minimax", [3, 1], 0.0)
+@minimax("wf", [3, 1], 0.0)
 def _(x):
     r = 10 * x[0] / (x[0] + 0.1)
     s = 2 * x[1]**2
-    return mx([0.5 * (x[0] + r + s), 0.5 * (-x[0] + r + s), 0.5 * (x[0] - r + s)])
+    return ([0.5 * (x[0] + r + s), 0.5 * (-x[0] + r + s), 0.5 * (x[0] - r + s)])
 
 
-@problem("spiral", "minimax", [1.41831, -4.79462], 0.0)
+@minimax("spiral", [1.41831, -4.79462], 0.0)
 def _(x):
     r2 = x[0]**2 + x[1]**2
     r = math.sqrt(r2)
-    return mx([(x[0] - r * math.cos(r))**2 + 0.005 * r2, (x[1] - r * math.sin(r))**2 + 0.005 * r2])
+    return ([(x[0] - r * math.cos(r))**2 + 0.005 * r2, (x[1] - r * math.sin(r))**2 + 0.005 * r2])
 
 
-@problem("evd52", "minimax", [1, 1, 1], 3.5997193)
+@minimax("evd52", [1, 1, 1], 3.5997193)
 def _(x):
     a, b, c = x
-    return mx([a*a + b*b + c*c - 1, a*a + b*b + (c - 2)**2, a + b + c - 1, a + b - c + 1,
+    return ([a*a + b*b + c*c - 1, a*a + b*b + (c - 2)**2, a + b + c - 1, a + b - c + 1,
                2 * (a**3 + 3 * b*b + (5 * c - a + 1)**2), a*a - 9 * c])
 
 
@@ -86,60 +102,60 @@ def rosen_suzuki_pieces(a, b, c, d):
             f1 + 10 * (a*a + b*b + c*c + 2*a - b - d - 5)]
 
 
-@problem("rosen_suzuki", "minimax", [0, 0, 0, 0], -44.0)
+@minimax("rosen_suzuki", [0, 0, 0, 0], -44.0)
 def _(x):
-    return mx(rosen_suzuki_pieces(*x))
+    return (rosen_suzuki_pieces(*x))
 
 
-@problem("polak6", "minimax", [0, 0, 0, 0], -44.0)
+@minimax("polak6", [0, 0, 0, 0], -44.0)
 def _(x):
     y1 = x[0] - (x[3] + 1)**4
     y2 = x[1] - y1**4
-    return mx(rosen_suzuki_pieces(y1, y2, x[2], x[3]))
+    return (rosen_suzuki_pieces(y1, y2, x[2], x[3]))
 
 
-@problem("pbc3", "minimax", [1, 1, 1], 0.42021427e-2)
+@minimax("pbc3", [1, 1, 1], 0.42021427e-2, absolute=True)
 def _(x):
     t = 10 * np.arange(21) / 20
     y = 3 / 20 * np.exp(-t) + np.exp(-5 * t) / 52 - np.exp(-2 * t) * (3 * np.sin(2 * t) + 11 * np.cos(2 * t)) / 65
-    return mxabs(x[2] / x[1] * np.exp(-x[0] * t) * np.sin(x[1] * t) - y)
+    return (x[2] / x[1] * np.exp(-x[0] * t) * np.sin(x[1] * t) - y)
 
 
 BARD_Y = [0.14, 0.18, 0.22, 0.25, 0.29, 0.32, 0.35, 0.39, 0.37, 0.58, 0.73, 0.96, 1.34, 2.10, 4.39]
 
 
-@problem("bard", "minimax", [1, 1, 1], 0.50816327e-1)
+@minimax("bard", [1, 1, 1], 0.50816327e-1, absolute=True)
 def _(x):
     i = np.arange(1, 16)
-    return mxabs(np.array(BARD_Y) - x[0] - i / ((16 - i) * x[1] + np.minimum(i, 16 - i) * x[2]))
+    return (np.array(BARD_Y) - x[0] - i / ((16 - i) * x[1] + np.minimum(i, 16 - i) * x[2]))
 
 
 KO_Y = [0.1957, 0.1947, 0.1735, 0.1600, 0.0844, 0.0627, 0.0456, 0.0342, 0.0323, 0.0235, 0.0246]
 KO_U = [4, 2, 1, 0.5, 0.25, 0.167, 0.125, 0.1, 0.0833, 0.0714, 0.0625]
 
 
-@problem("kowalik_osborne", "minimax", [0.25, 0.39, 0.415, 0.39], 0.80843684e-2)
+@minimax("kowalik_osborne", [0.25, 0.39, 0.415, 0.39], 0.80843684e-2, absolute=True)
 def _(x):
     u = np.array(KO_U)
-    return mxabs(np.array(KO_Y) - x[0] * u * (u + x[1]) / (u * (u + x[2]) + x[3]))
+    return (np.array(KO_Y) - x[0] * u * (u + x[1]) / (u * (u + x[2]) + x[3]))
 
 
-@problem("davidon2", "minimax", [25, 5, -5, -1], 115.70644)
+@minimax("davidon2", [25, 5, -5, -1], 115.70644, absolute=True)
 def _(x):
     t = 0.2 * np.arange(1, 21)
-    return mxabs((x[0] + x[1] * t - np.exp(t))**2 + (x[2] + x[3] * np.sin(t) - np.cos(t))**2)
+    return ((x[0] + x[1] * t - np.exp(t))**2 + (x[2] + x[3] * np.sin(t) - np.cos(t))**2)
 
 
-@problem("oet5", "minimax", [1, 1, 1, 1], 0.26359735e-2)
+@minimax("oet5", [1, 1, 1, 1], 0.26359735e-2, absolute=True)
 def _(x):
     t = 0.25 + 0.75 * np.arange(21) / 20
-    return mxabs(x[3] - (x[0] * t**2 + x[1] * t + x[2])**2 - np.sqrt(t))
+    return (x[3] - (x[0] * t**2 + x[1] * t + x[2])**2 - np.sqrt(t))
 
 
-@problem("oet6", "minimax", [1, 1, -3, -1], 0.20160753e-2)
+@minimax("oet6", [1, 1, -3, -1], 0.20160753e-2, absolute=True)
 def _(x):
     t = -0.5 + np.arange(21) / 20
-    return mxabs(x[0] * np.exp(x[2] * t) + x[1] * np.exp(x[3] * t) - 1 / (1 + t))
+    return (x[0] * np.exp(x[2] * t) + x[1] * np.exp(x[3] * t) - 1 / (1 + t))
 
 
 GAMMA_T = [1.0, 1.01, 1.02, 1.03, 1.05, 1.075, 1.1, 1.125, 1.15, 1.2, 1.25, 1.3, 1.35, 1.4, 1.5, 1.6, 1.7, 1.8,
@@ -164,24 +180,24 @@ GAMMA_Y = [0.97386702052733792831, 0.97390711665677071911, 0.9739479456628652503
            0.999999189398046846077]
 
 
-@problem("gamma", "minimax", [1, 1, 10, 1], 0.12041887e-6)
+@minimax("gamma", [1, 1, 10, 1], 0.12041887e-6, absolute=True)
 def _(x):
     t, y = np.array(GAMMA_T), np.array(GAMMA_Y)
     z = np.abs((t + x[1] + 1 / (x[2] * t + x[3])) / ((t + 1) * y))
-    return mxabs(x[0] * np.exp((t + 0.5) * np.log(z)) - 1)
+    return (x[0] * np.exp((t + 0.5) * np.log(z)) - 1)
 
 
-@problem("exp", "minimax", [0.5, 0, 0, 0, 0], 0.12237125e-3)
+@minimax("exp", [0.5, 0, 0, 0, 0], 0.12237125e-3, absolute=True)
 def _(x):
     t = 0.1 * np.arange(21) - 1
-    return mxabs((x[0] + t * x[1]) / (1 + t * (x[2] + t * (x[3] + t * x[4]))) - np.exp(t))
+    return ((x[0] + t * x[1]) / (1 + t * (x[2] + t * (x[3] + t * x[4]))) - np.exp(t))
 
 
-@problem("pbc1", "minimax", [0, -1, 10, 1, 10], 0.22340496e-1)
+@minimax("pbc1", [0, -1, 10, 1, 10], 0.22340496e-1, absolute=True)
 def _(x):
     t = -1 + 2 * np.arange(30) / 29
     y = np.sqrt((8 * t - 1)**2 + 1) * np.arctan(8 * t) / (8 * t)
-    return mxabs((x[0] + t * (x[1] + t * x[2])) / (1 + t * (x[3] + t * x[4])) - y)
+    return ((x[0] + t * (x[1] + t * x[2])) / (1 + t * (x[3] + t * x[4])) - y)
 
 
 def evd61_data():
@@ -196,15 +212,15 @@ def evd61_residuals(x):
     return x[0] * np.exp(-x[1] * t) * np.cos(x[2] * t + x[3]) + x[4] * np.exp(-x[5] * t) - y
 
 
-@problem("evd61", "minimax", [2, 2, 7, 0, -2, 1], 0.34904926e-1)
+@minimax("evd61", [2, 2, 7, 0, -2, 1], 0.34904926e-1, absolute=True)
 def _(x):
-    return mxabs(evd61_residuals(x))
+    return (evd61_residuals(x))
 
 
 TRANSFORMER_Y = [0.5, 0.6, 0.7, 0.77, 0.9, 1.0, 1.1, 1.23, 1.3, 1.4, 1.5]
 
 
-@problem("transformer", "minimax", [0.8, 1.5, 1.2, 3.0, 0.8, 6.0], 0.19729063)
+@minimax("transformer", [0.8, 1.5, 1.2, 3.0, 0.8, 6.0], 0.19729063)
 def _(x):
     # complex arithmetic, as the statement is written: three sections of a
     # transmission line, then the reflection coefficient (B - A) / (B + A)
@@ -217,7 +233,7 @@ def _(x):
             c, s = math.cos(beta * a), math.sin(beta * a)
             A, B = 1j * (s / b) * B + c * A, c * B + 1j * s * b * A
         vals.append(abs(1 - 2 * A / (B + A)))
-    return mx(vals)
+    return (vals)
 
 
 def filter_y():
@@ -236,7 +252,7 @@ def filter_y():
     return y
 
 
-@problem("filter", "minimax", [0, 1, 0, -0.15, 0, -0.68, 0, -0.72, 0.37], 0.61852848e-2)
+@minimax("filter", [0, 1, 0, -0.15, 0, -0.68, 0, -0.72, 0.37], 0.61852848e-2, absolute=True)
 def _(x):
     y = filter_y()
     t, b = np.cos(math.pi * y), np.sin(math.pi * y)
@@ -244,7 +260,7 @@ def _(x):
     def q(u, v):
         return (u + (1 + v) * t)**2 + ((1 - v) * b)**2
     z = x[8] * np.sqrt(q(x[0], x[1]) / q(x[2], x[3])) * np.sqrt(q(x[4], x[5]) / q(x[6], x[7]))
-    return mxabs(z - np.abs(1 - 2 * y))
+    return (z - np.abs(1 - 2 * y))
 
 
 def wong1_pieces(x):
@@ -258,9 +274,9 @@ def wong1_pieces(x):
             f + 10 * (4 * x1**2 + x2**2 - 3 * x1 * x2 + 2 * x3**2 + 5 * x6 - 11 * x7)]
 
 
-@problem("wong1", "minimax", [1, 2, 0, 4, 0, 1, 1], 680.63006)
+@minimax("wong1", [1, 2, 0, 4, 0, 1, 1], 680.63006)
 def _(x):
-    return mx(wong1_pieces(x))
+    return (wong1_pieces(x))
 
 
 def wong2_base(x):
@@ -284,13 +300,13 @@ def wong2_increments(x):
 WONG2_X0 = [2, 3, 5, 5, 1, 2, 7, 3, 6, 10]
 
 
-@problem("wong2", "minimax", WONG2_X0, 24.306209)
+@minimax("wong2", WONG2_X0, 24.306209)
 def _(x):
     f = wong2_base(x) + 45
-    return mx([f] + [f + 10 * g for g in wong2_increments(x)])
+    return ([f] + [f + 10 * g for g in wong2_increments(x)])
 
 
-@problem("wong3", "minimax", WONG2_X0 + [2, 2, 6, 15, 1, 2, 1, 2, 1, 3], 133.72828)
+@minimax("wong3", WONG2_X0 + [2, 2, 6, 15, 1, 2, 1, 2, 1, 3], 133.72828)
 def _(x):
     (x1, x2), (x11, x12, x13, x14, x15, x16, x17, x18, x19, x20) = x[:2], x[10:]
     f = (wong2_base(x) + (x11 - 9)**2 + 10 * (x12 - 1)**2 + 5 * (x13 - 7)**2 + 4 * (x14 - 14)**2
@@ -304,10 +320,10 @@ def _(x):
             5 * x1**2 + 2 * x2 + 9 * x17**4 - x18 - 68,
             x1**2 - x2 + 19 * x19 - 20 * x20 + 19,
             7 * x1**2 + 5 * x2**2 + x19**2 - 30 * x20]
-    return mx([f] + [f + 10 * g for g in wong2_increments(x) + more])
+    return ([f] + [f + 10 * g for g in wong2_increments(x) + more])
 
 
-@problem("polak2", "minimax", [100] + [0.1] * 9, 54.598150)
+@minimax("polak2", [100] + [0.1] * 9, 54.598150)
 def _(x):
     w = np.ones(10)
     w[0], w[3] = 1e-8, 4
@@ -315,14 +331,14 @@ def _(x):
     for shift in (2, -2):
         z = np.array(x, dtype=float)
         z[1] += shift
-        vals.append(math.exp(float(np.sum(w * z**2))))
-    return mx(vals)
+        vals.append(float(np.exp(np.sum(w * z**2))))
+    return (vals)
 
 
-@problem("polak3", "minimax", [1] * 11, 261.08258)
+@minimax("polak3", [1] * 11, 261.08258)
 def _(x):
     i = np.arange(1, 12)
-    return mx([np.sum((i + k - 1) * np.exp((x - np.sin(2 * i + k - 3))**2)) for k in range(1, 11)])
+    return ([np.sum((i + k - 1) * np.exp((x - np.sin(2 * i + k - 3))**2)) for k in range(1, 11)])
 
 
 def watson_residuals(x):
@@ -335,9 +351,9 @@ def watson_residuals(x):
     return r
 
 
-@problem("watson", "minimax", [0] * 20, 0.14743027e-7)
+@minimax("watson", [0] * 20, 0.14743027e-7, absolute=True)
 def _(x):
-    return mxabs(watson_residuals(x))
+    return (watson_residuals(x))
 
 
 OSBORNE2_Y = [1.366, 1.191, 1.112, 1.013, 0.991, 0.885, 0.831, 0.847, 0.786, 0.725, 0.746, 0.679, 0.608, 0.655,
@@ -347,12 +363,12 @@ OSBORNE2_Y = [1.366, 1.191, 1.112, 1.013, 0.991, 0.885, 0.831, 0.847, 0.786, 0.7
               0.729, 0.720, 0.636, 0.581, 0.428, 0.292, 0.162, 0.098, 0.054]
 
 
-@problem("osborne2", "minimax", [1.3, 0.65, 0.65, 0.7, 0.6, 3, 5, 7, 2, 4.5, 5.5], 0.48027401e-1)
+@minimax("osborne2", [1.3, 0.65, 0.65, 0.7, 0.6, 3, 5, 7, 2, 4.5, 5.5], 0.48027401e-1, absolute=True)
 def _(x):
     t = 0.1 * np.arange(65)
     r = (np.array(OSBORNE2_Y) - x[0] * np.exp(-x[4] * t) - x[1] * np.exp(-x[5] * (t - x[8])**2)
          - x[2] * np.exp(-x[6] * (t - x[9])**2) - x[3] * np.exp(-x[7] * (t - x[10])**2))
-    return mxabs(r)
+    return (r)
 
 
 # ---------------------------------------------------------------- section 3: general nonsmooth
