@@ -17,6 +17,7 @@ type refPoint struct {
 	X []float64 `json:"x"`
 	Q []float64 `json:"q"`
 	F float64   `json:"f"`
+	G []float64 `json:"g"` // each constraint's value in qrc's convention (a.x - b for <=, b - a.x for >=)
 }
 
 // reference is one problem (at one size, for the large set) of
@@ -73,7 +74,8 @@ func close12(a, b float64) bool {
 }
 
 // TestModelsMatchReference evaluates every model at its start and at the
-// reference's two other points and compares f with the numpy reference
+// reference's two other points and compares f and each constraint with
+// the numpy reference
 // (ref/lv.py), to 1e-12 relative; the model's start must be the
 // reference's (the published x0, in the model's layout) exactly, and f*
 // and n must agree with the manifest. A transcription error in a model or
@@ -119,6 +121,14 @@ func TestModelsMatchReference(t *testing.T) {
 				}
 				if !close12(ev.Objective, pt.F) {
 					t.Errorf("f at point %d (0: the start): model %.17g, reference %.17g", k, ev.Objective, pt.F)
+				}
+				if len(ev.Constraints) != len(pt.G) {
+					t.Fatalf("constraints: model %d, reference %d", len(ev.Constraints), len(pt.G))
+				}
+				for i, c := range ev.Constraints {
+					if !close12(c.Value, pt.G[i]) {
+						t.Errorf("constraint %s at point %d: model %.17g, reference %.17g", c.Name, k, c.Value, pt.G[i])
+					}
 				}
 			}
 		})

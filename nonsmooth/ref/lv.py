@@ -9,6 +9,9 @@
   max_k |f_k|;
 - the general unconstrained nonsmooth problems of the same report, section 3
   (set "general");
+- the linearly constrained minimax problems of the same report, section 4
+  (set "lincon"; those written so far), with their linear constraints and
+  bounds;
 - the ten large-scale problems of Haarala, Miettinen & Mäkelä, "New limited
   memory bundle method for large-scale nonsmooth optimization", Optimization
   Methods and Software 19(6), 2004 (set "large"), at any even n.
@@ -578,6 +581,97 @@ def _(x):
     return f + 100 * float(np.sum(np.maximum(t, 0))) + 100 * float(np.sum(np.maximum(-x, 0)))
 
 
+# ---------------------------------------------------------------- section 4: linearly constrained minimax
+
+LINCON = {}  # name -> dict(pieces, lo, hi, cons): F = max_k f_k subject to cons and lo <= x <= hi
+
+
+def lincon(name, x0, fstar, cons, lo=None, hi=None):
+    """A linearly constrained minimax problem of section 4: pieces(x)
+    returns the f_k; cons is a list of (a, sense, b), the constraint
+    a.x <= b or a.x >= b, in the model's order; lo, hi are the bounds (None:
+    none)."""
+    n = len(x0)
+    lo = np.full(n, -np.inf) if lo is None else np.array(lo, dtype=float)
+    hi = np.full(n, np.inf) if hi is None else np.array(hi, dtype=float)
+
+    def register(pieces):
+        def f(x):
+            return float(np.max(np.asarray(pieces(x), dtype=float)))
+        LINCON[name] = dict(pieces=pieces, lo=lo, hi=hi, cons=[(np.array(a, dtype=float), s, float(b)) for a, s, b in cons])
+        problem(name, "lincon", x0, fstar)(f)
+        return pieces
+    return register
+
+
+def constraint_values(name, x):
+    """qrc's value of each constraint at x: a.x - b for <=, b - a.x for >=
+    (feasible when <= 0)."""
+    if name not in LINCON:
+        return []
+    x = np.asarray(x, dtype=float)
+    return [float(a @ x - b) if s == "<=" else float(b - a @ x) for a, s, b in LINCON[name]["cons"]]
+
+
+def infeasibility(name, x):
+    if name not in LINCON:
+        return 0.0
+    p = LINCON[name]
+    x = np.asarray(x, dtype=float)
+    v = [0.0] + constraint_values(name, x) + list(p["lo"] - x) + list(x - p["hi"])
+    return max(v)
+
+
+def mad12_pieces(x):
+    return [x[0]**2 + x[1]**2 + x[0] * x[1] - 1, math.sin(x[0]), -math.cos(x[1])]
+
+
+def mad45_pieces(x):
+    with np.errstate(all="ignore"):
+        return [-np.exp(x[0] - x[1]), np.sinh(x[0] - 1) - 1, -np.log(x[1]) - 1]
+
+
+lincon("mad1", [1, 2], -0.38965952, [([1, 1], ">=", 0.5)])(mad12_pieces)
+lincon("mad2", [-2, -1], -0.33035714, [([3, 1], "<=", -2.5)])(mad12_pieces)
+lincon("mad4", [-1, 0.01], -0.44891079, [([0.05, -1], ">=", -0.5)], lo=[-np.inf, 0.01])(mad45_pieces)
+lincon("mad5", [-1, 3], -0.42928061, [([-0.9, 1], ">=", 1)], lo=[-np.inf, 0.01])(mad45_pieces)
+
+
+def unit(n, coefs):
+    a = np.zeros(n)
+    for i, c in coefs.items():
+        a[i - 1] = c
+    return a
+
+
+WONG_LC = [({1: 4, 2: 5, 7: -3, 8: 9}, 105), ({1: 10, 2: -8, 7: -17, 8: 2}, 0), ({1: -8, 2: 2, 9: 5, 10: -2}, 12)]
+
+
+@lincon("wong2_lc", WONG2_X0, 24.306209, [(unit(10, a), "<=", b) for a, b in WONG_LC])
+def _(x):
+    f = wong2_base(x) + 45
+    inc = wong2_increments(x)
+    return [f] + [f + 10 * g for g in (inc[0], inc[1], inc[2], inc[3], inc[6])]
+
+
+@lincon("wong3_lc", WONG2_X0 + [2, 2, 6, 15, 1, 2, 1, 2, 1, 3], 133.72828,
+        [(unit(20, a), "<=", b) for a, b in WONG_LC + [({1: 1, 2: 1, 11: 4, 12: -21}, 0)]])
+def _(x):
+    (x1, x2), (x11, x12, x13, x14, x15, x16, x17, x18, x19, x20) = x[:2], x[10:]
+    f = (wong2_base(x) + (x11 - 9)**2 + 10 * (x12 - 1)**2 + 5 * (x13 - 7)**2 + 4 * (x14 - 14)**2
+         + 27 * (x15 - 1)**2 + x16**4 + (x17 - 2)**2 + 13 * (x18 - 2)**2 + (x19 - 3)**2 + x20**2 + 95)
+    inc = wong2_increments(x)
+    more = [x1**2 + 15 * x11 - 8 * x12 - 28,
+            4 * x1 + 9 * x2 + 5 * x13**2 - 9 * x14 - 87,
+            3 * x1 + 4 * x2 + 3 * (x13 - 6)**2 - 14 * x14 - 10,
+            14 * x1**2 + 35 * x15 - 79 * x16 - 92,
+            15 * x2**2 + 11 * x15 - 61 * x16 - 54,
+            5 * x1**2 + 2 * x2 + 9 * x17**4 - x18 - 68,
+            x1**2 - x2 + 19 * x19 - 20 * x20 + 19,
+            7 * x1**2 + 5 * x2**2 + x19**2 - 30 * x20]
+    return [f] + [f + 10 * g for g in (inc[0], inc[1], inc[2], inc[3], inc[6])] + [f + 10 * g for g in more]
+
+
 # ---------------------------------------------------------------- the large-scale set (Haarala et al. 2004)
 
 LARGE = {}  # name -> dict(x0(n), f, fstar(n), layout)
@@ -705,7 +799,10 @@ def points(p, rng):
     x0 = p["x0"]
     pts = [x0]
     for _ in range(2):
-        pts.append(x0 + 0.1 * rng.standard_normal(len(x0)) * np.maximum(1, np.abs(x0)))
+        x = x0 + 0.1 * rng.standard_normal(len(x0)) * np.maximum(1, np.abs(x0))
+        if p["name"] in LINCON:  # inside the bounds (MAD4's log)
+            x = np.clip(x, LINCON[p["name"]]["lo"], LINCON[p["name"]]["hi"])
+        pts.append(x)
     return pts
 
 
@@ -721,7 +818,8 @@ def values():
                 continue
             with np.errstate(all="ignore"):
                 fx = p["f"](x)
-            pts.append(dict(x=[float(v) for v in x], q=[float(v) for v in to_model_layout(p, x)], f=float(fx)))
+            pts.append(dict(x=[float(v) for v in x], q=[float(v) for v in to_model_layout(p, x)], f=float(fx),
+                            g=constraint_values(name, x)))
         fstar = p["fstar"]
         out.append(dict(name=name, set=p["set"], n=len(p["x0"]), fstar=None if math.isnan(fstar) else fstar,
                         layout=p["layout"], points=pts))

@@ -11,6 +11,9 @@ The objective is then the smooth rest plus the t's with their coefficients.
 Problems with no maximum (Rosenbrock; Steiner 2 and Brown 2, whose kinks are
 in a norm and a power) are given to SLSQP as they are.
 
+The linearly constrained problems keep their linear constraints and bounds
+(SLSQP's bounds on x; the t's are free).
+
 SLSQP runs with SciPy's default options (maxiter 100, ftol 1e-6) and
 finite-difference gradients (2-point), from the published start with each t
 at the value of its term there (a feasible start), the constraints of a
@@ -22,6 +25,7 @@ scored: F(x) evaluated by lv.py, the rule |F - f*| <= max(1e-6, 1e-4 |f*|).
 """
 import json
 import math
+import os
 import sys
 import time
 import warnings
@@ -32,6 +36,10 @@ from scipy.optimize import minimize
 import lv
 
 TIME_LIMIT = 30.0
+# The large problems run at n <= MAX_N only: at n = 1000 the epigraph form
+# has about 2000 variables and 3000 constraints, and SLSQP's dense QP takes
+# minutes per iteration on the shared 2-core VM. QRC_SLSQP_MAX_N overrides.
+MAX_N = int(os.environ.get("QRC_SLSQP_MAX_N", "200"))
 
 
 class Epigraph:
@@ -193,12 +201,20 @@ class Stop(Exception):
 
 def run(ident):
     name, _, size = ident.partition("/")
+    if size and int(size) > MAX_N:
+        return dict(name=ident, f=None, infeasibility=None, success=False, iterations=0,
+                    message=f"not run: n > {MAX_N}", seconds=0.0)
     if size:
         p = lv.instance(name, int(size))
         epi = large_epigraph(name)
     else:
         p = lv.PROBLEMS[name]
-        epi = minimax_epigraph(name) if p["set"] == "minimax" else general_epigraph(name)
+        if p["set"] == "minimax":
+            epi = minimax_epigraph(name)
+        elif p["set"] == "lincon":
+            epi = Epigraph(terms=[(1.0, lambda x: np.asarray(lv.LINCON[name]["pieces"](x), dtype=float))])
+        else:
+            epi = general_epigraph(name)
     x0 = np.array(p["x0"], dtype=float)
     n = len(x0)
     pieces0 = epi.pieces(x0)
@@ -219,6 +235,13 @@ def run(ident):
         return np.concatenate(out) if out else np.zeros(0)
 
     cons = [{"type": "ineq", "fun": constraints}] if widths else []
+    bounds = None
+    if name in lv.LINCON:
+        lc = lv.LINCON[name]
+        # the linear constraints, each as g(x) >= 0, and the bounds on x
+        cons.append({"type": "ineq", "fun": lambda z: -np.array(lv.constraint_values(name, z[:n]))})
+        fin = (lambda v: None if not math.isfinite(v) else float(v))
+        bounds = [(fin(a), fin(b)) for a, b in zip(lc["lo"], lc["hi"])] + [(None, None)] * len(t0)
     began = time.perf_counter()
 
     def callback(z):
@@ -233,7 +256,7 @@ def run(ident):
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            r = minimize(objective, z0, method="SLSQP", constraints=cons, callback=callback)
+            r = minimize(objective, z0, method="SLSQP", constraints=cons, bounds=bounds, callback=callback)
         z, message, nit = r.x, str(r.message), int(r.nit)
     except Stop as s:
         z, message, nit = s.args[0], "time limit", -1
@@ -243,9 +266,10 @@ def run(ident):
     with np.errstate(all="ignore"):
         fx = p["f"](z[:n])
     fstar = p["fstar"]
-    ok = (math.isfinite(fx) and not math.isnan(fstar)
+    inf = lv.infeasibility(name, z[:n]) if not size else 0.0
+    ok = (math.isfinite(fx) and not math.isnan(fstar) and inf <= 1e-6
           and abs(fx - fstar) <= max(1e-6, 1e-4 * abs(fstar)))
-    return dict(name=ident, f=fx if math.isfinite(fx) else None, success=bool(ok), iterations=nit,
+    return dict(name=ident, f=fx if math.isfinite(fx) else None, infeasibility=inf, success=bool(ok), iterations=nit,
                 message=message, seconds=seconds)
 
 
