@@ -63,9 +63,9 @@ type Problem struct {
 	Expect Expectation
 	// Outer is the regression test's budget of outer iterations for a
 	// problem marked solved, so that the budget, not the clock, ends a
-	// solve that runs on: twice the table's count and 10 more, or two more
-	// than the table's for a solve that met the rule at its time limit; 0
-	// for the others.
+	// solve that runs on: twice the table's count and 10 more, or the
+	// table's count itself for a solve that met the rule at its time limit
+	// (it then stops where the table's solve stopped); 0 for the others.
 	Outer int
 	Note  string // why not solved or not written
 }
