@@ -97,14 +97,14 @@ func TestTable(t *testing.T) {
 		if s.Success {
 			slsqpOK[p.Set]++
 		}
-		sCells := fmt.Sprintf("| – | %.2f | %s |", s.Seconds, mark(s.Success))
+		sCells := fmt.Sprintf(" – | %.2f | %s |", s.Seconds, mark(s.Success))
 		if s.F != nil {
-			sCells = fmt.Sprintf("| %.8g | %.2f | %s |", *s.F, s.Seconds, mark(s.Success))
+			sCells = fmt.Sprintf(" %.8g | %.2f | %s |", *s.F, s.Seconds, mark(s.Success))
 		}
 		if strings.HasPrefix(s.Message, "not run") {
-			sCells = "| | | not run |"
+			sCells = " | | not run |"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %.8g %s %s\n", p.Name, p.Set, p.N, p.FStar, qrcCells, sCells)
+		fmt.Fprintf(&b, "| %s | %s | %d | %.8g %s%s\n", p.Name, p.Set, p.N, p.FStar, qrcCells, sCells)
 	}
 	fmt.Fprintln(&b)
 	for _, set := range []string{Minimax, General, Lincon, Large} {

@@ -672,6 +672,16 @@ def _(x):
     return [f] + [f + 10 * g for g in (inc[0], inc[1], inc[2], inc[3], inc[6])] + [f + 10 * g for g in more]
 
 
+@lincon("mad8", [100] * 20, 0.50694799, [], lo=[0.5] * 10 + [-np.inf] * 10)
+def _(x):
+    s = float(np.sum(x)) - 1
+    # MAD8 is a maximum of absolute values: both signs are the pieces
+    odd = [s + x[j] * (2 * x[j] - 1) for j in range(19)]
+    even = [s + x[j + 1] * (x[j + 1] - 1) for j in range(19)]
+    v = np.array(odd + even)
+    return np.concatenate([v, -v])
+
+
 # ---------------------------------------------------------------- the large-scale set (Haarala et al. 2004)
 
 LARGE = {}  # name -> dict(x0(n), f, fstar(n), layout)
