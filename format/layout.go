@@ -55,14 +55,14 @@ func (b *builder) newID() int {
 }
 
 // spine returns the doc of e in a context that wants precedence min and, if
-// closed, an expression that is not right-open. Only the parts of e outside
+// a text at most open (see openness). Only the parts of e outside
 // any bracket can break: a chain of "+" and "-" at the top, and the
 // comprehensions reached from there through right operands, unary operands
 // and comprehension bodies. Everything else is text; in particular nothing
 // inside parentheses, brackets or a comprehension's header ever breaks.
-func (b *builder) spine(e ast.Expr, min int, closed bool) doc {
-	if e == nil || needParens(e, min, closed) {
-		return exprText(e, min, closed)
+func (b *builder) spine(e ast.Expr, min int, open int) doc {
+	if e == nil || needParens(e, min, open) {
+		return exprText(e, min, open)
 	}
 	switch e := e.(type) {
 	case *ast.Binary:
@@ -78,23 +78,27 @@ func (b *builder) spine(e ast.Expr, min int, closed bool) doc {
 				x = bx.X
 			}
 			c := &chain{id: b.newID()}
-			c.terms = append(c.terms, b.spine(x, precAdd, false))
+			c.terms = append(c.terms, b.spine(x, precAdd, openMul))
 			for i := len(links) - 1; i >= 0; i-- {
 				c.ops = append(c.ops, links[i].Op)
-				c.terms = append(c.terms, b.spine(links[i].Y, precMul, false))
+				open := openMul // a term followed by "+" or "-"
+				if i == 0 {
+					open = openAll // the last: e as a whole is open enough
+				}
+				c.terms = append(c.terms, b.spine(links[i].Y, precMul, open))
 			}
 			return c
 		}
-		minX, closedX, minY := operands(e.Op)
-		return []doc{exprText(e.X, minX, closedX) + binaryOp(e.Op), b.spine(e.Y, minY, false)}
+		minX, openX, minY := operands(e.Op)
+		return []doc{exprText(e.X, minX, openX) + binaryOp(e.Op), b.spine(e.Y, minY, openAll)}
 	case *ast.Unary:
-		return []doc{unaryOp(e.Op), b.spine(e.X, unaryOperand(e.Op), false)}
+		return []doc{unaryOp(e.Op), b.spine(e.X, unaryOperand(e.Op), openAll)}
 	case *ast.Comprehension:
 		c := &compr{id: b.newID(), header: comprHeader(e)}
-		c.body = b.spine(e.Body, precMul, false)
+		c.body = b.spine(e.Body, precMul, openAll)
 		return c
 	}
-	return exprText(e, min, closed)
+	return exprText(e, min, open)
 }
 
 // candidate is a place where an unbroken group could break.
