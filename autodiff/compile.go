@@ -296,6 +296,8 @@ func (c *compiler) expr1(e check.Expr, sc *scope) *reg {
 		return c.compr(e, sc)
 	case *check.Compare:
 		return c.binary(opCmp, e.Op, e.X, e.Y, sc, src)
+	case *check.If:
+		return c.ifExpr(e, sc)
 	case *check.Logic:
 		switch e.Op {
 		case "and":
@@ -311,6 +313,30 @@ func (c *compiler) expr1(e check.Expr, sc *scope) *reg {
 	}
 	c.errorf(src, "internal error: cannot compile %T", e)
 	return nil
+}
+
+// ifExpr compiles if C then A else B as keep(A, C) + keep(B, not C):
+// opKeep passes its first operand where its second is not 0 and 0
+// elsewhere, and its adjoint likewise, so the branch not taken adds
+// neither its value nor its derivative (not even a NaN or an infinity of
+// a branch undefined there: if x > 0 then log(x) else 0 at x = -1 is 0,
+// with derivative 0). The condition's comparisons have no derivative.
+func (c *compiler) ifExpr(e *check.If, sc *scope) *reg {
+	src := e.Src()
+	m, a, b := c.expr(e.Cond, sc), c.expr(e.Then, sc), c.expr(e.Else, sc)
+	if m == nil || a == nil || b == nil {
+		return nil
+	}
+	not := c.emit(&inst{op: opNot, out: c.newReg(m.axes, m.elem, src), in: []*reg{m}, src: src})
+	if not == nil {
+		return nil
+	}
+	ka := c.binaryRegs(opKeep, "", a, m, src)
+	kb := c.binaryRegs(opKeep, "", b, not, src)
+	if ka == nil || kb == nil {
+		return nil
+	}
+	return c.binaryRegs(opAdd, "", ka, kb, src)
 }
 
 func (c *compiler) binary(op opcode, cmp string, xe, ye check.Expr, sc *scope, src ast.Node) *reg {

@@ -121,6 +121,12 @@ func biasWalk(e Expr, ctx ast.Node, why string, out *[]BiasedMean) {
 				nonlinear(a, e.Src(), w)
 			}
 		}
+	case *If:
+		// the branch taken is chosen by the variables, so an estimate of
+		// it is one of the function; a mean in the condition is not
+		nonlinear(e.Cond, e.Src(), "in the condition of an if")
+		biasWalk(e.Then, ctx, why, out)
+		biasWalk(e.Else, ctx, why, out)
 	case *Compare:
 		nonlinear(e.X, e.Src(), "in a comparison")
 		nonlinear(e.Y, e.Src(), "in a comparison")

@@ -81,6 +81,20 @@ func eval(e Expr, ix env) (Tensor, error) {
 			return Tensor{}, err
 		}
 		return boolTensor(Holds(e.Op, x.Data[0], y.Data[0])), nil
+	case *If:
+		c, err := eval(e.Cond, ix)
+		if err != nil {
+			return Tensor{}, err
+		}
+		b := e.Else
+		if c.Data[0] != 0 {
+			b = e.Then
+		}
+		v, err := eval(b, ix)
+		if err != nil {
+			return Tensor{}, err
+		}
+		return broadcast(e.shape, []Tensor{v}, func(v []float64) float64 { return v[0] }), nil
 	case *Logic:
 		x, err := eval(e.X, ix)
 		if err != nil {

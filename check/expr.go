@@ -138,6 +138,8 @@ func (c *checker) expr1(e ast.Expr, sc *scope) Expr {
 		return nil
 	case *ast.Comprehension:
 		return c.compr(e, sc)
+	case *ast.If:
+		return c.ifExpr(e, sc)
 	}
 	c.errorf(e, "unexpected expression")
 	return nil
@@ -275,7 +277,7 @@ func fold(e Expr) Expr {
 		return e
 	}
 	switch e.(type) {
-	case *Arith, *Call, *Neg, *Index:
+	case *Arith, *Call, *Neg, *Index, *If:
 	default:
 		return e
 	}
@@ -1059,14 +1061,50 @@ func (c *checker) resolveRows(r *Compr, ce *ast.Comprehension) bool {
 	return true
 }
 
+// ifExpr checks the conditional if C then A else B: C a condition (as in
+// a where filter, but it may depend on the variables), A and B of shapes
+// that broadcast. A condition known at check time selects its branch.
+func (c *checker) ifExpr(e *ast.If, sc *scope) Expr {
+	cond := c.condition(e.Cond, sc, true)
+	x, y := c.expr(e.Then, sc), c.expr(e.Else, sc)
+	if cond == nil || x == nil || y == nil {
+		return nil
+	}
+	shape, ok := broadcastShape(x.Shape(), y.Shape())
+	if !ok {
+		c.errorf(e, "the branches of if have different shapes: then a %s, else a %s", x.Shape(), y.Shape())
+		return nil
+	}
+	r := &If{node: node{shape: shape, dep: cond.Deps() | x.Deps() | y.Deps(), src: e}, Cond: cond, Then: x, Else: y}
+	if cond.Deps() == 0 {
+		t, err := eval(cond, nil)
+		if err != nil {
+			c.errorf(e.Cond, "cannot evaluate the condition: %v", err)
+			return nil
+		}
+		b := y
+		if t.Data[0] != 0 {
+			b = x
+		}
+		if b.Shape().Equal(shape) {
+			return b
+		}
+	}
+	return fold(r)
+}
+
 // cond checks a where filter.
-func (c *checker) cond(e ast.Expr, sc *scope) Expr {
+func (c *checker) cond(e ast.Expr, sc *scope) Expr { return c.condition(e, sc, false) }
+
+// condition checks a where filter, or (vars) the condition of an if,
+// which may depend on the variables.
+func (c *checker) condition(e ast.Expr, sc *scope, vars bool) Expr {
 	switch e := e.(type) {
 	case *ast.Paren:
-		return c.cond(e.X, sc)
+		return c.condition(e.X, sc, vars)
 	case *ast.Unary:
 		if e.Op == "not" {
-			x := c.cond(e.X, sc)
+			x := c.condition(e.X, sc, vars)
 			if x == nil {
 				return nil
 			}
@@ -1075,7 +1113,7 @@ func (c *checker) cond(e ast.Expr, sc *scope) Expr {
 	case *ast.Binary:
 		switch e.Op {
 		case "and", "or":
-			x, y := c.cond(e.X, sc), c.cond(e.Y, sc)
+			x, y := c.condition(e.X, sc, vars), c.condition(e.Y, sc, vars)
 			if x == nil || y == nil {
 				return nil
 			}
@@ -1093,16 +1131,24 @@ func (c *checker) cond(e ast.Expr, sc *scope) Expr {
 				n ast.Expr
 			}{{x, e.X}, {y, e.Y}} {
 				if !side.x.Shape().IsScalar() {
-					c.errorf(side.n, "a comparison in a filter needs scalars, not a %s", side.x.Shape())
+					what := "a filter"
+					if vars {
+						what = "the condition of if"
+					}
+					c.errorf(side.n, "a comparison in %s needs scalars, not a %s", what, side.x.Shape())
 					return nil
 				}
-				if side.x.Deps()&DepVar != 0 {
+				if side.x.Deps()&DepVar != 0 && !vars {
 					c.errorf(side.n, "a where filter cannot depend on a decision variable: it selects index values before the model is evaluated")
 					return nil
 				}
 			}
 			return &Compare{node: node{dep: x.Deps() | y.Deps(), src: e}, Op: e.Op, X: x, Y: y}
 		}
+	}
+	if vars {
+		c.errorf(e, "the condition of if is a comparison such as x[1] > abs(x[2]) or k == 1, combined with and, or, not")
+		return nil
 	}
 	c.errorf(e, "a where filter is a comparison such as l != k or train.y[i] == 1, combined with and, or, not")
 	return nil

@@ -130,6 +130,17 @@ type Compare struct {
 	X, Y Expr
 }
 
+// If is the conditional "if Cond then Then else Else": Then where Cond (a
+// Compare or Logic, 1 when it holds) is not 0, else Else, with a scalar
+// branch broadcast to the other's shape. Cond is a scalar and may depend
+// on the variables; the value and the subgradient are those of the branch
+// taken (the other is not evaluated), so at a point where the condition
+// changes the subgradient is one piece's.
+type If struct {
+	node
+	Cond, Then, Else Expr
+}
+
 // Logic is "X and Y", "X or Y" or "not X" (Y nil) on conditions.
 type Logic struct {
 	node
@@ -177,6 +188,10 @@ func Walk(e Expr, f func(Expr) bool) {
 		if e.Y != nil {
 			Walk(e.Y, f)
 		}
+	case *If:
+		Walk(e.Cond, f)
+		Walk(e.Then, f)
+		Walk(e.Else, f)
 	}
 }
 
@@ -209,6 +224,8 @@ func operands(e Expr) []Expr {
 			return []Expr{e.X, e.Y}
 		}
 		return []Expr{e.X}
+	case *If:
+		return []Expr{e.Cond, e.Then, e.Else}
 	}
 	return nil
 }

@@ -275,6 +275,8 @@ func (a *analyzer) compose(e check.Expr, ix env) (value, string, error) {
 		return a.call(e, ix)
 	case *check.Compr:
 		return a.compr(e, ix)
+	case *check.If:
+		return a.condIf(e, ix)
 	}
 	return value{}, "", fmt.Errorf("%s: %s cannot depend on a variable here", e.Src().Pos(), srcText(e))
 }
