@@ -121,6 +121,10 @@ func biasWalk(e Expr, ctx ast.Node, why string, out *[]BiasedMean) {
 				nonlinear(a, e.Src(), w)
 			}
 		}
+	case *Stack: // each element enters linearly
+		for _, x := range e.Elems {
+			biasWalk(x, ctx, why, out)
+		}
 	case *If:
 		// the branch taken is chosen by the variables, so an estimate of
 		// it is one of the function; a mean in the condition is not

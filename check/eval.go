@@ -81,6 +81,16 @@ func eval(e Expr, ix env) (Tensor, error) {
 			return Tensor{}, err
 		}
 		return boolTensor(Holds(e.Op, x.Data[0], y.Data[0])), nil
+	case *Stack:
+		out := Tensor{Shape: e.shape, Data: make([]float64, len(e.Elems))}
+		for k, x := range e.Elems {
+			t, err := eval(x, ix)
+			if err != nil {
+				return Tensor{}, err
+			}
+			out.Data[k] = t.Data[0]
+		}
+		return out, nil
 	case *If:
 		c, err := eval(e.Cond, ix)
 		if err != nil {

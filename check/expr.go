@@ -190,16 +190,20 @@ func (c *checker) vector(v *ast.Vector, sc *scope) Expr {
 		c.errorf(v, "an empty list has no value")
 		return nil
 	}
+	elems := make([]Expr, len(v.Elems))
+	dynamic := false
+	for k, el := range v.Elems {
+		if elems[k] = c.expr(el, sc); elems[k] == nil {
+			return nil
+		}
+		dynamic = dynamic || elems[k].Deps()&(DepVar|DepIndex) != 0
+	}
+	if dynamic {
+		return c.listExpr(v, elems)
+	}
 	var out Tensor
 	for k, el := range v.Elems {
-		x := c.expr(el, sc)
-		if x == nil {
-			return nil
-		}
-		if x.Deps()&(DepVar|DepIndex) != 0 {
-			c.errorf(el, "list elements must be constants")
-			return nil
-		}
+		x := elems[k]
 		t, err := eval(x, nil)
 		if err != nil {
 			c.errorf(el, "cannot evaluate: %v", err)
@@ -225,6 +229,52 @@ func (c *checker) vector(v *ast.Vector, sc *scope) Expr {
 		out.Data = append(out.Data, t.Data...)
 	}
 	return &Const{node: node{shape: out.Shape, src: v}, Value: out}
+}
+
+// MaxListElems bounds the elements of a list whose elements depend on the
+// variables or on an index (the compiler places each one by its own
+// instruction over the whole list); a list of constants may be as long as
+// the model.
+const MaxListElems = 1024
+
+// listExpr checks a list with an element that depends on the variables or on
+// an index: numbers or vectors of one length, as in a list of constants.
+func (c *checker) listExpr(v *ast.Vector, elems []Expr) Expr {
+	first := elems[0].Shape()
+	dep := Dep(0)
+	for k, x := range elems {
+		sh := x.Shape()
+		if sh.Rank() > 1 {
+			c.errorf(v.Elems[k], "a list holds numbers or vectors, not a %s", sh)
+			return nil
+		}
+		if !sh.Equal(first) && !(sh.IsScalar() && first.IsScalar()) {
+			c.errorf(v.Elems[k], "list elements must all have the same shape: the first is a %s, this is a %s", shapeWord(first), shapeWord(sh))
+			return nil
+		}
+		dep |= x.Deps()
+	}
+	shape := Shape{len(elems)}
+	if first.Rank() == 1 {
+		shape = Shape{len(elems), first[0]}
+	}
+	if n := shape.Size(); n > MaxListElems {
+		c.errorf(v, "a list whose elements depend on the variables or on an index holds at most %d numbers, this one %d; use a vector variable or a comprehension", MaxListElems, n)
+		return nil
+	}
+	r := &Stack{node: node{shape: shape, dep: dep, src: v}}
+	for _, x := range elems {
+		r.Elems = append(r.Elems, Elements(x)...)
+	}
+	return r
+}
+
+// shapeWord names a shape in a message: "number" for a scalar.
+func shapeWord(s Shape) string {
+	if s.IsScalar() {
+		return "number"
+	}
+	return s.String()
 }
 
 var arithOps = map[string]bool{"+": true, "-": true, "*": true, "/": true, "^": true}

@@ -103,6 +103,7 @@ subject to  # header
 	{"var dims closed on a later line", "var W[K,\n  d\n] # c\nparam x = 1\n"},
 	{"call across lines", "param a = f(x,\n  y\n  ) # t\nminimize sum(i in\n S) x  # u\n"},
 	{"doc and trailing on subject to", "# the constraints\nsubject to # here\n    a: x <= 1\n"},
+	{"conditional", "minimize (if x > abs(y) then x else if x > 0 then y else -x) + 1 # c\nsubject to\n    a: 2 * if x > 0 then x else 0 <= 1\n"},
 }
 
 func TestGolden(t *testing.T) {
@@ -239,6 +240,11 @@ func TestLayout(t *testing.T) {
 		{"lifted comments", "param y = 0\n\nparam z = 1 +  # a\n  # b\n  2 # c\n",
 			"param y = 0\n\n# a\n# b\nparam z = 1 + 2  # c\n"},
 		{"empty", "", ""},
+		{"long conditional breaks before each else", "minimize if x[1] > abs(x[2]) then 5 * sqrt(9 * x[1]^2 + 16 * x[2]^2) else if x[1] > 0 then 9 * x[1] + 16 * abs(x[2]) else 9 * x[1] + 16 * abs(x[2]) - x[1]^9\n",
+			"minimize if x[1] > abs(x[2]) then 5 * sqrt(9 * x[1]^2 + 16 * x[2]^2)\n" +
+				"         else if x[1] > 0 then 9 * x[1] + 16 * abs(x[2])\n" +
+				"         else 9 * x[1] + 16 * abs(x[2]) - x[1]^9\n"},
+		{"short conditional stays", "param p = if k > 1 then 2 else 3\n", "param p = if k > 1 then 2 else 3\n"},
 		{"only comments", "\n# a\n\n# b", "# a\n\n# b\n"},
 		{"long chain breaks before each operator", "param total = alpha_one_value + beta_two_value * gamma - delta_three_value / epsilon + zeta_four_value + eta - theta\n",
 			"param total = alpha_one_value\n" +

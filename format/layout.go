@@ -19,8 +19,19 @@ const comprIndent = 4
 //   - string: text that is never broken;
 //   - []doc: the concatenation of its parts;
 //   - *chain: a chain of "+" and "-" that can break before every operator;
-//   - *compr: a comprehension that can break after its header.
+//   - *compr: a comprehension that can break after its header;
+//   - *cond: a conditional that can break before every else.
 type doc any
+
+// cond is "if c1 then t1 else if c2 then t2 ... else e", an else-if chain
+// as one group. Broken, every "else" starts a new line indented to the
+// column where the "if" starts.
+type cond struct {
+	id    int
+	heads []string // "if c1 then ", "if c2 then ", ...
+	thens []doc
+	last  doc
+}
 
 // chain is "t0 op1 t1 op2 t2 ...". Broken, each operator starts a new line
 // indented to the column where t0 starts.
@@ -40,7 +51,8 @@ type compr struct {
 
 // Break kinds, in the order in which they are tried.
 const (
-	kindChain = iota
+	kindCond = iota // a conditional's else-if chain breaks first: its arms are the outermost groups
+	kindChain
 	kindCompr
 )
 
@@ -97,6 +109,20 @@ func (b *builder) spine(e ast.Expr, min int, open int) doc {
 		c := &compr{id: b.newID(), header: comprHeader(e)}
 		c.body = b.spine(e.Body, precMul, openAll)
 		return c
+	case *ast.If:
+		c := &cond{id: b.newID()}
+		var x ast.Expr = e
+		for {
+			f, ok := x.(*ast.If)
+			if !ok {
+				break
+			}
+			c.heads = append(c.heads, "if "+exprText(f.Cond, precOr, openAll)+" then ")
+			c.thens = append(c.thens, b.spine(f.Then, precAdd, openAll))
+			x = f.Else
+		}
+		c.last = b.spine(x, precAdd, openAll)
+		return c
 	}
 	return exprText(e, min, open)
 }
@@ -150,6 +176,17 @@ func (r *renderer) render(d doc) {
 			}
 			r.render(d.terms[i+1])
 		}
+	case *cond:
+		start := r.col
+		for i, h := range d.heads {
+			if i > 0 {
+				r.elseBreak(d, start)
+			}
+			r.text(h)
+			r.render(d.thens[i])
+		}
+		r.elseBreak(d, start)
+		r.render(d.last)
 	case *compr:
 		start := r.col
 		r.text(d.header)
@@ -163,11 +200,24 @@ func (r *renderer) render(d doc) {
 	}
 }
 
+// elseBreak writes the "else " of conditional d, on a new line at column
+// start when d is broken.
+func (r *renderer) elseBreak(d *cond, start int) {
+	if r.broken[d.id] {
+		r.newline(start)
+		r.text("else ")
+		return
+	}
+	r.cands = append(r.cands, candidate{line: len(r.lines), id: d.id, kind: kindCond})
+	r.text(" else ")
+}
+
 // layout renders d, which has n groups, breaking groups until every line
 // fits in maxWidth columns or no group that could shorten a long line is
 // left. Each round looks at the first line that is too long and has an
-// unbroken group breaking on it, and breaks one such group: a chain if
-// there is one, else a comprehension, the leftmost (outermost) first.
+// unbroken group breaking on it, and breaks one such group: a conditional
+// if there is one, else a chain, else a comprehension, the leftmost
+// (outermost) first.
 func layout(d doc, n int) []string {
 	broken := make([]bool, n)
 	for {
