@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/qrc-lang/qrc/penalty"
+	"github.com/qrc-lang/qrc/plan"
 	"github.com/qrc-lang/qrc/solve"
 )
 
@@ -14,8 +15,7 @@ import (
 // is: IQRC, the exact penalty method, or a caller's own. Solve gives it the
 // problem (solve.Problem: values, subgradients and the projection onto the
 // domain), the start and the settings, whose Recorder it should tell about
-// its iterations and whose Context (the solve's context) it should
-// watch; ctx is the solve's context.
+// its iterations; ctx is the solve's context, which it should watch.
 type Method interface {
 	// Name is the method's name in the Report ("iqrc", "penalty", ...).
 	Name() string
@@ -83,17 +83,11 @@ func (m iqrcMethod) Minimize(ctx context.Context, p *solve.Problem, x0 []float64
 	if m.oracle != nil {
 		s.Oracle = m.oracle
 	}
-	if !samples(s.Oracle) {
+	if !plan.Samples(s.Oracle) {
 		p.Sampler = nil
 	}
-	s.Context = ctx
-	return solve.Minimize(p, x0, s)
+	return solve.Minimize(ctx, p, x0, s)
 }
-
-// samples reports whether the oracle o draws from the data means' rows
-// (the stochastic and dynamic oracles), so that the problem keeps its
-// Sampler.
-func samples(o solve.Oracle) bool { return o == solve.Stochastic || o == solve.Dynamic }
 
 // penaltyMethod is package penalty's method.
 type penaltyMethod struct{}
@@ -105,12 +99,11 @@ func (penaltyMethod) Name() string { return "penalty" }
 // TimeLimit and Recorder; ctx stops it.
 func (penaltyMethod) Minimize(ctx context.Context, p *solve.Problem, x0 []float64, s solve.Settings) (*solve.Result, error) {
 	p.Sampler = nil
-	s.Context = ctx
-	res, _, err := penalty.MinimizeReport(p, x0, penaltySettings(s))
+	res, _, err := penalty.MinimizeReport(ctx, p, x0, penaltySettings(s))
 	return res, err
 }
 
 // penaltySettings are the penalty method's settings taken from IQRC's.
 func penaltySettings(s solve.Settings) penalty.Settings {
-	return penalty.Settings{Eps: s.Eps, MaxIter: s.Outer, TimeLimit: s.TimeLimit, Recorder: s.Recorder, Context: s.Context}
+	return penalty.Settings{Eps: s.Eps, MaxIter: s.Outer, TimeLimit: s.TimeLimit, Recorder: s.Recorder}
 }

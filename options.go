@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/plan"
 	"github.com/qrc-lang/qrc/problem"
 	"github.com/qrc-lang/qrc/solve"
 )
@@ -102,7 +102,7 @@ func (o *Options) validate() error {
 // nil o goes with every method.
 func CheckMethodOracle(m Method, o solve.Oracle) error {
 	iq, ok := m.(iqrcMethod)
-	if !ok || iq.oracle == nil || o == nil || o == iq.oracle {
+	if !ok || iq.oracle == nil || o == nil || solve.SameKind(o, iq.oracle) {
 		return nil
 	}
 	return fmt.Errorf("Options.Method = %s is IQRC with Options.Oracle = %s; it does not go with Options.Oracle = %s", m.Name(), iq.oracle, o)
@@ -113,21 +113,22 @@ func (o *Options) rhoSet() bool    { return o.RhoSet || o.Rho > 0 }
 func (o *Options) rhoHatSet() bool { return o.RhoHat > 0 }
 
 // settings are the solver's settings the options give, the one place
-// they are made; Solve then sets the Oracle, Recorder and Context of the
-// run.
+// they are made; the plan (package plan) sets the Oracle, with its
+// parameters V, Alpha and the dynamic oracle's schedule, and Solve the
+// Recorder.
 func (o *Options) settings() solve.Settings {
 	return solve.Settings{RhoHat: o.RhoHat, Rho: o.Rho, Eps: o.Eps, EpsHat: o.EpsHat, Inner: o.Inner, Outer: o.Outer,
 		TimeLimit: o.TimeLimit, Pick: o.Pick, Seed: o.Seed, RecordEvery: o.RecordEvery, MaxEvals: o.MaxEvals,
-		V: o.V, Alpha: o.Alpha, SampleStart: o.SampleStart, SampleGrowth: o.SampleGrowth, SampleRounds: o.SampleRounds,
-		NoSafeguard: o.NoSafeguard, FullPass: o.FullPass, FullRows: o.FullRows}
+		NoSafeguard: o.NoSafeguard}
 }
 
 // CheckOptions says why Solve with the options o would refuse the model
 // before it starts, or returns nil: the method and the oracle do not go
-// together, the model has an equality constraint, or IQRC's oracle (o's,
-// the method's, or the one Solve would pick) refuses the model (a
-// *RefusalError each). It picks the oracle as Solve does, in the same
-// function (chooseOracle), without its notes.
+// together, the model has an equality constraint the method or the oracle
+// does not take, or IQRC's oracle (o's, the method's, or the one Solve
+// would pick) refuses the model (a *RefusalError each). It picks the
+// oracle as Solve does, by the plan's one choice (plan.Check), without
+// its notes.
 func (m *Model) CheckOptions(o Options) error {
 	if o.Method == nil {
 		o.Method = IQRC
@@ -135,23 +136,6 @@ func (m *Model) CheckOptions(o Options) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	iq, ok := o.Method.(iqrcMethod)
-	if !ok {
-		return refuseEqualitiesFor(m.checked, o.Method, nil, false)
-	}
-	if iq.oracle != nil {
-		o.Oracle = iq.oracle
-	}
-	c := &solveConfig{opts: o, notes: func(Note) {}}
-	oracle, err := c.chooseOracle(o.Oracle, m.checked, m.prog)
-	if err != nil {
-		return err
-	}
-	if oracle == solve.Bundle && o.Oracle == nil {
-		// Solve's analysis may yet find the kinks kept away and pick the
-		// smooth oracle: only an oracle asked for is refused here
-		return nil
-	}
-	smooth, _ := check.Smooth(m.checked)
-	return refuseEqualitiesFor(m.checked, o.Method, oracle, smooth)
+	c := &solveConfig{opts: o}
+	return plan.Check(c.request(m, nil))
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/qrc-lang/qrc/check"
 	"github.com/qrc-lang/qrc/internal/jsonenc"
 	"github.com/qrc-lang/qrc/penalty"
+	"github.com/qrc-lang/qrc/plan"
 	"github.com/qrc-lang/qrc/point"
 	"github.com/qrc-lang/qrc/problem"
 	"github.com/qrc-lang/qrc/solve"
@@ -243,8 +244,8 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 		Polish: res.Stats.Polish, Polishes: res.Stats.Polishes,
 		Stages: stagesOf(res.Stages),
 	}
-	if s.Oracle == solve.Stochastic {
-		r.Settings.V, r.Settings.Alpha = s.Algorithm3(res.Inner)
+	if so, ok := s.Oracle.(*solve.StochasticOracle); ok {
+		r.Settings.V, r.Settings.Alpha = so.Algorithm3(res.Inner)
 		if sm, ok := prob.Sampler.(*problem.Sampler); ok {
 			r.Settings.Batch = slices.Max(sm.Batches())
 			r.Settings.MonitorRows = slices.Max(sm.MonitorRows())
@@ -254,7 +255,7 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 		r.Stationarity, r.Stationary = finite(c.Stationarity), c.Stationary
 		r.XHatDistance, r.XHatBound, r.Gap = finite(c.Dist), finite(c.DistBound), finite(c.Gap)
 		r.CertificateOracle, r.CertificateEvals, r.RhoProven = c.Oracle, c.Evals, c.Proven
-		if name, ok := firstNonlinearEquality(m, prob.Kinds); ok {
+		if name, ok := plan.FirstNonlinearEquality(m, prob.Kinds); ok {
 			r.OutsideTheory = fmt.Sprintf("the equality constraint %q is not affine", name)
 		}
 		if k := c.KKT; k != nil {
@@ -607,7 +608,7 @@ func (r *Report) diagnose(d *solve.Diagnosis, res *solve.Result, s solve.Setting
 		moving := fmt.Sprintf("the iterates were still moving (last step %s; max(1, rho_hat) * step = %s > eps = %s)",
 			num(d.LastStep), num(math.Max(1, d.LastRhoHat)*d.LastStep), num(r.Settings.Eps))
 		switch {
-		case res.Stats.RhoDoublings >= 3 && (s.Oracle == solve.Switching || s.Oracle == solve.Stochastic):
+		case res.Stats.RhoDoublings >= 3 && inexact(s.Oracle):
 			r.Verdict = fmt.Sprintf("stopped on the %s while %s, in short steps because the safeguard raised rho_hat from %s to %s (%d doublings); that happens when the subproblems are solved too loosely: raise Options.Inner (e.g. Options.Inner = %d)",
 				limitName(res.Status, r), moving, num(r.Settings.RhoHatStart), num(r.Settings.RhoHat), res.Stats.RhoDoublings, 4*r.Settings.InnerStart)
 		case res.Status == solve.TimeLimit:
@@ -694,4 +695,15 @@ func (r *Report) kktFrom() string {
 		return "the multipliers of (7)"
 	}
 	return r.KKTMultipliers
+}
+
+// inexact reports whether o is one of the paper's inexact oracles
+// (Algorithms 2 and 3), whose steps shorten when the safeguard raises
+// RhoHat on subproblems solved too loosely.
+func inexact(o solve.Oracle) bool {
+	switch o.(type) {
+	case *solve.SwitchingOracle, *solve.StochasticOracle:
+		return true
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package distrib
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -108,7 +109,7 @@ func TestRemoteSolve(t *testing.T) {
 	}
 	p, _, pass, calls, rows := sampleProblem(t, 0.3)
 	x0 := make([]float64, p.N)
-	res, err := solve.Minimize(p, x0, solve.Settings{Oracle: solve.Dynamic, FullPass: pass, FullRows: rows, Eps: 1e-3})
+	res, err := solve.Minimize(context.Background(), p, x0, solve.Settings{Oracle: &solve.DynamicOracle{FullPass: pass, FullRows: rows}, Eps: 1e-3})
 	t.Logf("%v %v %d passes", res.Status, res.Objective, *calls)
 	require.NoError(t, err)
 	assert.Equal(t, solve.Converged, res.Status, res.NoCertificate)
@@ -126,7 +127,7 @@ func TestRemoteSolve(t *testing.T) {
 	prog, err := autodiff.Compile(whole)
 	require.NoError(t, err)
 	wp := problem.New(whole, prog, problem.Options{})
-	ref, err := solve.Minimize(wp, make([]float64, wp.N), solve.Settings{Oracle: solve.Dynamic, Eps: 1e-3})
+	ref, err := solve.Minimize(context.Background(), wp, make([]float64, wp.N), solve.Settings{Oracle: solve.Dynamic, Eps: 1e-3})
 	require.NoError(t, err)
 	require.Equal(t, solve.Converged, ref.Status)
 	assert.InEpsilon(t, ref.Objective, res.Objective, 1e-3)
@@ -143,7 +144,7 @@ func TestRemoteSolveFailedPass(t *testing.T) {
 		}
 		return pass(x)
 	}
-	res, err := solve.Minimize(p, make([]float64, p.N), solve.Settings{Oracle: solve.Dynamic, FullPass: failing, FullRows: rows})
+	res, err := solve.Minimize(context.Background(), p, make([]float64, p.N), solve.Settings{Oracle: &solve.DynamicOracle{FullPass: failing, FullRows: rows}})
 	require.NoError(t, err)
 	assert.Equal(t, solve.NumericalError, res.Status)
 	assert.Equal(t, bad, res.Err)
@@ -178,9 +179,9 @@ func TestRemoteSolveIgnoresPassRounding(t *testing.T) {
 		return vals, grads, err
 	}
 	x0 := make([]float64, p.N)
-	a, err := solve.Minimize(p, x0, solve.Settings{Oracle: solve.Dynamic, FullPass: pass, FullRows: rows})
+	a, err := solve.Minimize(context.Background(), p, x0, solve.Settings{Oracle: &solve.DynamicOracle{FullPass: pass, FullRows: rows}})
 	require.NoError(t, err)
-	b, err := solve.Minimize(p, x0, solve.Settings{Oracle: solve.Dynamic, FullPass: noisy, FullRows: rows})
+	b, err := solve.Minimize(context.Background(), p, x0, solve.Settings{Oracle: &solve.DynamicOracle{FullPass: noisy, FullRows: rows}})
 	require.NoError(t, err)
 	assert.Equal(t, solve.Converged, a.Status)
 	assert.Equal(t, a.Status, b.Status)

@@ -86,9 +86,6 @@ type Settings struct {
 	// Recorder, if not nil, is told about every iteration (Method
 	// "penalty", K = 0; X is the iterate after the step or rejection).
 	Recorder solve.Recorder
-	// Context, when not nil and done, ends the solve after the current
-	// iteration with status Interrupted.
-	Context context.Context
 }
 
 // Report is what Minimize's result does not say about the method's state.
@@ -147,7 +144,9 @@ func (s Settings) WithDefaults() (Settings, error) {
 	return s, nil
 }
 
-// Minimize solves p from x0 (which is not projected and not modified) and
+// Minimize solves p from x0 (which is not projected and not modified;
+// cancelling ctx ends it after the current iteration with status
+// Interrupted) and
 // returns the result in the form of package solve: the same statuses, the
 // last iterate (or, if it is infeasible, the best feasible one), Best and
 // MostFeasible. Certificate is always nil (the method has none of IQRC's
@@ -155,14 +154,17 @@ func (s Settings) WithDefaults() (Settings, error) {
 // and Stats.Inner is 0. Point.Infeasibility is the paper's: the largest of
 // 0, the fi and the domain's constraints. The error is for an invalid
 // problem or settings.
-func Minimize(p *solve.Problem, x0 []float64, s Settings) (*solve.Result, error) {
-	res, _, err := MinimizeReport(p, x0, s)
+func Minimize(ctx context.Context, p *solve.Problem, x0 []float64, s Settings) (*solve.Result, error) {
+	res, _, err := MinimizeReport(ctx, p, x0, s)
 	return res, err
 }
 
 // MinimizeReport is Minimize that also returns the final penalty
 // parameter, radius and counts.
-func MinimizeReport(p *solve.Problem, x0 []float64, s Settings) (*solve.Result, *Report, error) {
+func MinimizeReport(ctx context.Context, p *solve.Problem, x0 []float64, s Settings) (*solve.Result, *Report, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if err := validate(p, x0); err != nil {
 		return nil, nil, err
 	}
@@ -170,7 +172,7 @@ func MinimizeReport(p *solve.Problem, x0 []float64, s Settings) (*solve.Result, 
 	if err != nil {
 		return nil, nil, err
 	}
-	m := &method{p: p, set: s, start: time.Now(), rep: &Report{}, tr: solve.Tracker{Eps: s.Eps}}
+	m := &method{ctx: ctx, p: p, set: s, start: time.Now(), rep: &Report{}, tr: solve.Tracker{Eps: s.Eps}}
 	res := m.run(x0)
 	res.Stats = m.stats
 	res.Stats.Time = time.Since(m.start)
@@ -210,6 +212,7 @@ func (st *state) constraint(i, m int) float64 {
 func (st *state) phi(pen float64) float64 { return st.vals[0] + pen*st.viol }
 
 type method struct {
+	ctx   context.Context // the caller's: cancelling it ends the solve
 	p     *solve.Problem
 	set   Settings
 	start time.Time
@@ -272,7 +275,7 @@ func (m *method) track(st *state) { m.tr.Track(m.point(st)) }
 
 // halted reports why the method must stop now, if it must.
 func (m *method) halted(iter int) (solve.Status, bool) {
-	if m.set.Context != nil && m.set.Context.Err() != nil {
+	if m.ctx.Err() != nil {
 		return solve.Interrupted, true
 	}
 	if m.set.TimeLimit > 0 && time.Since(m.start) >= m.set.TimeLimit {

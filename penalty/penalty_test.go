@@ -58,7 +58,7 @@ func disc() *solve.Problem {
 
 func TestSmoothKnownOptimum(t *testing.T) {
 	for _, x0 := range [][]float64{{0, 0}, {3, -2}, {-0.5, 0.5}} {
-		res, rep, err := penalty.MinimizeReport(disc(), x0, penalty.Settings{Eps: 1e-6, MaxIter: 5000})
+		res, rep, err := penalty.MinimizeReport(context.Background(), disc(), x0, penalty.Settings{Eps: 1e-6, MaxIter: 5000})
 		require.NoError(t, err)
 		assert.Equal(t, solve.Converged, res.Status, "from %v: %+v", x0, rep)
 		s5 := math.Sqrt(5)
@@ -73,7 +73,7 @@ func TestSmoothKnownOptimum(t *testing.T) {
 // acceptedSteps counts the iterations that moved, by recording.
 func acceptedSteps(t *testing.T, p *solve.Problem, x0 []float64) int {
 	var rec counter
-	_, err := penalty.Minimize(p, x0, penalty.Settings{Eps: 1e-6, MaxIter: 5000, Recorder: &rec})
+	_, err := penalty.Minimize(context.Background(), p, x0, penalty.Settings{Eps: 1e-6, MaxIter: 5000, Recorder: &rec})
 	require.NoError(t, err)
 	return rec.moved
 }
@@ -111,12 +111,12 @@ func TestDomainConstraints(t *testing.T) {
 			func(x, g []float64) { g[0], g[1] = 1, 2 },
 		})
 	p.Project = box.Project
-	_, err := penalty.Minimize(p, []float64{3, 3}, penalty.Settings{})
+	_, err := penalty.Minimize(context.Background(), p, []float64{3, 3}, penalty.Settings{})
 	require.Error(t, err, "a domain without DomainConstraints is refused")
 
 	p.DomainConstraints = box.Constraints
 	var rec counter
-	res, err := penalty.Minimize(p, []float64{3, 3}, penalty.Settings{Recorder: &rec})
+	res, err := penalty.Minimize(context.Background(), p, []float64{3, 3}, penalty.Settings{Recorder: &rec})
 	require.NoError(t, err)
 	assert.Equal(t, solve.Converged, res.Status)
 	assert.InDeltaSlice(t, []float64{1, 0.5}, res.X, 1e-9)
@@ -126,7 +126,7 @@ func TestDomainConstraints(t *testing.T) {
 
 	// the start's infeasibility counts the domain: x = (3, 3) has
 	// x1 + 2 x2 - 2 = 7 and x - hi = 2
-	res, err = penalty.Minimize(p, []float64{3, 3}, penalty.Settings{TimeLimit: 1})
+	res, err = penalty.Minimize(context.Background(), p, []float64{3, 3}, penalty.Settings{TimeLimit: 1})
 	require.NoError(t, err)
 	// stopped at once by the clock, before any feasible point: the status
 	// says so (it said infeasible, a claim the method had no ground for)
@@ -135,7 +135,7 @@ func TestDomainConstraints(t *testing.T) {
 	assert.Equal(t, []int{1}, res.Violated)
 	p.M = 0
 	p.Eval = func(x, vals []float64) error { vals[0] = -x[0] - x[1]; return nil }
-	res, err = penalty.Minimize(p, []float64{3, 0.5}, penalty.Settings{TimeLimit: 1})
+	res, err = penalty.Minimize(context.Background(), p, []float64{3, 0.5}, penalty.Settings{TimeLimit: 1})
 	require.NoError(t, err)
 	assert.Equal(t, 2.0, res.Infeasibility, "the domain's violation alone")
 }
@@ -152,7 +152,7 @@ func TestInfeasible(t *testing.T) {
 			func(x, g []float64) { g[0] = 1 },
 			func(x, g []float64) { g[0] = 2 * x[0] },
 		})
-	res, err := penalty.Minimize(p, []float64{2}, penalty.Settings{})
+	res, err := penalty.Minimize(context.Background(), p, []float64{2}, penalty.Settings{})
 	require.NoError(t, err)
 	assert.Equal(t, solve.Infeasible, res.Status)
 	assert.InDelta(t, 0, res.X[0], 1e-2)
@@ -162,14 +162,14 @@ func TestInfeasible(t *testing.T) {
 func TestStopsAndErrors(t *testing.T) {
 	// the recorder's error interrupts
 	rec := counter{failAt: 3}
-	res, err := penalty.Minimize(disc(), []float64{0, 0}, penalty.Settings{Eps: 1e-9, Recorder: &rec})
+	res, err := penalty.Minimize(context.Background(), disc(), []float64{0, 0}, penalty.Settings{Eps: 1e-9, Recorder: &rec})
 	require.NoError(t, err)
 	assert.Equal(t, solve.Interrupted, res.Status)
 	assert.EqualError(t, res.Err, "recorder full")
 	assert.Equal(t, 3, rec.n)
 
 	// the iteration limit
-	res, err = penalty.Minimize(disc(), []float64{0, 0}, penalty.Settings{Eps: 1e-12, MaxIter: 4})
+	res, err = penalty.Minimize(context.Background(), disc(), []float64{0, 0}, penalty.Settings{Eps: 1e-12, MaxIter: 4})
 	require.NoError(t, err)
 	assert.Equal(t, solve.IterationLimit, res.Status)
 	assert.Equal(t, 4, res.Stats.Outer)
@@ -177,7 +177,7 @@ func TestStopsAndErrors(t *testing.T) {
 	// a cancelled context
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err = penalty.Minimize(disc(), []float64{0, 0}, penalty.Settings{Context: ctx})
+	res, err = penalty.Minimize(ctx, disc(), []float64{0, 0}, penalty.Settings{})
 	require.NoError(t, err)
 	assert.Equal(t, solve.Interrupted, res.Status)
 	assert.Equal(t, 0, res.Stats.Outer)
@@ -192,19 +192,19 @@ func TestStopsAndErrors(t *testing.T) {
 		}
 		return err
 	}
-	res, err = penalty.Minimize(p, []float64{0, 0}, penalty.Settings{})
+	res, err = penalty.Minimize(context.Background(), p, []float64{0, 0}, penalty.Settings{})
 	require.NoError(t, err)
 	assert.Equal(t, solve.NumericalError, res.Status)
 	assert.ErrorContains(t, res.Err, "constraint f1 = NaN")
 
 	// invalid settings and problems
 	for _, s := range []penalty.Settings{{Xi: 1.5}, {Tau: 0.5}, {Eta1: 0.8, Eta2: 0.5}, {Gamma1: 0.9, Gamma2: 0.5}, {Gamma2: 2}, {Eps: -1}} {
-		_, err := penalty.Minimize(disc(), []float64{0, 0}, s)
+		_, err := penalty.Minimize(context.Background(), disc(), []float64{0, 0}, s)
 		assert.Error(t, err, "%+v", s)
 	}
-	_, err = penalty.Minimize(disc(), []float64{0}, penalty.Settings{})
+	_, err = penalty.Minimize(context.Background(), disc(), []float64{0}, penalty.Settings{})
 	assert.Error(t, err)
-	_, err = penalty.Minimize(disc(), []float64{0, math.Inf(1)}, penalty.Settings{})
+	_, err = penalty.Minimize(context.Background(), disc(), []float64{0, math.Inf(1)}, penalty.Settings{})
 	assert.Error(t, err)
 }
 

@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -30,7 +31,7 @@ func TestStalled(t *testing.T) {
 		},
 	}
 	p := build(1, []fn{wiggly, sumMinus(5)}, nil)
-	r, err := Minimize(p, []float64{0}, Settings{Oracle: Bundle, NoSafeguard: true, Outer: 200})
+	r, err := Minimize(context.Background(), p, []float64{0}, Settings{Oracle: Bundle, NoSafeguard: true, Outer: 200})
 	require.NoError(t, err)
 	assert.Equal(t, Stalled, r.Status)
 	assert.True(t, r.Status.Success())
@@ -59,12 +60,12 @@ func TestProjectDualLargeWeights(t *testing.T) {
 
 // The final certificate tells the Recorder that it runs (Stage records,
 // here at every check of the clock), about the point returned; they are
-// not outer records.
+// not outer records. The long-step heartbeats ("step", after a second of
+// an outer step without a record) are put off by an hour, so that a slow
+// machine's steps do not make them.
 func TestCertificateHeartbeat(t *testing.T) {
-	defer func(d time.Duration) { heartbeatEvery = d }(heartbeatEvery)
-	heartbeatEvery = 0
 	var rec recorder
-	r, err := Minimize(ballProblem(), []float64{0, 0}, Settings{Oracle: Switching, Recorder: &rec})
+	r, err := Minimize(context.Background(), ballProblem(), []float64{0, 0}, Settings{Oracle: Switching, Recorder: &rec, heartbeat: time.Nanosecond, stepBeat: time.Hour})
 	require.NoError(t, err)
 	require.NotNil(t, r.Certificate)
 	var last *Iteration
@@ -92,7 +93,7 @@ func TestCertificateHeartbeat(t *testing.T) {
 func TestBundleCompressionKeepsTheDualValue(t *testing.T) {
 	const n, m = 5, 2
 	p := build(n, []fn{sqDist(make([]float64, n)), sqNorm(1, -1), sqNorm(1, -2)}, box(-1, 1))
-	sv, err := newSolver(p, make([]float64, n), Settings{Oracle: Bundle})
+	sv, err := newSolver(context.Background(), p, make([]float64, n), Settings{Oracle: Bundle})
 	require.NoError(t, err)
 	s := sv.acc.(*bundleMethod)
 	s.bundle = &bundleState{y: make([]float64, n), s: make([]float64, n), z: make([]float64, n)}

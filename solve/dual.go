@@ -8,7 +8,7 @@ import (
 
 // dualMethod is the dual oracle's run within one solve: for a Problem
 // whose functions are convex piecewise-linear terms of affine scores plus
-// affine rests (Problem.Pieces), (7) with no proximal term on the
+// affine rests (DualOracle.Pieces), (7) with no proximal term on the
 // constraints (they are convex, as conProx allows for a proven modulus
 // 0) is solved by accelerated projected gradient ascent on its dual
 // (dualqp.Solver), whose value at every dual feasible point is a lower
@@ -18,6 +18,7 @@ import (
 // is kept from one subproblem to the next as a warm start.
 type dualMethod struct {
 	*solver
+	o     *DualOracle
 	qp    *dualqp.Solver
 	prox  []float64 // the constraints' proximal weights: 0
 	slack []float64 // the constraints' tightening for the primal search
@@ -37,11 +38,11 @@ const dualStepsPerEval = 1
 // and the clock.
 const dualCheckEvery = 10
 
-func newDualMethod(s *solver) *dualMethod {
-	return &dualMethod{solver: s, qp: dualqp.NewSolver(s.p.Pieces), prox: make([]float64, s.m), slack: make([]float64, s.m), lam: make([]float64, s.m)}
+func newDualMethod(s *solver, o *DualOracle) *dualMethod {
+	return &dualMethod{solver: s, o: o, qp: dualqp.NewSolver(o.Pieces), prox: make([]float64, s.m), slack: make([]float64, s.m), lam: make([]float64, s.m)}
 }
 
-func (s *dualMethod) oracle() Oracle { return Dual }
+func (s *dualMethod) oracle() Oracle { return s.o }
 
 func (s *dualMethod) warmMultipliers() []float64 {
 	copy(s.lam, s.qp.Lambda())

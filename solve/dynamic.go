@@ -2,6 +2,7 @@ package solve
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -30,7 +31,7 @@ import (
 // status are the ones returned: a feasible point of the full problem,
 // converged only when its certificate (on every row) proves it.
 //
-// That was the schedule until the control variates (Settings.SampleRounds
+// That was the schedule until the control variates (Settingd.Rounds
 // negative keeps it). By default the stages before the last are
 // DynamicRounds rounds on the first sample only, each on the sample's
 // functions corrected at the round's start point xs by one pass on every
@@ -109,7 +110,7 @@ type Stage struct {
 	// Time is the stage's wall-clock time.
 	Time time.Duration
 	// CorrectionPasses counts, for a round with control variates
-	// (Settings.SampleRounds), the evaluations on every row that set its
+	// (Settingd.Rounds), the evaluations on every row that set its
 	// functions' corrections (included in Passes).
 	CorrectionPasses float64
 	// Oracle is the oracle that solved the stage's subproblems: Auto(p),
@@ -130,14 +131,14 @@ func Passes(stages []Stage) float64 {
 // every row): SampleStart (DynamicStartRows) times powers of SampleGrowth
 // (DynamicGrowth), each at most a third of all rows (a larger sample
 // costs nearly as much as the last stage and saves little).
-func stageSizes(rows int, s Settings) []int {
+func stageSizes(rows int, d *DynamicOracle) []int {
 	var out []int
 	start, growth := DynamicStartRows, DynamicGrowth
-	if s.SampleStart > 0 {
-		start = s.SampleStart
+	if d.Start > 0 {
+		start = d.Start
 	}
-	if s.SampleGrowth > 1 {
-		growth = s.SampleGrowth
+	if d.Growth > 1 {
+		growth = d.Growth
 	}
 	for n := start; 3*n <= rows; n *= growth {
 		out = append(out, n)
@@ -176,10 +177,21 @@ func stageName(frac float64) string {
 // accurate oracle, on subsamples of the data means' rows with control
 // variates from every row, finishing on every row (see Dynamic). It sits
 // beside MinimizeRestarts: a driver of Minimize, not an oracle of it.
-// s.Oracle is ignored.
-func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
-	if s.FullPass != nil {
-		return minimizeRemote(p, x0, s) // the data are elsewhere (remote.go)
+// The schedule is s.Oracle's when it is a *DynamicOracle, else Dynamic's
+// defaults.
+func MinimizeDynamic(ctx context.Context, p *Problem, x0 []float64, s Settings) (*Result, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	d, ok := s.Oracle.(*DynamicOracle)
+	if !ok {
+		d = Dynamic.(*DynamicOracle)
+	}
+	if err := d.uses(p); err != nil {
+		return nil, err
+	}
+	if d.FullPass != nil {
+		return minimizeRemote(ctx, p, x0, s, d) // the data are elsewhere (remote.go)
 	}
 	began := time.Now()
 	acc, full, err := stageSettings(p, x0, s)
@@ -190,14 +202,14 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	ss, ok := p.Sampler.(Subsampler)
 	var sizes []int
 	if ok {
-		sizes = stageSizes(ss.Rows(), s)
+		sizes = stageSizes(ss.Rows(), d)
 	}
 	if len(sizes) == 0 {
 		// nothing to sample, or too little data: the accurate oracle on
 		// every row (the dual oracle when the model has its pieces)
-		q, o := withPieces(p, p.PiecesOf, acc.Oracle)
+		o := withPieces(p, d.PiecesOf, acc.Oracle)
 		acc.Oracle = o
-		res, err := Minimize(q, x0, acc)
+		res, err := Minimize(ctx, p, x0, acc)
 		if err == nil {
 			res.Stages = []Stage{stageOf(res, ss, 0, 1, full.Eps, 0, o)}
 			res.Stages[0].Time = res.Stats.Time
@@ -222,7 +234,7 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		left := s.TimeLimit - time.Since(began)
 		return left, left > 0
 	}
-	cv := s.SampleRounds >= 0 // control variates on the first sample
+	cv := d.Rounds >= 0 // control variates on the first sample
 	// stage runs one stage's solve on q from x: restored to feasibility on
 	// q's data first (when x came from a smaller sample), then IQRC with
 	// the accurate oracle o, warm-started with the last stage's RhoHat and
@@ -245,7 +257,7 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		}
 		st := acc
 		st.Oracle = o
-		if frac < 1 && s.SampleRounds >= 0 {
+		if frac < 1 && d.Rounds >= 0 {
 			st.Outer = min(cmp.Or(st.Outer, DefaultOuter), DynamicRoundOuter)
 		}
 		st.TimeLimit = left
@@ -254,7 +266,7 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 			st.EpsHat = s.EpsHat * eps / full.Eps
 		}
 		st.RhoHat, st.Rho = rhoHat, rho
-		if o == Dual && len(stages) > 0 && (frac == 1 || !cv) {
+		if _, dual := o.(*DualOracle); dual && len(stages) > 0 && (frac == 1 || !cv) {
 			// the dual starts cold on rows other than the last stage's
 			// (a larger sample, or every row)
 			st.RhoHat = max(rhoHat, min(DualStageRhoHatFactor*rhoHat, full.RhoHat))
@@ -265,7 +277,7 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		if s.Recorder != nil {
 			st.Recorder = &stageRecorder{next: s.Recorder, t: t, elapsed: time.Since(began), method: method}
 		}
-		res, err := minimizeWarm(q, x, st, &al, &dw)
+		res, err := minimizeWarm(ctx, q, x, st, &al, &dw)
 		return res, pre, err
 	}
 	sub := *p
@@ -273,7 +285,7 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	rounds, atLeast := 1, 1
 	if cv {
 		sizes = sizes[:1]
-		rounds, atLeast = s.SampleRounds, s.SampleRounds
+		rounds, atLeast = d.Rounds, d.Rounds
 		if rounds == 0 {
 			rounds, atLeast = DynamicMaxRounds, DynamicRounds
 		}
@@ -291,16 +303,16 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		eps0 := full.Eps * math.Sqrt(float64(rows)/float64(got))
 		// the sample's pieces, built once for its rounds, which warm the
 		// dual from round to round
-		qs, oracle := withPieces(&sub, p.PiecesOf, acc.Oracle)
+		qs, oracle := &sub, withPieces(&sub, d.PiecesOf, acc.Oracle)
 		for r := range rounds {
 			eps := eps0
-			q, name := qs, stageName(frac)
+			q, qo, name := qs, oracle, stageName(frac)
 			var corr Stats
 			if cv {
 				if _, ok := remaining(); !ok {
 					break
 				}
-				cq, fv, err := corrected(qs, ss, frac, x, &corr)
+				cq, co, fv, err := corrected(qs, oracle, ss, frac, x, &corr)
 				if err != nil {
 					return nil, fmt.Errorf("solve: %w", err)
 				}
@@ -310,12 +322,12 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 						return haltedStages(p, ss, &Result{Status: Interrupted, Point: Point{X: clone(x)}, RhoHat: rhoHat, Rho: rho, Err: err}, stages, stats, began, t, full.Eps, began.Add(s.TimeLimit+GraceTime))
 					}
 				}
-				q, name = cq, name+"cv"
+				q, qo, name = cq, co, name+"cv"
 				// the surrogate is exact to first order at x: each round
 				// may ask more of it
 				eps = max(full.Eps, eps0/math.Pow(4, float64(r)))
 			}
-			res, pre, err := stage(q, oracle, frac, eps, name)
+			res, pre, err := stage(q, qo, frac, eps, name)
 			if err != nil {
 				return nil, err
 			}
@@ -351,8 +363,8 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	// cold there (its rows are not the sample's), its slopes at the
 	// subgradient at the sample's point, and screens the rows far from
 	// their kinks (dualqp/screen.go)
-	fq, fo := withPieces(p, p.PiecesOf, acc.Oracle)
-	res, pre, err := stage(fq, fo, 1, full.Eps, "")
+	fo := withPieces(p, d.PiecesOf, acc.Oracle)
+	res, pre, err := stage(p, fo, 1, full.Eps, "")
 	if err != nil {
 		return nil, err
 	}
@@ -390,7 +402,6 @@ func MinimizeDynamic(p *Problem, x0 []float64, s Settings) (*Result, error) {
 func stageSettings(p *Problem, x0 []float64, s Settings) (acc, full Settings, err error) {
 	acc = s
 	acc.Oracle = Auto(p)
-	acc.FullPass = nil
 	if acc.Eps == 0 {
 		acc.Eps = DefaultEps
 	}
@@ -409,8 +420,8 @@ func stageSettings(p *Problem, x0 []float64, s Settings) (acc, full Settings, er
 // and the dual oracle's, when dw is not nil, in from and out to *dw (it
 // starts the dual there when the stage's Pieces have the same rows as the
 // stage's that left it: a later round on the same sample).
-func minimizeWarm(q *Problem, x []float64, st Settings, al *alState, dw **dualqp.Warm) (*Result, error) {
-	sv, err := newSolver(q, x, st)
+func minimizeWarm(ctx context.Context, q *Problem, x []float64, st Settings, al *alState, dw **dualqp.Warm) (*Result, error) {
+	sv, err := newSolver(ctx, q, x, st)
 	if err != nil {
 		return nil, err
 	}
@@ -456,22 +467,19 @@ func lastStageValues(out *Result) {
 // screening), at 16 times about 1 s (docs/performance.md).
 const DualStageRhoHatFactor = 16
 
-// withPieces is the Problem and oracle of a stage on the rows now
-// selected (a sample, or every row): q with their Pieces (piecesOf) and
-// the Dual oracle when piecesOf gives them, else q and o. An error of
-// piecesOf keeps q and o: the explicit form is an acceleration, not the
-// solve.
-func withPieces(q *Problem, piecesOf func() (*dualqp.Model, error), o Oracle) (*Problem, Oracle) {
+// withPieces is the oracle of a stage of q on the rows now selected (a
+// sample, or every row): the DualOracle with their Pieces when piecesOf
+// gives them, else o. An error of piecesOf keeps o: the explicit form is
+// an acceleration, not the solve.
+func withPieces(q *Problem, piecesOf func() (*dualqp.Model, error), o Oracle) Oracle {
 	if piecesOf == nil {
-		return q, o
+		return o
 	}
 	pm, err := piecesOf()
 	if err != nil || pm == nil || pm.N != q.N || pm.M != q.M {
-		return q, o
+		return o
 	}
-	dq := *q
-	dq.Pieces = pm
-	return &dq, Dual
+	return &DualOracle{Pieces: pm}
 }
 
 // stageOf summarises a stage's result; o is the stage's oracle.
@@ -703,9 +711,10 @@ func solveSPD(a, b []float64, n int) ([]float64, bool) {
 // step: one pass on every row per round, then a solve on the sample. It
 // costs one evaluation and M+1 reverse passes on every row, and as many on
 // the sample, counted in st (Evals counts the evaluations on every row
-// only). It returns the values on every row at xs too, and leaves the
-// sample selected.
-func corrected(q *Problem, ss Subsampler, frac float64, xs []float64, st *Stats) (*Problem, []float64, error) {
+// only). The oracle o of the sample comes back corrected too (a
+// DualOracle's Pieces shifted as the functions are). It returns the
+// values on every row at xs too, and leaves the sample selected.
+func corrected(q *Problem, o Oracle, ss Subsampler, frac float64, xs []float64, st *Stats) (*Problem, Oracle, []float64, error) {
 	m := q.M + 1
 	full, samp := make([]float64, m), make([]float64, m)
 	gFull, gSamp := make([][]float64, m), make([][]float64, m)
@@ -721,17 +730,18 @@ func corrected(q *Problem, ss Subsampler, frac float64, xs []float64, st *Stats)
 	}
 	ss.Full()
 	if err := at(full, gFull); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	st.Evals++
 	st.Grads += m
 	if _, err := ss.Subsample(frac); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := at(samp, gSamp); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return withControlVariates(q, xs, full, samp, gFull, gSamp), full, nil
+	cq, co := withControlVariates(q, o, xs, full, samp, gFull, gSamp)
+	return cq, co, full, nil
 }
 
 // withControlVariates returns q with every function f_S shifted to
@@ -740,9 +750,11 @@ func corrected(q *Problem, ss Subsampler, frac float64, xs []float64, st *Stats)
 //
 // so that it agrees in value and gradient with the values full and
 // gradients gFull at xs (on every row) where q has samp and gSamp (on
-// its sample). It keeps none of the slices but xs's copy and the
-// corrections it computes.
-func withControlVariates(q *Problem, xs, full, samp []float64, gFull, gSamp [][]float64) *Problem {
+// its sample), and the oracle o with its form shifted alike (a
+// DualOracle's Pieces; the other oracles carry no form of the functions'
+// values and come back as they are). It keeps none of the slices but xs's
+// copy and the corrections it computes.
+func withControlVariates(q *Problem, o Oracle, xs, full, samp []float64, gFull, gSamp [][]float64) (*Problem, Oracle) {
 	m := q.M + 1
 	shift := make([]float64, m)
 	corr := make([][]float64, m)
@@ -777,8 +789,8 @@ func withControlVariates(q *Problem, xs, full, samp []float64, gFull, gSamp [][]
 		}
 		return nil
 	}
-	if q.Pieces != nil {
-		cq.Pieces = shiftedPieces(q.Pieces, xs, shift, corr)
+	if d, ok := o.(*DualOracle); ok && d.Pieces != nil {
+		o = &DualOracle{Pieces: shiftedPieces(d.Pieces, xs, shift, corr)}
 	}
 	if q.Jacobian != nil {
 		cq.Jacobian = func(rows [][]float64) error {
@@ -791,7 +803,7 @@ func withControlVariates(q *Problem, xs, full, samp []float64, gFull, gSamp [][]
 			return nil
 		}
 	}
-	return &cq
+	return &cq, o
 }
 
 // shiftedPieces is pm with function f's affine rest shifted by

@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -145,7 +146,7 @@ func (d *rowsData) answer() (x [2]float64, obj float64) {
 func TestDynamicKnownAnswer(t *testing.T) {
 	d := newRowsData(100_000, 5)
 	want, wantObj := d.answer()
-	res, err := Minimize(d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic, SampleRounds: -1})
+	res, err := Minimize(context.Background(), d.problem(), []float64{0, 0}, Settings{Oracle: &DynamicOracle{Rounds: -1}})
 	require.NoError(t, err)
 	require.Len(t, res.Stages, 2)
 	assert.Equal(t, DynamicStartRows, res.Stages[0].Rows)
@@ -166,7 +167,7 @@ func TestDynamicKnownAnswer(t *testing.T) {
 	assert.GreaterOrEqual(t, res.Stages[1].RestoreEvals, 1)
 	assert.LessOrEqual(t, res.Stages[1].RestoreEvals, maxRestoreSteps+1)
 
-	ref, err := Minimize(d.problem(), []float64{0, 0}, Settings{Oracle: Smooth})
+	ref, err := Minimize(context.Background(), d.problem(), []float64{0, 0}, Settings{Oracle: Smooth})
 	require.NoError(t, err)
 	require.Equal(t, Converged, ref.Status)
 	assert.InDelta(t, ref.Objective, res.Objective, 1e-5*ref.Objective)
@@ -178,7 +179,7 @@ func TestDynamicKnownAnswer(t *testing.T) {
 func TestDynamicControlVariates(t *testing.T) {
 	d := newRowsData(100_000, 5)
 	want, wantObj := d.answer()
-	res, err := Minimize(d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic})
+	res, err := Minimize(context.Background(), d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic})
 	require.NoError(t, err)
 	require.Len(t, res.Stages, DynamicRounds+1)
 	passes := 0.0
@@ -222,7 +223,7 @@ func TestCorrected(t *testing.T) {
 	}
 	xs := []float64{0.7, -0.3}
 	var st Stats
-	cq, fv, err := corrected(p, d, 0.05, xs, &st)
+	cq, _, fv, err := corrected(p, Smooth, d, 0.05, xs, &st)
 	require.NoError(t, err)
 	assert.Equal(t, Stats{Evals: 1, Grads: 2}, st)
 	require.Len(t, d.sel, 1000, "the sample stays selected")
@@ -295,7 +296,7 @@ func TestCorrected(t *testing.T) {
 func TestDynamicSmallData(t *testing.T) {
 	d := newRowsData(1000, 6)
 	want, _ := d.answer()
-	res, err := Minimize(d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic})
+	res, err := Minimize(context.Background(), d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic})
 	require.NoError(t, err)
 	require.Len(t, res.Stages, 1)
 	assert.Equal(t, 1.0, res.Stages[0].Fraction)
@@ -304,7 +305,7 @@ func TestDynamicSmallData(t *testing.T) {
 
 	p := ballProblem()
 	p.Smooth = true
-	res, err = Minimize(p, []float64{0, 0}, Settings{Oracle: Dynamic})
+	res, err = Minimize(context.Background(), p, []float64{0, 0}, Settings{Oracle: Dynamic})
 	require.NoError(t, err)
 	assert.Equal(t, Converged, res.Status)
 	assert.InDelta(t, 0.6, res.X[0], 1e-3)
@@ -316,7 +317,7 @@ func TestDynamicSmallData(t *testing.T) {
 // status Infeasible.
 func TestDynamicTimeLimit(t *testing.T) {
 	d := newRowsData(100_000, 7)
-	res, err := Minimize(d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic, TimeLimit: 1})
+	res, err := Minimize(context.Background(), d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic, TimeLimit: 1})
 	require.NoError(t, err)
 	assert.Nil(t, res.Certificate)
 	assert.NotEmpty(t, res.NoCertificate)
@@ -429,17 +430,17 @@ func TestHaltedStages(t *testing.T) {
 // DynamicRoundOuter outer steps (or Outer, when lower).
 func TestDynamicRoundsAdaptive(t *testing.T) {
 	d := newRowsData(100_000, 5)
-	res, err := Minimize(d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic, Outer: 1})
+	res, err := Minimize(context.Background(), d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic, Outer: 1})
 	require.NoError(t, err)
 	require.Len(t, res.Stages, DynamicMaxRounds+1, "every round stopped at its one step")
 	for r, st := range res.Stages[:DynamicMaxRounds] {
 		assert.Equal(t, IterationLimit, st.Status, "round %d", r)
 		assert.LessOrEqual(t, st.Outer, 1, "round %d", r)
 	}
-	res, err = Minimize(d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic, Outer: 1, SampleRounds: 3})
+	res, err = Minimize(context.Background(), d.problem(), []float64{0, 0}, Settings{Oracle: &DynamicOracle{Rounds: 3}, Outer: 1})
 	require.NoError(t, err)
 	require.Len(t, res.Stages, 3+1)
-	res, err = Minimize(d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic, Outer: 500})
+	res, err = Minimize(context.Background(), d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic, Outer: 500})
 	require.NoError(t, err)
 	require.Len(t, res.Stages, DynamicRounds+1, "the rounds converged")
 	for _, st := range res.Stages[:DynamicRounds] {

@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -41,7 +42,7 @@ func newAbsData(n int, seed uint64) *absData {
 	return d
 }
 
-func (d *absData) problem(pieces bool) *Problem {
+func (d *absData) problem() *Problem {
 	p := &Problem{
 		N: 1, M: 1, Names: []string{"budget"},
 		Project: func(x []float64) { x[0] = math.Max(-10, math.Min(10, x[0])) },
@@ -73,10 +74,16 @@ func (d *absData) problem(pieces bool) *Problem {
 		},
 		Sampler: d,
 	}
-	if pieces {
-		p.PiecesOf = func() (*dualqp.Model, error) { return d.pieces(), nil }
-	}
 	return p
+}
+
+// dynamic is the dynamic oracle o with, when pieces is set, the pieces of
+// the rows selected as its PiecesOf.
+func (d *absData) dynamic(o DynamicOracle, pieces bool) *DynamicOracle {
+	if pieces {
+		o.PiecesOf = func() (*dualqp.Model, error) { return d.pieces(), nil }
+	}
+	return &o
 }
 
 // pieces are the functions on the rows selected: |x - a_i| / n and
@@ -128,7 +135,7 @@ func (d *absData) answer() (float64, float64) {
 	return x, f / float64(len(d.a))
 }
 
-// With Problem.PiecesOf the dynamic oracle's rounds on the sample run the
+// With DynamicOracle.PiecesOf the dynamic oracle's rounds on the sample run the
 // dual oracle (Stage.Oracle), on the sample's pieces built once for all
 // its rounds, and so does the stage on every row, on every row's pieces;
 // the solve ends feasible at the known answer. Without it every stage is
@@ -137,23 +144,23 @@ func TestDynamicDualSamples(t *testing.T) {
 	for _, pieces := range []bool{true, false} {
 		d := newAbsData(3000, 4)
 		xstar, fstar := d.answer()
-		res, err := Minimize(d.problem(pieces), []float64{3}, Settings{Oracle: Dynamic, SampleStart: 500, Eps: 1e-4})
+		res, err := Minimize(context.Background(), d.problem(), []float64{3}, Settings{Oracle: d.dynamic(DynamicOracle{Start: 500}, pieces), Eps: 1e-4})
 		require.NoError(t, err)
 		require.GreaterOrEqual(t, len(res.Stages), DynamicRounds+1)
 		last := len(res.Stages) - 1
 		for r, st := range res.Stages[:last] {
 			assert.Less(t, st.Fraction, 1.0)
 			if pieces {
-				assert.Equal(t, Dual, st.Oracle, "round %d", r)
+				assert.IsType(t, &DualOracle{}, st.Oracle, "round %d", r)
 			} else {
-				assert.Equal(t, Bundle, st.Oracle, "round %d", r)
+				assert.IsType(t, &BundleOracle{}, st.Oracle, "round %d", r)
 			}
 		}
 		if pieces {
-			assert.Equal(t, Dual, res.Stages[last].Oracle, "every row")
+			assert.IsType(t, &DualOracle{}, res.Stages[last].Oracle, "every row")
 			assert.Equal(t, 2, d.built, "one sample's pieces, built once, and every row's")
 		} else {
-			assert.Equal(t, Bundle, res.Stages[last].Oracle, "every row")
+			assert.IsType(t, &BundleOracle{}, res.Stages[last].Oracle, "every row")
 		}
 		assert.LessOrEqual(t, res.Infeasibility, 0.0)
 		assert.InDelta(t, fstar, res.Objective, 1e-4*fstar, "pieces %v", pieces)
@@ -166,26 +173,28 @@ func TestDynamicDualSamples(t *testing.T) {
 // sample's own pieces are left as they were.
 func TestCorrectedPieces(t *testing.T) {
 	d := newAbsData(2000, 8)
-	p := d.problem(true)
+	p := d.problem()
 	_, err := d.Subsample(0.1)
 	require.NoError(t, err)
-	p.Pieces = d.pieces()
-	before := *p.Pieces
-	before.Q, before.E = slices.Clone(p.Pieces.Q), slices.Clone(p.Pieces.E)
+	o := &DualOracle{Pieces: d.pieces()}
+	before := *o.Pieces
+	before.Q, before.E = slices.Clone(o.Pieces.Q), slices.Clone(o.Pieces.E)
 	xs := []float64{0.4}
 	var st Stats
-	cq, _, err := corrected(p, d, 0.1, xs, &st)
+	cq, co, _, err := corrected(p, o, d, 0.1, xs, &st)
 	require.NoError(t, err)
-	require.NotNil(t, cq.Pieces)
-	assert.NotSame(t, p.Pieces, cq.Pieces)
+	require.IsType(t, &DualOracle{}, co)
+	cp := co.(*DualOracle).Pieces
+	require.NotNil(t, cp)
+	assert.NotSame(t, o.Pieces, cp)
 	want, got := make([]float64, 2), make([]float64, 2)
 	for _, x := range []float64{-3, 0.4, 0.9, 1.7, 6} {
 		require.NoError(t, cq.Eval([]float64{x}, want))
-		cq.Pieces.Values([]float64{x}, got)
+		cp.Values([]float64{x}, got)
 		assert.InDeltaSlice(t, want, got, 1e-12, "at %g", x)
 	}
-	assert.Equal(t, before.E, p.Pieces.E)
-	assert.Equal(t, before.Q, p.Pieces.Q)
+	assert.Equal(t, before.E, o.Pieces.E)
+	assert.Equal(t, before.Q, o.Pieces.Q)
 }
 
 // With growing samples (SampleRounds < 0) every sample and every row run
@@ -194,10 +203,12 @@ func TestCorrectedPieces(t *testing.T) {
 func TestDynamicDualGrowingSamples(t *testing.T) {
 	d := newAbsData(3000, 4)
 	_, fstar := d.answer()
-	res, err := Minimize(d.problem(true), []float64{3}, Settings{Oracle: Dynamic, SampleRounds: -1, SampleStart: 500, SampleGrowth: 2, Eps: 1e-4})
+	res, err := Minimize(context.Background(), d.problem(), []float64{3}, Settings{Oracle: d.dynamic(DynamicOracle{Rounds: -1, Start: 500, Growth: 2}, true), Eps: 1e-4})
 	require.NoError(t, err)
 	require.Len(t, res.Stages, 3, "500 rows, 1000 rows, all 3000")
-	assert.Equal(t, []Oracle{Dual, Dual, Dual}, []Oracle{res.Stages[0].Oracle, res.Stages[1].Oracle, res.Stages[2].Oracle})
+	for i, st := range res.Stages {
+		assert.IsType(t, &DualOracle{}, st.Oracle, "stage %d", i)
+	}
 	assert.Equal(t, 3, d.built, "each stage's pieces, once")
 	assert.LessOrEqual(t, res.Infeasibility, 0.0)
 	assert.InDelta(t, fstar, res.Objective, 1e-4*fstar)
@@ -208,10 +219,10 @@ func TestDynamicDualGrowingSamples(t *testing.T) {
 func TestDynamicDualSmallData(t *testing.T) {
 	d := newAbsData(3000, 4)
 	xstar, fstar := d.answer()
-	res, err := Minimize(d.problem(true), []float64{3}, Settings{Oracle: Dynamic, Eps: 1e-4})
+	res, err := Minimize(context.Background(), d.problem(), []float64{3}, Settings{Oracle: d.dynamic(DynamicOracle{}, true), Eps: 1e-4})
 	require.NoError(t, err)
 	require.Len(t, res.Stages, 1)
-	assert.Equal(t, Dual, res.Stages[0].Oracle)
+	assert.IsType(t, &DualOracle{}, res.Stages[0].Oracle)
 	assert.Equal(t, 1.0, res.Stages[0].Fraction)
 	// from an infeasible start: phase 1 ends at max_i f_i <= Eps^2, and
 	// the status promises Infeasibility <= Eps

@@ -175,7 +175,7 @@ func (s *solver) elasticRun(cur *Point) (found bool, halt haltReason, err error)
 	g0 := gOf(cur.F)
 	rec := &elasticRecorder{s: s, n: s.n, t0: cur.T, target: s.target, prev: clone(cur.X)}
 	q := elasticProblem(s.p, g0-math.Max(1, math.Abs(g0)), rec)
-	set := Settings{Oracle: s.certifier().oracle(), MaxEvals: s.set.MaxEvals, Context: s.set.Context, Recorder: rec,
+	set := Settings{Oracle: s.certifier().oracle(), MaxEvals: s.set.MaxEvals, Recorder: rec,
 		RecordEvery: s.set.RecordEvery, Seed: s.set.Seed, Eps: s.set.Eps,
 		// the violation of 1/x-type constraints is flat far from the
 		// feasible set: let RhoHat come down as far as the steps ask
@@ -188,7 +188,7 @@ func (s *solver) elasticRun(cur *Point) (found bool, halt haltReason, err error)
 		set.TimeLimit = left
 	}
 	x0 := append(clone(cur.X), g0)
-	res, err := Minimize(q, x0, set)
+	res, err := Minimize(s.ctx, q, x0, set)
 	if err != nil {
 		return false, running, err
 	}

@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -58,15 +59,10 @@ func (p *Problem) hasEquality() bool {
 // cuts of h and -h cannot both be minorants of a nonlinear h), Dynamic
 // what its stages' oracle Auto(p) takes, and Algorithms 2 and 3 none.
 func TakesEquality(o Oracle, k ConstraintKind, smooth bool) bool {
-	switch {
-	case k == Inequality, o == Smooth:
-		return true
-	case o == Dynamic:
-		return smooth || k == AffineEquality
-	case o == Bundle:
-		return k == AffineEquality
+	if o == nil {
+		return k == Inequality
 	}
-	return false
+	return o.takes(k, smooth)
 }
 
 // checkEqualities refuses the oracles that cannot take p's equalities:
@@ -80,10 +76,10 @@ func checkEqualities(p *Problem, o Oracle) error {
 		if TakesEquality(o, k, p.Smooth) {
 			continue
 		}
-		switch o {
-		case Bundle, Dynamic:
+		switch o.(type) {
+		case *BundleOracle, *DynamicOracle:
 			return fmt.Errorf("solve: equality constraint %s is not affine: the %v oracle takes affine equalities only (its cuts of h and -h cannot both be minorants); the Smooth oracle takes it, on a Problem that is smooth (Problem.Smooth)", p.FuncName(i+1), o)
-		case Switching, Stochastic:
+		case *SwitchingOracle, *StochasticOracle:
 			return fmt.Errorf("solve: equality constraint %s: the %v oracle takes inequality constraints only (Algorithms 2 and 3 switch on fi <= EpsHat^2); use the Smooth oracle", p.FuncName(i+1), o)
 		default:
 			return fmt.Errorf("solve: equality constraint %s: the %v oracle takes inequality constraints only", p.FuncName(i+1), o)
@@ -253,7 +249,7 @@ func (r *eqRecorder) Record(it Iteration) error {
 }
 
 // minimizeEqualities is Minimize on a Problem with equality constraints.
-func minimizeEqualities(p *Problem, x0 []float64, s Settings) (*Result, error) {
+func minimizeEqualities(ctx context.Context, p *Problem, x0 []float64, s Settings) (*Result, error) {
 	o := s.Oracle
 	if o == nil {
 		o = Auto(p)
@@ -277,7 +273,7 @@ func minimizeEqualities(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	if full.Recorder != nil {
 		full.Recorder = &eqRecorder{next: full.Recorder, e: e}
 	}
-	res, err := Minimize(q, x0, full)
+	res, err := Minimize(ctx, q, x0, full)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -17,7 +18,7 @@ func TestAffineEqualityClosedForm(t *testing.T) {
 	p.Smooth = true
 	p.Kinds = []ConstraintKind{AffineEquality}
 	p.ConstraintRho = []float64{0}
-	res, err := Minimize(p, []float64{5, 5}, Settings{})
+	res, err := Minimize(context.Background(), p, []float64{5, 5}, Settings{})
 	require.NoError(t, err)
 	require.Equal(t, Converged, res.Status)
 	// converged certifies ||x - x_hat|| <= Eps = 1e-6 for the proximal
@@ -45,7 +46,7 @@ func TestNonlinearEqualityCircle(t *testing.T) {
 	p := build(2, []fn{linear([]float64{1, 1}, 0), circle}, nil)
 	p.Smooth = true
 	p.Kinds = []ConstraintKind{NonlinearEquality}
-	res, err := Minimize(p, []float64{1.5, 0.5}, Settings{})
+	res, err := Minimize(context.Background(), p, []float64{1.5, 0.5}, Settings{})
 	require.NoError(t, err)
 	require.Equal(t, Converged, res.Status, "%+v", res.Certificate)
 	assert.InDelta(t, -1, res.X[0], 1e-6)
@@ -69,7 +70,7 @@ func TestEqualityRefusedByOtherOracles(t *testing.T) {
 		p.Smooth = true
 		p.Names = []string{"budget"}
 		p.Kinds = []ConstraintKind{c.kind}
-		_, err := Minimize(p, []float64{0, 0}, Settings{Oracle: c.o})
+		_, err := Minimize(context.Background(), p, []float64{0, 0}, Settings{Oracle: c.o})
 		require.Error(t, err, c.o.String())
 		assert.True(t, strings.Contains(err.Error(), "budget") && strings.Contains(err.Error(), c.o.String()+" oracle"), err.Error())
 	}
@@ -93,7 +94,7 @@ func TestBundleAffineEquality(t *testing.T) {
 	p := build(2, []fn{f0, linear([]float64{1, 1}, -1)}, box(-10, 10))
 	p.Kinds = []ConstraintKind{AffineEquality}
 	p.ConstraintRho = []float64{0}
-	res, err := Minimize(p, []float64{0, 0}, Settings{Oracle: Bundle})
+	res, err := Minimize(context.Background(), p, []float64{0, 0}, Settings{Oracle: Bundle})
 	require.NoError(t, err)
 	require.Equal(t, Converged, res.Status, "%v at %v, f %v, %+v %s", res.Status, res.X, res.F, res.Certificate, res.NoCertificate)
 	assert.LessOrEqual(t, math.Abs(res.X[0]+res.X[1]-1), 1e-9)

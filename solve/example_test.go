@@ -1,6 +1,7 @@
 package solve_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/qrc-lang/qrc/solve"
@@ -29,7 +30,7 @@ func Example() {
 		},
 		// Project: nil, x ranges over all of R^2
 	}
-	res, err := solve.Minimize(p, []float64{0, 0}, solve.Settings{Inner: 10000})
+	res, err := solve.Minimize(context.Background(), p, []float64{0, 0}, solve.Settings{Inner: 10000})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -48,7 +48,7 @@ func TestSmoothStopsInLineSearch(t *testing.T) {
 			}
 			return eval(x, vals)
 		}
-		r, err := Minimize(p, []float64{-1.5, 2}, Settings{Oracle: Smooth, Context: ctx, Eps: 1e-9})
+		r, err := Minimize(ctx, p, []float64{-1.5, 2}, Settings{Oracle: Smooth, Eps: 1e-9})
 		cancel()
 		require.NoError(t, err)
 		if r.Status == Converged {
@@ -78,7 +78,7 @@ func TestCertificateSkippedWhenNoTimeLeft(t *testing.T) {
 	}
 	const limit = 50 * time.Millisecond
 	began := time.Now()
-	r, err := Minimize(p, []float64{0}, Settings{Oracle: Smooth, TimeLimit: limit})
+	r, err := Minimize(context.Background(), p, []float64{0}, Settings{Oracle: Smooth, TimeLimit: limit})
 	require.NoError(t, err)
 	assert.Equal(t, TimeLimit, r.Status)
 	assert.Nil(t, r.Certificate)
@@ -118,7 +118,7 @@ func TestHaltedStepRecorded(t *testing.T) {
 			return eval(x, vals)
 		}
 		rec := &outerRecorder{}
-		r, err := Minimize(p, []float64{-1.5, 2}, Settings{Oracle: Smooth, Context: ctx, Eps: 1e-9, RhoHat: 100, Recorder: rec})
+		r, err := Minimize(ctx, p, []float64{-1.5, 2}, Settings{Oracle: Smooth, Eps: 1e-9, RhoHat: 100, Recorder: rec})
 		cancel()
 		require.NoError(t, err)
 		if r.Status == Converged {

@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 
 // solver holds the state of one Minimize call.
 type solver struct {
+	ctx  context.Context // the caller's: cancelling it halts the solve
 	p    *Problem
 	set  Settings
 	n, m int
@@ -141,7 +143,7 @@ func (s *solver) noProgress(f0 float64) bool {
 	return old-f0 < math.Max(1e-12, progressShare*s.set.Eps)*(1+math.Abs(f0))
 }
 
-func newSolver(p *Problem, x0 []float64, set Settings) (*solver, error) {
+func newSolver(ctx context.Context, p *Problem, x0 []float64, set Settings) (*solver, error) {
 	if err := p.Validate(x0); err != nil {
 		return nil, fmt.Errorf("solve: %w", err)
 	}
@@ -149,7 +151,13 @@ func newSolver(p *Problem, x0 []float64, set Settings) (*solver, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &solver{p: p, set: set, n: p.N, m: p.M, rhoHat: set.RhoHat, rho: set.Rho, start: time.Now(), innerStart: set.Inner, tr: Tracker{Eps: set.Eps}}
+	if set.heartbeat == 0 {
+		set.heartbeat = time.Second
+	}
+	if set.stepBeat == 0 {
+		set.stepBeat = time.Second
+	}
+	s := &solver{ctx: ctx, p: p, set: set, n: p.N, m: p.M, rhoHat: set.RhoHat, rho: set.Rho, start: time.Now(), innerStart: set.Inner, tr: Tracker{Eps: set.Eps}}
 	switch m := set.Oracle.start(s).(type) {
 	case accurateMethod:
 		s.acc, s.steps = m, &switchingMethod{s}

@@ -13,7 +13,7 @@ type haltReason int
 const (
 	running      haltReason = iota
 	haltTime                // the time limit ran out
-	haltStop                // Settings.Context was done
+	haltStop                // the solve's context was cancelled
 	haltRecorder            // the Recorder returned an error
 )
 
@@ -260,9 +260,9 @@ func (s *solver) recordInner(z []float64, k int, info *oracleInfo, phase1 bool) 
 func (s *solver) halted() haltReason {
 	if s.set.Recorder != nil {
 		switch {
-		case s.stage != "" && time.Since(s.lastBeat) >= heartbeatEvery:
+		case s.stage != "" && time.Since(s.lastBeat) >= s.set.heartbeat:
 			s.heartbeat()
-		case s.stage == "" && s.stepPt != nil && time.Since(s.lastRecord) >= stepBeatEvery:
+		case s.stage == "" && s.stepPt != nil && time.Since(s.lastRecord) >= s.set.stepBeat:
 			// one outer step has run a second without a record: say
 			// what runs, so that a long phase 1 or step is not silent
 			s.stage, s.stagePt = s.stepStage, s.stepPt
@@ -271,9 +271,9 @@ func (s *solver) halted() haltReason {
 			s.lastRecord = s.lastBeat
 		}
 	}
-	if s.set.Context != nil {
+	if s.ctx != nil {
 		select {
-		case <-s.set.Context.Done():
+		case <-s.ctx.Done():
 			return haltStop
 		default:
 		}
@@ -289,11 +289,6 @@ func (s *solver) halted() haltReason {
 	}
 	return running
 }
-
-// heartbeatEvery is the interval of the stage heartbeats, and
-// stepBeatEvery how long an outer step runs without a record before it
-// gets one (variables for the tests).
-var heartbeatEvery, stepBeatEvery = time.Second, time.Second
 
 // beginStage starts the heartbeats of a stage of work on pt after the
 // iterations; the returned function ends them.

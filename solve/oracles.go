@@ -1,6 +1,12 @@
 package solve
 
-import "math"
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/qrc-lang/qrc/dualqp"
+)
 
 // Oracle is a method that solves the strongly convex subproblems (7) of
 // Algorithm 1,
@@ -10,22 +16,34 @@ import "math"
 //
 // The paper's Definition 1 asks only for an output within EpsHat^2 of
 // x_hat's value and feasible to EpsHat^2; Algorithm 1 works with any such
-// method (Remark 2). The oracles of this package are the values
-// Switching, Stochastic, Smooth and Bundle; a nil Oracle in Settings
-// means Auto. Dynamic is not an oracle but a driver of them (MinimizeDynamic),
-// named here so that Settings can ask for it. Oracles are implemented
-// inside this package only; compare them with ==.
+// method (Remark 2). An Oracle is a value that carries the form of the
+// model it needs and its parameters: the *SmoothOracle, *BundleOracle and
+// *SwitchingOracle need none, the *StochasticOracle has Algorithm 3's V
+// and alpha, the *SmoothedOracle a Smoothing, the *DualOracle the Pieces,
+// the *ProxOracle a Separable objective, and the *DynamicOracle (a driver
+// of the others, MinimizeDynamic) its schedule. The package variables
+// Smooth, Bundle, ... are the oracles with their defaults and no form;
+// a nil Settings.Oracle means Auto. Oracles are implemented inside this
+// package only; tell them apart by their type (a type switch), not by ==.
 //
-// An Oracle value is a name: each Minimize call starts its own run of the
-// oracle (start), which holds the state the oracle keeps from one outer
-// step to the next (a warm start, a bundle, virtual queues).
+// An Oracle value is not changed by a solve, so one value serves any
+// number of solves: each Minimize call starts its own run of the oracle
+// (start), which holds the state the oracle keeps from one outer step to
+// the next (a warm start, a bundle, virtual queues) and its own buffers.
 type Oracle interface {
 	// String is the oracle's name as the command line spells it.
 	String() string
-	// accurate reports whether the oracle certifies its solutions: it
+	// Accurate reports whether the oracle certifies its solutions: it
 	// returns a lower bound on the value of (7), hence a bound on the
-	// distance to x_hat (the smooth and bundle oracles).
-	accurate() bool
+	// distance to x_hat (the smooth, bundle, smoothed, dual and prox
+	// oracles).
+	Accurate() bool
+	// uses says why the oracle cannot solve p (a form it needs is
+	// missing or does not fit p), or returns nil; withDefaults calls it.
+	uses(p *Problem) error
+	// takes reports whether the oracle solves an equality constraint of
+	// kind k (TakesEquality) on a Problem that is smooth or not.
+	takes(k ConstraintKind, smooth bool) bool
 	// start makes the oracle's run within the solve s: an accurateMethod
 	// when accurate, an inexactMethod otherwise (nil for Dynamic).
 	start(s *solver) method
@@ -73,86 +91,209 @@ type accurateMethod interface {
 	warmMultipliers() []float64
 }
 
-type (
-	switchingOracle  struct{}
-	stochasticOracle struct{}
-	smoothOracle     struct{}
-	bundleOracle     struct{}
-	smoothedOracle   struct{}
-	dualOracle       struct{}
-	proxOracle       struct{}
-	dynamicOracle    struct{}
-)
+// SwitchingOracle is Algorithm 2, the switching subgradient method, with
+// a fixed number of inner iterations (Settings.Inner), exactly as the
+// paper writes it.
+type SwitchingOracle struct{}
 
-func (switchingOracle) String() string  { return "switching" }
-func (stochasticOracle) String() string { return "stochastic" }
-func (smoothOracle) String() string     { return "smooth" }
-func (bundleOracle) String() string     { return "bundle" }
-func (smoothedOracle) String() string   { return "smoothed" }
-func (dualOracle) String() string       { return "dual" }
-func (proxOracle) String() string       { return "prox" }
-func (dynamicOracle) String() string    { return "dynamic" }
+// StochasticOracle is Algorithm 3, the online stochastic subgradient
+// method of Yu, Neely & Wei (2017) with virtual queues, on minibatch
+// estimates drawn by Problem.Sampler (exact values when the Problem has
+// none).
+type StochasticOracle struct {
+	// V and Alpha are Algorithm 3's parameters; 0 means the paper's
+	// V = sqrt(Inner) and Alpha = Inner (Algorithm3).
+	V, Alpha float64
+}
 
-func (switchingOracle) accurate() bool  { return false }
-func (stochasticOracle) accurate() bool { return false }
-func (smoothOracle) accurate() bool     { return true }
-func (bundleOracle) accurate() bool     { return true }
-func (smoothedOracle) accurate() bool   { return true }
-func (dualOracle) accurate() bool       { return true }
-func (proxOracle) accurate() bool       { return true }
-func (dynamicOracle) accurate() bool    { return false }
+// SmoothOracle solves (7) for a Problem whose functions are all
+// continuously differentiable (Problem.Smooth) by an augmented Lagrangian
+// method whose inner problems are solved by a spectral projected gradient
+// method, to a certified gap (smooth.go).
+type SmoothOracle struct{}
 
-func (switchingOracle) start(s *solver) method  { return &switchingMethod{s} }
-func (stochasticOracle) start(s *solver) method { return newStochasticMethod(s) }
-func (smoothOracle) start(s *solver) method     { return &smoothMethod{solver: s} }
-func (bundleOracle) start(s *solver) method     { return &bundleMethod{solver: s} }
-func (smoothedOracle) start(s *solver) method   { return newSmoothedMethod(s) }
-func (dualOracle) start(s *solver) method       { return newDualMethod(s) }
-func (proxOracle) start(s *solver) method       { return newProxMethod(s) }
-func (dynamicOracle) start(*solver) method      { return nil }
+// BundleOracle solves (7) for nonsmooth problems by a cutting-plane
+// (bundle) model of every function, whose minimum over X is a certified
+// lower bound (bundle.go).
+type BundleOracle struct{}
 
-// The oracles.
+// SmoothedOracle solves (7) for a Problem whose kinks enter linearly
+// (hinge, pos, abs, mcp, scad of affine scores), given their Smoothing,
+// by the smooth oracle on the smoothed (7), certified on (7) itself
+// through the smoothing's tangent values (smoothed.go).
+type SmoothedOracle struct {
+	// Smoothing is the Problem's smoothing (package smoothing makes it
+	// for a qrc model); its SetMu is called by the oracle's runs, so one
+	// Smoothing serves one solve at a time.
+	Smoothing Smoothing
+}
+
+// DualOracle solves (7) for a Problem given its Pieces (hinge, pos, abs
+// of affine scores plus affine rests, which must agree with Eval) by
+// coordinate or accelerated ascent on its dual, certified by the duality
+// gap (dual.go, package dualqp).
+type DualOracle struct {
+	// Pieces are the functions' explicit form, of the Problem's N and M.
+	Pieces *dualqp.Model
+}
+
+// ProxOracle solves (7) for a Problem given its Separable objective (a
+// smooth rest plus kinks of single variables: l1, MCP, SCAD) and smooth
+// constraints by the smooth oracle's augmented Lagrangian with a proximal
+// gradient inner solver that treats the kinks exactly, certified by the
+// Lagrangian's lower bound (prox.go).
+type ProxOracle struct {
+	// Separable is f0 as a smooth rest plus kinks of single variables.
+	Separable *Separable
+}
+
+// DynamicOracle is dynamic sampling (MinimizeDynamic), a driver of the
+// other oracles rather than one: Auto(p), the accurate oracle, on a
+// uniform subsample of the data means' rows (Problem.Sampler must
+// implement Subsampler) with control variates from every row, in rounds
+// (Rounds; or on growing subsamples), warm-started, finishing on every
+// row; on all rows from the start when there is nothing to sample.
+type DynamicOracle struct {
+	// Start and Growth are the schedule: the first sample's rows (over
+	// all sampled row sets) and the factor by which each sample is larger
+	// than the last; 0 means DynamicStartRows and DynamicGrowth.
+	Start, Growth int
+	// Rounds is the rounds on the first sample with control variates
+	// before the stage on every row (see corrected); 0 means
+	// DynamicRounds, and up to DynamicMaxRounds while a round stops at its
+	// step limit. A negative value runs growing samples without control
+	// variates instead (Growth; the schedule before).
+	Rounds int
+	// FullPass, when not nil, evaluates on every row where the data live,
+	// and the Problem holds only a sample of FullRows rows (remote.go;
+	// issue 33): every evaluation on all rows is a FullPass.
+	FullPass FullPass
+	FullRows int
+	// PiecesOf, if not nil, returns the Pieces of the rows the Sampler
+	// now selects (every row after Full): nil when the functions have no
+	// such form or the form disagrees with Eval on that selection. The
+	// stages call it after selecting their rows and solve those with the
+	// DualOracle when it gives a model.
+	PiecesOf func() (*dualqp.Model, error)
+}
+
+func (*SwitchingOracle) String() string  { return "switching" }
+func (*StochasticOracle) String() string { return "stochastic" }
+func (*SmoothOracle) String() string     { return "smooth" }
+func (*BundleOracle) String() string     { return "bundle" }
+func (*SmoothedOracle) String() string   { return "smoothed" }
+func (*DualOracle) String() string       { return "dual" }
+func (*ProxOracle) String() string       { return "prox" }
+func (*DynamicOracle) String() string    { return "dynamic" }
+
+func (*SwitchingOracle) Accurate() bool  { return false }
+func (*StochasticOracle) Accurate() bool { return false }
+func (*SmoothOracle) Accurate() bool     { return true }
+func (*BundleOracle) Accurate() bool     { return true }
+func (*SmoothedOracle) Accurate() bool   { return true }
+func (*DualOracle) Accurate() bool       { return true }
+func (*ProxOracle) Accurate() bool       { return true }
+func (*DynamicOracle) Accurate() bool    { return false }
+
+func (*SwitchingOracle) uses(*Problem) error { return nil }
+func (*BundleOracle) uses(*Problem) error    { return nil }
+
+func (o *StochasticOracle) uses(*Problem) error {
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"StochasticOracle.V", o.V}, {"StochasticOracle.Alpha", o.Alpha}} {
+		if c.v < 0 || math.IsNaN(c.v) || math.IsInf(c.v, 0) {
+			return fmt.Errorf("solve: %s = %v; it must be a nonnegative finite number", c.name, c.v)
+		}
+	}
+	return nil
+}
+
+func (*SmoothOracle) uses(p *Problem) error {
+	if !p.Smooth {
+		return errors.New("solve: the Smooth oracle needs a smooth Problem (Problem.Smooth); use Bundle")
+	}
+	return nil
+}
+
+func (o *SmoothedOracle) uses(*Problem) error {
+	if o.Smoothing == nil {
+		return errors.New("solve: the Smoothed oracle needs the Problem's Smoothing (SmoothedOracle.Smoothing); use Bundle")
+	}
+	return nil
+}
+
+func (o *DualOracle) uses(p *Problem) error {
+	if o.Pieces == nil || o.Pieces.N != p.N || o.Pieces.M != p.M {
+		return errors.New("solve: the Dual oracle needs the Problem's Pieces (DualOracle.Pieces, of the Problem's N and M); use Bundle")
+	}
+	return nil
+}
+
+func (o *ProxOracle) uses(*Problem) error {
+	if o.Separable == nil {
+		return errors.New("solve: the Prox oracle needs the Problem's Separable objective (ProxOracle.Separable); use Bundle")
+	}
+	return nil
+}
+
+func (o *DynamicOracle) uses(*Problem) error {
+	if o.Start < 0 || o.Growth < 0 {
+		return fmt.Errorf("solve: negative DynamicOracle.Start or DynamicOracle.Growth")
+	}
+	if o.Growth == 1 {
+		return fmt.Errorf("solve: DynamicOracle.Growth = 1: the samples must grow; use at least 2")
+	}
+	return nil
+}
+
+// takes: an inequality every oracle; an equality the Smooth oracle, the
+// Bundle oracle an affine one only (its cuts of h and -h cannot both be
+// minorants of a nonlinear h), Dynamic what its stages' oracle Auto(p)
+// takes, and Algorithms 2 and 3 and the others none.
+func (*SmoothOracle) takes(ConstraintKind, bool) bool { return true }
+func (*BundleOracle) takes(k ConstraintKind, _ bool) bool {
+	return k == Inequality || k == AffineEquality
+}
+func (*DynamicOracle) takes(k ConstraintKind, smooth bool) bool {
+	return k == Inequality || smooth || k == AffineEquality
+}
+func (*SwitchingOracle) takes(k ConstraintKind, _ bool) bool  { return k == Inequality }
+func (*StochasticOracle) takes(k ConstraintKind, _ bool) bool { return k == Inequality }
+func (*SmoothedOracle) takes(k ConstraintKind, _ bool) bool   { return k == Inequality }
+func (*DualOracle) takes(k ConstraintKind, _ bool) bool       { return k == Inequality }
+func (*ProxOracle) takes(k ConstraintKind, _ bool) bool       { return k == Inequality }
+
+func (*SwitchingOracle) start(s *solver) method    { return &switchingMethod{s} }
+func (o *StochasticOracle) start(s *solver) method { return newStochasticMethod(s, o) }
+func (*SmoothOracle) start(s *solver) method       { return &smoothMethod{solver: s} }
+func (*BundleOracle) start(s *solver) method       { return &bundleMethod{solver: s} }
+func (o *SmoothedOracle) start(s *solver) method   { return newSmoothedMethod(s, o) }
+func (o *DualOracle) start(s *solver) method       { return newDualMethod(s, o) }
+func (o *ProxOracle) start(s *solver) method       { return newProxMethod(s, o) }
+func (*DynamicOracle) start(*solver) method        { return nil }
+
+// The oracles with their defaults and no form: the names a caller asks
+// for. Smoothed, Dual and Prox need their form (a SmoothedOracle,
+// DualOracle or ProxOracle value that carries it) to solve anything.
 var (
-	// Switching is Algorithm 2, the switching subgradient method, with a
-	// fixed number of inner iterations (Settings.Inner), exactly as the
-	// paper writes it.
-	Switching Oracle = switchingOracle{}
-	// Stochastic is Algorithm 3, the online stochastic subgradient method
-	// of Yu, Neely & Wei (2017) with virtual queues, on minibatch estimates
-	// drawn by Problem.Sampler (exact values when the Problem has none).
-	Stochastic Oracle = stochasticOracle{}
-	// Smooth solves (7) for a Problem whose functions are all
-	// continuously differentiable (Problem.Smooth) by an augmented
-	// Lagrangian method whose inner problems are solved by a spectral
-	// projected gradient method, to a certified gap (smooth.go).
-	Smooth Oracle = smoothOracle{}
-	// Bundle solves (7) for nonsmooth problems by a cutting-plane (bundle)
-	// model of every function, whose minimum over X is a certified lower
-	// bound (bundle.go).
-	Bundle Oracle = bundleOracle{}
-	// Smoothed solves (7) for a Problem with a Smoothing (kinks that
-	// enter linearly: hinge, pos, abs, mcp, scad of affine scores) by the
-	// smooth oracle on the smoothed (7), certified on (7) itself through
-	// the smoothing's tangent values (smoothed.go).
-	Smoothed Oracle = smoothedOracle{}
-	// Dual solves (7) for a Problem with Pieces (hinge, pos, abs of
-	// affine scores plus affine rests) by accelerated ascent on its dual,
-	// certified by the duality gap (dual.go, package dualqp).
-	Dual Oracle = dualOracle{}
-	// Prox solves (7) for a Problem with a Separable objective (a smooth
-	// rest plus kinks of single variables: l1, MCP, SCAD) and smooth
-	// constraints by the smooth oracle's augmented Lagrangian with a
-	// proximal gradient inner solver that treats the kinks exactly,
-	// certified by the Lagrangian's lower bound (prox.go).
-	Prox Oracle = proxOracle{}
-	// Dynamic is dynamic sampling (MinimizeDynamic), a driver of the
-	// other oracles rather than one: Auto(p), the accurate
-	// oracle, on a uniform subsample of the data means' rows
-	// (Problem.Sampler must implement Subsampler) with control variates
-	// from every row, in rounds (Settings.SampleRounds; or on growing
-	// subsamples), warm-started, finishing on every row; on all rows from
-	// the start when there is nothing to sample.
-	Dynamic Oracle = dynamicOracle{}
+	// Switching is Algorithm 2, exactly as the paper writes it.
+	Switching Oracle = &SwitchingOracle{}
+	// Stochastic is Algorithm 3 with the paper's V and alpha.
+	Stochastic Oracle = &StochasticOracle{}
+	// Smooth is the augmented Lagrangian oracle for smooth problems.
+	Smooth Oracle = &SmoothOracle{}
+	// Bundle is the cutting-plane oracle for nonsmooth problems.
+	Bundle Oracle = &BundleOracle{}
+	// Smoothed is the smoothed oracle, without its Smoothing.
+	Smoothed Oracle = &SmoothedOracle{}
+	// Dual is the dual oracle, without its Pieces.
+	Dual Oracle = &DualOracle{}
+	// Prox is the proximal gradient oracle, without its Separable form.
+	Prox Oracle = &ProxOracle{}
+	// Dynamic is dynamic sampling with the default schedule.
+	Dynamic Oracle = &DynamicOracle{}
 )
 
 // Auto returns the oracle a nil Settings.Oracle means for p: Smooth when
@@ -166,8 +307,9 @@ func Auto(p *Problem) Oracle {
 	return Bundle
 }
 
-// OracleNamed returns the oracle named name ("switching", "stochastic",
-// "smooth", "bundle", "smoothed", "dual", "prox" or "dynamic"; "deterministic" is an older name of
+// OracleNamed returns the oracle named name, with its defaults and no
+// form ("switching", "stochastic", "smooth", "bundle", "smoothed",
+// "dual", "prox" or "dynamic"; "deterministic" is an older name of
 // "switching").
 func OracleNamed(name string) (Oracle, bool) {
 	switch name {
@@ -189,6 +331,16 @@ func OracleNamed(name string) (Oracle, bool) {
 		return Dynamic, true
 	}
 	return nil, false
+}
+
+// SameKind reports whether a and b are the same oracle, whatever form and
+// parameters each carries (nil is the same only as nil): oracles of one
+// type, whose names (String) are unique to it.
+func SameKind(a, b Oracle) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.String() == b.String()
 }
 
 // subResult is what an accurate oracle found for (7) at x_t, beside its

@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -19,7 +20,7 @@ func linear(a []float64, b float64) fn {
 // subproblemSolver is a solver ready to call an oracle on (7) directly.
 func subproblemSolver(t *testing.T, p *Problem, s Settings) *solver {
 	t.Helper()
-	sv, err := newSolver(p, make([]float64, p.N), s)
+	sv, err := newSolver(context.Background(), p, make([]float64, p.N), s)
 	require.NoError(t, err)
 	return sv
 }
@@ -107,7 +108,7 @@ func TestConvexKnownAnswers(t *testing.T) {
 		{"lp", lp, []float64{0.2, 0.2}, []float64{0, 1}, Bundle, 1e-6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Minimize(tc.p, tc.x0, Settings{Eps: tc.eps})
+			r, err := Minimize(context.Background(), tc.p, tc.x0, Settings{Eps: tc.eps})
 			require.NoError(t, err)
 			s, _ := Settings{}.WithDefaults(tc.p)
 			assert.Equal(t, tc.oracle, s.Oracle)
@@ -154,18 +155,18 @@ func TestStatusMatchesCertificate(t *testing.T) {
 	ball.Smooth = true
 	for seed := uint64(0); seed < 6; seed++ {
 		for _, o := range []Oracle{Switching, Smooth, Bundle} {
-			r, err := Minimize(ball, []float64{0, 0}, Settings{Oracle: o, Pick: PickRandom, Seed: seed, Outer: 8})
+			r, err := Minimize(context.Background(), ball, []float64{0, 0}, Settings{Oracle: o, Pick: PickRandom, Seed: seed, Outer: 8})
 			require.NoError(t, err)
 			check(t, r)
 		}
 	}
 	// the stochastic oracle's polish returns another point than its last
 	// iterate
-	r, err := Minimize(noisyProblem(ballProblem(), 0.1), []float64{0, 0}, Settings{Oracle: Stochastic, Outer: 5})
+	r, err := Minimize(context.Background(), noisyProblem(ballProblem(), 0.1), []float64{0, 0}, Settings{Oracle: Stochastic, Outer: 5})
 	require.NoError(t, err)
 	check(t, r)
 	// the fallback to Best: a last iterate that is infeasible
-	r, err = Minimize(circleProblem(), []float64{2, 0.5}, Settings{Oracle: Switching, Inner: 20, Outer: 5})
+	r, err = Minimize(context.Background(), circleProblem(), []float64{2, 0.5}, Settings{Oracle: Switching, Inner: 20, Outer: 5})
 	require.NoError(t, err)
 	check(t, r)
 }

@@ -24,7 +24,7 @@ func TestStopDuringPhase1(t *testing.T) {
 			}
 			return eval(x, vals)
 		}
-		r, _, err := MinimizeRestarts(p, []float64{0.05, 0}, Settings{Context: ctx}, Restarts{Seed: 1})
+		r, _, err := MinimizeRestarts(ctx, p, []float64{0.05, 0}, Settings{}, Restarts{Seed: 1})
 		cancel()
 		require.NoError(t, err)
 		assert.Equal(t, Interrupted, r.Status, "cancelled at evaluation %d", k)
@@ -36,7 +36,7 @@ func TestStopDuringPhase1(t *testing.T) {
 	}
 
 	p, _ := outsideUnitBall()
-	r, _, err := MinimizeRestarts(p, []float64{0.05, 0}, Settings{TimeLimit: time.Nanosecond}, Restarts{Seed: 1})
+	r, _, err := MinimizeRestarts(context.Background(), p, []float64{0.05, 0}, Settings{TimeLimit: time.Nanosecond}, Restarts{Seed: 1})
 	require.NoError(t, err)
 	assert.Equal(t, TimeLimit, r.Status)
 	assert.Greater(t, r.Infeasibility, 1e-3)
@@ -54,7 +54,7 @@ func TestStopDuringRestarts(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var restarts []int
-	r, d, err := MinimizeRestarts(p, []float64{0, 0}, Settings{Context: ctx, Oracle: Switching}, Restarts{Seed: 1, Notify: func(k int, _ float64, _ []float64) {
+	r, d, err := MinimizeRestarts(ctx, p, []float64{0, 0}, Settings{Oracle: Switching}, Restarts{Seed: 1, Notify: func(k int, _ float64, _ []float64) {
 		restarts = append(restarts, k)
 		cancel()
 	}})
@@ -75,7 +75,7 @@ func TestStopDuringRestarts(t *testing.T) {
 		}
 		return nil
 	})
-	r, d, err = MinimizeRestarts(p, []float64{0, 0}, Settings{Context: ctx2, Recorder: rec, Oracle: Switching}, Restarts{Seed: 1})
+	r, d, err = MinimizeRestarts(ctx2, p, []float64{0, 0}, Settings{Recorder: rec, Oracle: Switching}, Restarts{Seed: 1})
 	cancel2()
 	require.NoError(t, err)
 	assert.Equal(t, Interrupted, r.Status)

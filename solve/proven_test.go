@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -29,7 +30,7 @@ func TestProvenConvexRaisesK(t *testing.T) {
 		} else {
 			set.RhoHat, set.Rho = 80, 40
 		}
-		r, err := Minimize(p, []float64{0.5}, set)
+		r, err := Minimize(context.Background(), p, []float64{0.5}, set)
 		require.NoError(t, err)
 		prev := 10 * 0.75 * 0.75 // f0(0.5)
 		for _, it := range rec.outer {

@@ -61,6 +61,7 @@ type SeparableCoord struct {
 // hence on min (7).
 type proxMethod struct {
 	*solver
+	o      *ProxOracle
 	sep    *Separable
 	prob   Problem // the Problem with Eval = r0 + P (exact) and Grad the smooth part's
 	kinked []bool  // kinked[j]: variable j has a kink
@@ -73,8 +74,8 @@ type proxMethod struct {
 	concave float64
 }
 
-func newProxMethod(s *solver) *proxMethod {
-	m := &proxMethod{solver: s, sep: s.p.Separable, kinked: make([]bool, s.n), v: make([]float64, s.n)}
+func newProxMethod(s *solver, o *ProxOracle) *proxMethod {
+	m := &proxMethod{solver: s, o: o, sep: o.Separable, kinked: make([]bool, s.n), v: make([]float64, s.n)}
 	for _, c := range m.sep.Coords {
 		m.kinked[c.J] = true
 		for _, q := range c.P.Q {
@@ -104,7 +105,7 @@ func newProxMethod(s *solver) *proxMethod {
 	return m
 }
 
-func (s *proxMethod) oracle() Oracle { return Prox }
+func (s *proxMethod) oracle() Oracle { return s.o }
 
 func (s *proxMethod) warmMultipliers() []float64 { return s.al.lam }
 

@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -129,11 +130,11 @@ func TestProxOracleComposite(t *testing.T) {
 	}
 	p := build(3, []fn{full, con}, box(-10, 10))
 	rest := build(3, []fn{smooth, con}, nil)
-	p.Separable = &Separable{Eval: rest.Eval, Grad: rest.Grad}
+	sep := &Separable{Eval: rest.Eval, Grad: rest.Grad}
 	for j := range c {
-		p.Separable.Coords = append(p.Separable.Coords, SeparableCoord{J: j, P: mcpPieces(lam, gam), Lo: -10, Hi: 10})
+		sep.Coords = append(sep.Coords, SeparableCoord{J: j, P: mcpPieces(lam, gam), Lo: -10, Hi: 10})
 	}
-	res, err := Minimize(p, []float64{0, 0, 0}, Settings{Oracle: Prox})
+	res, err := Minimize(context.Background(), p, []float64{0, 0, 0}, Settings{Oracle: &ProxOracle{Separable: sep}})
 	require.NoError(t, err)
 	assert.Equal(t, Converged, res.Status)
 	require.NotNil(t, res.Certificate)

@@ -2,6 +2,7 @@ package solve
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"time"
@@ -15,13 +16,13 @@ import (
 // are the caller's.
 type FullPass func(x []float64) (vals []float64, grads [][]float64, err error)
 
-// RemoteRounds bounds the rounds of a solve with Settings.FullPass: the
+// RemoteRounds bounds the rounds of a solve with DynamicOracle.FullPass: the
 // rounds go on, each anchored at a full pass, while a round has not
 // converged at the final tolerance or moved the point more than Eps.
 const RemoteRounds = 8
 
 // minimizeRemote is the Dynamic oracle when the data are not in memory
-// (Settings.FullPass): p holds a uniform sample of the rows only, and
+// (DynamicOracle.FullPass, d's): p holds a uniform sample of the rows only, and
 // every evaluation on all rows is a full pass. It runs the control-variate
 // rounds of MinimizeDynamic on the sample, each anchored at a full pass,
 // with a last round at the final tolerance in place of the stage on every
@@ -38,7 +39,7 @@ const RemoteRounds = 8
 // absent). A full pass that fails (a shard missing or damaged) ends the
 // solve with NumericalError, its error, and the last point: nothing solved
 // is lost.
-func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
+func minimizeRemote(ctx context.Context, p *Problem, x0 []float64, s Settings, d *DynamicOracle) (*Result, error) {
 	began := time.Now()
 	acc, full, err := stageSettings(p, x0, s)
 	if err != nil {
@@ -85,7 +86,7 @@ func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		if known != nil && dist(known.X, at) == 0 {
 			return nil // fv, rv, rg are at's already: a round that did not move
 		}
-		v, g, err := s.FullPass(at)
+		v, g, err := d.FullPass(at)
 		if err != nil {
 			return err
 		}
@@ -101,13 +102,13 @@ func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 	}
 	// the sample's share of the rows sets the first round's tolerance as
 	// in MinimizeDynamic: the sample's error shrinks like 1/sqrt(rows)
-	eps0 := full.Eps * math.Sqrt(max(1, float64(s.FullRows)/float64(max(1, sampleRows(p)))))
+	eps0 := full.Eps * math.Sqrt(max(1, float64(d.FullRows)/float64(max(1, sampleRows(p)))))
 	for r := range RemoteRounds {
 		if !deadline.IsZero() && !time.Now().Before(deadline) {
 			break
 		}
-		if s.Context != nil && s.Context.Err() != nil {
-			return fail(Interrupted, s.Context.Err())
+		if ctx.Err() != nil {
+			return fail(Interrupted, ctx.Err())
 		}
 		roundBegan := time.Now()
 		before := stats.Evals
@@ -136,13 +137,13 @@ func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 		if s.Recorder != nil {
 			st.Recorder = &stageRecorder{next: s.Recorder, t: t, elapsed: time.Since(began), method: "cv"}
 		}
-		res, err := minimizeWarm(cq, x, st, &al, nil)
+		res, err := minimizeWarm(ctx, cq, x, st, &al, nil)
 		if err != nil {
 			return nil, err
 		}
 		addStats(&stats, res.Stats)
 		stg := stageOf(res, nil, sampleRows(p), 1, eps, time.Since(roundBegan), acc.Oracle)
-		stg.Fraction = float64(sampleRows(p)) / max(1, float64(s.FullRows))
+		stg.Fraction = float64(sampleRows(p)) / max(1, float64(d.FullRows))
 		stg.CorrectionPasses = float64(stats.Evals - before - res.Stats.Evals)
 		stg.Passes = stg.CorrectionPasses + float64(res.Stats.Evals)*stg.Fraction
 		stages = append(stages, stg)
@@ -222,7 +223,7 @@ func minimizeRemote(p *Problem, x0 []float64, s Settings) (*Result, error) {
 }
 
 // passBits is the precision, in bits below each number's scale, to which
-// the rounds of a solve with Settings.FullPass take a full pass's values
+// the rounds of a solve with DynamicOracle.FullPass take a full pass's values
 // and gradients (passGrid).
 const passBits = 30
 
@@ -292,5 +293,6 @@ func correctedAt(q *Problem, xs, full []float64, gFull [][]float64) (*Problem, e
 	if err := q.GradsFinite(gSamp, make([]float64, m)); err != nil {
 		return nil, err
 	}
-	return withControlVariates(q, xs, full, samp, gFull, gSamp), nil
+	cq, _ := withControlVariates(q, nil, xs, full, samp, gFull, gSamp)
+	return cq, nil
 }

@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -62,12 +63,15 @@ type Diagnosis struct {
 // x = 0), so infeasibility found this way is local. The first restart
 // whose solve is not Infeasible is returned; if none, the attempt with the
 // lowest infeasibility. The Stats count the work of every attempt; a
-// TimeLimit covers them all. Settings.Context and an error of the Recorder
+// TimeLimit covers them all. Cancelling ctx and an error of the Recorder
 // end the retries.
-func MinimizeRestarts(p *Problem, x0 []float64, s Settings, r Restarts) (*Result, *Diagnosis, error) {
+func MinimizeRestarts(ctx context.Context, p *Problem, x0 []float64, s Settings, r Restarts) (*Result, *Diagnosis, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	began := time.Now()
 	d := &Diagnosis{}
-	res, last, err := minimizeWatched(p, x0, s)
+	res, last, err := minimizeWatched(ctx, p, x0, s)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -109,14 +113,14 @@ func MinimizeRestarts(p *Problem, x0 []float64, s Settings, r Restarts) (*Result
 			}
 			set.TimeLimit = left
 		}
-		if s.Context != nil && s.Context.Err() != nil {
+		if ctx.Err() != nil {
 			best = stoppedAs(best, Interrupted)
 			break
 		}
 		if r.Notify != nil {
 			r.Notify(k, scale, xk)
 		}
-		rk, lk, err := minimizeWatched(p, xk, set)
+		rk, lk, err := minimizeWatched(ctx, p, xk, set)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -197,14 +201,14 @@ func (w *watch) Record(it Iteration) error {
 }
 
 // minimizeWatched runs Minimize with a watch around the Recorder.
-func minimizeWatched(p *Problem, x0 []float64, s Settings) (*Result, *watch, error) {
+func minimizeWatched(ctx context.Context, p *Problem, x0 []float64, s Settings) (*Result, *watch, error) {
 	w := &watch{next: s.Recorder}
 	if s.Recorder == nil {
 		// only outer records are needed
 		s.RecordEvery = 0
 	}
 	s.Recorder = w
-	res, err := Minimize(p, x0, s)
+	res, err := Minimize(ctx, p, x0, s)
 	return res, w, err
 }
 

@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -22,7 +23,7 @@ func outsideUnitBall() (*Problem, []float64) {
 // (0, 1), and the probe around it finds lower t.
 func TestElasticPhase1LeavesAStationaryPointOfTheViolation(t *testing.T) {
 	p, want := outsideUnitBall()
-	res, err := Minimize(p, []float64{0, 0}, Settings{})
+	res, err := Minimize(context.Background(), p, []float64{0, 0}, Settings{})
 	require.NoError(t, err)
 	require.Equal(t, Converged, res.Status)
 	assert.InDelta(t, 0.25, res.Objective, 1e-6, "f* = (1 - ||c||)^2")
@@ -34,13 +35,13 @@ func TestRestartsLeaveAStationaryPointOfTheViolation(t *testing.T) {
 	x0 := []float64{0, 0}
 
 	// the switching oracle's phase 1 is the paper's alone
-	plain, err := Minimize(p, x0, Settings{Oracle: Switching})
+	plain, err := Minimize(context.Background(), p, x0, Settings{Oracle: Switching})
 	require.NoError(t, err)
 	require.Equal(t, Infeasible, plain.Status, "without restarts phase 1 is stuck at x = 0")
 	assert.Equal(t, 1, plain.Stats.Phase1Outer)
 
 	var notified []float64
-	res, d, err := MinimizeRestarts(p, x0, Settings{Oracle: Switching}, Restarts{Seed: 1, Notify: func(k int, scale float64, x []float64) {
+	res, d, err := MinimizeRestarts(context.Background(), p, x0, Settings{Oracle: Switching}, Restarts{Seed: 1, Notify: func(k int, scale float64, x []float64) {
 		notified = append(notified, scale)
 		assert.Equal(t, len(notified), k)
 	}})
@@ -57,10 +58,10 @@ func TestRestartsLeaveAStationaryPointOfTheViolation(t *testing.T) {
 	assert.Greater(t, res.Stats.Phase1Outer, plain.Stats.Phase1Outer)
 
 	// the same seed gives the same result; no restarts when Starts < 0
-	again, _, err := MinimizeRestarts(p, x0, Settings{Oracle: Switching}, Restarts{Seed: 1})
+	again, _, err := MinimizeRestarts(context.Background(), p, x0, Settings{Oracle: Switching}, Restarts{Seed: 1})
 	require.NoError(t, err)
 	assert.Equal(t, res.X, again.X)
-	none, d, err := MinimizeRestarts(p, x0, Settings{Oracle: Switching}, Restarts{Starts: -1})
+	none, d, err := MinimizeRestarts(context.Background(), p, x0, Settings{Oracle: Switching}, Restarts{Starts: -1})
 	require.NoError(t, err)
 	assert.Equal(t, Infeasible, none.Status)
 	assert.Equal(t, 0, d.Tried)
@@ -71,7 +72,7 @@ func TestRestartsLeaveAStationaryPointOfTheViolation(t *testing.T) {
 // result is the attempt with the lowest violation, which is 1 at x = 0.
 func TestRestartsOnAnInfeasibleProblem(t *testing.T) {
 	p := build(2, []fn{sqDist([]float64{1, 1}), sqNorm(1, 1)}, box(-1, 1))
-	res, d, err := MinimizeRestarts(p, []float64{0.5, 0.5}, Settings{Outer: 20}, Restarts{Seed: 3})
+	res, d, err := MinimizeRestarts(context.Background(), p, []float64{0.5, 0.5}, Settings{Outer: 20}, Restarts{Seed: 3})
 	require.NoError(t, err)
 	assert.Equal(t, Infeasible, res.Status)
 	assert.Equal(t, DefaultRestarts, d.Tried)
@@ -83,7 +84,7 @@ func TestRestartsOnAnInfeasibleProblem(t *testing.T) {
 // reported.
 func TestRestartsNotNeeded(t *testing.T) {
 	p, _ := outsideUnitBall()
-	res, d, err := MinimizeRestarts(p, []float64{1, 1}, Settings{}, Restarts{})
+	res, d, err := MinimizeRestarts(context.Background(), p, []float64{1, 1}, Settings{}, Restarts{})
 	require.NoError(t, err)
 	assert.Equal(t, Converged, res.Status)
 	assert.Equal(t, Phase1NotStopped, d.Phase1)

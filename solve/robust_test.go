@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"math"
 	"testing"
 	"time"
@@ -27,7 +28,7 @@ func saddle() *Problem {
 func TestProbeLeavesASaddle(t *testing.T) {
 	for _, o := range []Oracle{Smooth, Bundle, Switching} {
 		t.Run(o.String(), func(t *testing.T) {
-			res, err := Minimize(saddle(), []float64{0, 0}, Settings{Oracle: o, Outer: 200})
+			res, err := Minimize(context.Background(), saddle(), []float64{0, 0}, Settings{Oracle: o, Outer: 200})
 			require.NoError(t, err)
 			assert.InDelta(t, -1, res.Objective, 1e-3)
 			assert.InDelta(t, 1, math.Abs(res.X[1]), 1e-3)
@@ -44,7 +45,7 @@ func TestProbeLeavesASaddle(t *testing.T) {
 func TestProbeSkipsConvex(t *testing.T) {
 	p := ballProblem()
 	p.Smooth, p.Convex = true, true
-	res, err := Minimize(p, []float64{0, 0}, Settings{})
+	res, err := Minimize(context.Background(), p, []float64{0, 0}, Settings{})
 	require.NoError(t, err)
 	assert.Equal(t, Converged, res.Status)
 	assert.Nil(t, res.Probe)
@@ -102,7 +103,7 @@ func TestConstraintProxKeepsStepsLong(t *testing.T) {
 			x[j] = math.Min(math.Max(x[j], 0), hi[j])
 		}
 	}
-	res, err := Minimize(p, []float64{10, 10, 10}, Settings{})
+	res, err := Minimize(context.Background(), p, []float64{10, 10, 10}, Settings{})
 	require.NoError(t, err)
 	assert.Equal(t, Converged, res.Status)
 	assert.InDelta(t, -3300, res.Objective, 1e-6*3300)
@@ -140,7 +141,7 @@ func TestThinBand(t *testing.T) {
 	}}
 	p := build(n, []fn{obj, lin(-1, 1-1e-4), lin(1, 1+1e-4), sqNorm(-1, 1-1e-4), sqNorm(1, -(1 + 1e-4))}, box(-2, 2))
 	p.Smooth = true
-	res, err := Minimize(p, make([]float64, n), Settings{})
+	res, err := Minimize(context.Background(), p, make([]float64, n), Settings{})
 	require.NoError(t, err)
 	assert.Equal(t, Converged, res.Status)
 	assert.LessOrEqual(t, res.Infeasibility, 1e-9)
@@ -172,7 +173,7 @@ func TestProgressRuleStops(t *testing.T) {
 		g: func(x, out []float64) { out[0] = 4 * x[0] * x[0] * x[0] },
 	}}, box(-1, 1))
 	p.Smooth, p.Convex = true, true
-	res, err := Minimize(p, []float64{0.5}, Settings{Eps: 1e-300})
+	res, err := Minimize(context.Background(), p, []float64{0.5}, Settings{Eps: 1e-300})
 	require.NoError(t, err)
 	assert.Equal(t, Stalled, res.Status)
 	assert.True(t, res.NoProgress)
@@ -190,7 +191,7 @@ func TestUnbounded(t *testing.T) {
 		g: func(x, out []float64) { out[0] = -math.Exp(-x[0]) - 1 },
 	}}, func(x []float64) { x[0] = math.Max(x[0], 0) })
 	p.Smooth = true
-	res, err := Minimize(p, []float64{1}, Settings{})
+	res, err := Minimize(context.Background(), p, []float64{1}, Settings{})
 	require.NoError(t, err)
 	assert.Equal(t, Unbounded, res.Status)
 	assert.False(t, res.Status.Success())
@@ -200,11 +201,9 @@ func TestUnbounded(t *testing.T) {
 }
 
 // TestLongStepsAreNotSilent: an outer step of phase 1 or phase 2 that
-// runs past heartbeatEvery without a record gets a heartbeat naming it
+// runs past Settings.stepBeat without a record gets a heartbeat naming it
 // ("phase1", "step"), so that a progress table shows what runs.
 func TestLongStepsAreNotSilent(t *testing.T) {
-	defer func(d time.Duration) { stepBeatEvery = d }(stepBeatEvery)
-	stepBeatEvery = time.Nanosecond // every check is a second late
 	p, _ := outsideUnitBall()
 	stages := map[string]int{}
 	rec := recorderFunc(func(it Iteration) error {
@@ -214,7 +213,8 @@ func TestLongStepsAreNotSilent(t *testing.T) {
 		}
 		return nil
 	})
-	res, err := Minimize(p, []float64{0.05, 0}, Settings{Recorder: rec})
+	// stepBeat 1ns: every check of the clock is a second late
+	res, err := Minimize(context.Background(), p, []float64{0.05, 0}, Settings{Recorder: rec, stepBeat: time.Nanosecond})
 	require.NoError(t, err)
 	require.True(t, res.Status.Success(), res.Status)
 	assert.Positive(t, stages["phase1"], "phase 1's steps: %v", stages)

@@ -37,6 +37,7 @@ type Smoothing interface {
 // solved again; mu is kept from one subproblem to the next.
 type smoothedMethod struct {
 	*solver
+	o     *SmoothedOracle
 	inner smoothMethod // its solver is a copy of this one on the smoothed problem
 	prob  Problem      // the smoothed problem
 	mu    float64
@@ -58,7 +59,7 @@ type smoothedMethod struct {
 	exactG, rejected, rejectedG []float64
 }
 
-func (s *smoothedMethod) oracle() Oracle { return Smoothed }
+func (s *smoothedMethod) oracle() Oracle { return s.o }
 
 func (s *smoothedMethod) warmMultipliers() []float64 { return s.inner.al.lam }
 
@@ -68,10 +69,10 @@ const (
 	smoothedRounds  = 8     // smoothed solves at most per subproblem
 )
 
-func newSmoothedMethod(s *solver) *smoothedMethod {
-	m := &smoothedMethod{solver: s, mu: smoothedStartMu}
+func newSmoothedMethod(s *solver, o *SmoothedOracle) *smoothedMethod {
+	m := &smoothedMethod{solver: s, o: o, mu: smoothedStartMu}
 	m.prob = *s.p
-	sm := s.p.Smoothing
+	sm := o.Smoothing
 	m.prob.Eval, m.prob.Grad, m.prob.Jacobian = sm.Eval, sm.Grad, nil
 	m.prob.Smooth = true
 	m.approx = make([]float64, s.m+1)
@@ -91,7 +92,7 @@ func newSmoothedMethod(s *solver) *smoothedMethod {
 // conditioned, cannot make them worse. The output is in s.out, its exact
 // values in s.outF.
 func (s *smoothedMethod) solve(xt []float64, acc accuracy) (best subResult, halt haltReason, err error) {
-	sm := s.p.Smoothing
+	sm := s.o.Smoothing
 	defer sm.SetMu(s.mu)
 	best = subResult{F: math.Inf(1), Lower: math.Inf(-1), Lambda: make([]float64, s.m)}
 	s.inner.from = nil
@@ -196,7 +197,7 @@ func (s *smoothedMethod) certify(xt []float64, res *subResult) error {
 	}
 	// the smoothed gradient of the Lagrangian and the tangent values at
 	// the point of the smoothed (7)'s best bound
-	sm := s.p.Smoothing
+	sm := s.o.Smoothing
 	s.stats.Evals++
 	if err := sm.Eval(y, s.approx); err != nil {
 		return s.solveErr(err)

@@ -115,10 +115,9 @@ func newKinkProblem(n int, fs []kinkFn, project func([]float64)) (*Problem, *kin
 	exact := &kinkProblem{fs: fs, tmp: make([]float64, n)} // its own last x
 	p := &Problem{
 		N: n, M: len(fs) - 1,
-		Eval:      func(x, vals []float64) error { exact.eval(x, vals, 0); return nil },
-		Grad:      func(w, g []float64) error { exact.grad(w, g, 0); return nil },
-		Project:   project,
-		Smoothing: k,
+		Eval:    func(x, vals []float64) error { exact.eval(x, vals, 0); return nil },
+		Grad:    func(w, g []float64) error { exact.grad(w, g, 0); return nil },
+		Project: project,
 	}
 	return p, k
 }
@@ -170,8 +169,8 @@ func TestSmoothedOracleClosedForm(t *testing.T) {
 		xhat: []float64{0.5, 0}, opt: -0.375,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, _ := newKinkProblem(2, tc.fs, tc.project)
-			sv := subproblemSolver(t, p, Settings{Oracle: Smoothed, RhoHat: 1, Rho: 0.5, EpsHat: 1e-3})
+			p, k := newKinkProblem(2, tc.fs, tc.project)
+			sv := subproblemSolver(t, p, Settings{Oracle: &SmoothedOracle{Smoothing: k}, RhoHat: 1, Rho: 0.5, EpsHat: 1e-3})
 			xt := []float64{0, 0}
 			acc := accuracy{Abs: 2.5e-4, MaxEvals: 20000} // what the outer loop asks at Eps = 1e-3
 			res, halt, err := sv.acc.solve(xt, acc)
@@ -218,8 +217,7 @@ func TestSmoothedOracleFeasibleOnExact(t *testing.T) {
 		{a: []float64{0, 0}, e: -0.125, kinks: []kinkTerm{{10, -0.5, e1}}},
 	}
 	p, k := newKinkProblem(2, fs, nil)
-	p.Smoothing = lowSmoothing{k}
-	sv := subproblemSolver(t, p, Settings{Oracle: Smoothed, RhoHat: 1, Rho: 0.5, EpsHat: 1e-3})
+	sv := subproblemSolver(t, p, Settings{Oracle: &SmoothedOracle{Smoothing: lowSmoothing{k}}, RhoHat: 1, Rho: 0.5, EpsHat: 1e-3})
 	xt := []float64{0, 0}
 	res, _, err := sv.acc.solve(xt, accuracy{Abs: 2.5e-4, MaxEvals: 20000})
 	require.NoError(t, err)

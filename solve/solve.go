@@ -36,7 +36,6 @@ import (
 	"time"
 
 	"github.com/qrc-lang/qrc/domain"
-	"github.com/qrc-lang/qrc/dualqp"
 )
 
 // Problem is min f0(x) subject to fi(x) <= 0 (i = 1..M), x in X.
@@ -118,30 +117,12 @@ type Problem struct {
 	// (7) is then outside the theory and only the KKT check certifies
 	nonlinearEq bool
 
-	// Smoothing, if not nil, gives smooth upper approximations of the
-	// functions with tangent values (smoothed.go): the Smoothed oracle
-	// needs it.
-	Smoothing Smoothing
-
-	// Pieces, if not nil, is the functions' explicit form as
-	// piecewise-linear terms of affine scores plus affine rests (package
-	// dualqp): the Dual oracle needs it, and it must agree with Eval.
-	Pieces *dualqp.Model
-
-	// PiecesOf, if not nil, returns the Pieces of the rows the Sampler
-	// now selects (every row after Full): nil when the functions have no
-	// such form or the form disagrees with Eval on that selection. The
-	// Dynamic oracle's stages on a sample call it after selecting the
-	// sample and solve those with the Dual oracle when it gives a model.
-	PiecesOf func() (*dualqp.Model, error)
-
-	// Separable, if not nil, writes f0 as a smooth rest plus kinks of
-	// single variables (prox.go): the Prox oracle needs it.
-	Separable *Separable
-
 	// Smooth reports that every fi is continuously differentiable on X,
-	// so that Grad gives gradients: the Smooth oracle needs it, and a nil
-	// Settings.Oracle picks it then (Auto).
+	// so that Grad gives gradients: the Smooth oracle needs it, a nil
+	// Settings.Oracle picks it then (Auto), and the certificate measures
+	// the KKT residual at x with them. (The forms of the model other
+	// oracles need are carried by the oracle values: SmoothedOracle,
+	// DualOracle, ProxOracle, DynamicOracle.)
 	Smooth bool
 }
 
@@ -227,40 +208,20 @@ type Settings struct {
 	// RecordEvery > 0, every RecordEvery-th inner iteration.
 	Recorder    Recorder
 	RecordEvery int
-	// Context, when not nil and done, makes Minimize finish the current
-	// inner iteration, drop the unfinished outer step and return with
-	// status Interrupted.
-	Context context.Context
-	// Oracle chooses the subproblem solver: Smooth or Bundle (accurate,
-	// certified), Switching (Algorithm 2) or Stochastic (Algorithm 3 on
-	// minibatches drawn by Problem.Sampler; Seed seeds the draws). nil
-	// means Auto(p): Smooth for a smooth Problem, Bundle otherwise.
+	// Oracle chooses the subproblem solver, with the form of the model
+	// it needs and its parameters: Smooth, Bundle, a SmoothedOracle, a
+	// DualOracle or a ProxOracle (accurate, certified), Switching
+	// (Algorithm 2), a StochasticOracle (Algorithm 3 on minibatches drawn
+	// by Problem.Sampler; Seed seeds the draws), or a DynamicOracle (the
+	// driver of dynamic sampling). nil means Auto(p): Smooth for a smooth
+	// Problem, Bundle otherwise.
 	Oracle Oracle
 	// MaxEvals bounds the evaluations of one call of an accurate oracle
 	// (Smooth, Bundle); 0 means DefaultMaxEvals.
 	MaxEvals int
-	// V and Alpha are Algorithm 3's parameters; 0 means the paper's
-	// V = sqrt(Inner) and Alpha = Inner.
-	V, Alpha float64
-	// SampleStart and SampleGrowth are the Dynamic oracle's schedule:
-	// the first sample's rows (over all sampled row sets) and the factor
-	// by which each sample is larger than the last; 0 means
-	// DynamicStartRows and DynamicGrowth.
-	SampleStart, SampleGrowth int
-	// SampleRounds is the Dynamic oracle's rounds on the first sample with
-	// control variates before the stage on every row (see corrected); 0
-	// means DynamicRounds, and up to DynamicMaxRounds while a round stops
-	// at its step limit. A negative value runs growing samples without
-	// control variates instead (SampleGrowth; the schedule before).
-	SampleRounds int
 	// NoSafeguard disables the doubling of RhoHat when a subproblem is
 	// found not to be convex (for experiments and tests).
 	NoSafeguard bool
-	// FullPass, with the Dynamic oracle, evaluates on every row where the
-	// data live, and the Problem holds only a sample of FullRows rows
-	// (remote.go; issue 33): every evaluation on all rows is a FullPass.
-	FullPass FullPass
-	FullRows int
 
 	// progressRule stops phase 2 with Stalled when the objective fell by
 	// less than max(1e-12, progressShare Eps) (1 + |f0|) over the last
@@ -278,6 +239,11 @@ type Settings struct {
 	// stages start from the last stage's RhoHat, and set it from the
 	// solve's own start so that the floor does not compound.
 	rhoHatLow float64
+
+	// heartbeat is the interval of the stage heartbeats, and stepBeat how
+	// long an outer step runs without a record before it gets one; 0
+	// means a second (tests set them shorter).
+	heartbeat, stepBeat time.Duration
 }
 
 // Status says why Minimize stopped.
@@ -288,7 +254,7 @@ const (
 	Converged      Status = iota // the stopping rule held at a feasible point
 	IterationLimit               // Settings.Outer outer iterations were done
 	TimeLimit                    // Settings.TimeLimit ran out
-	Interrupted                  // Settings.Context was done (or the Recorder failed)
+	Interrupted                  // the context was cancelled (or the Recorder failed)
 	Infeasible                   // no point with infeasibility <= Eps was found
 	NumericalError               // Eval or Grad failed or gave a value that is not finite
 	// Uncertified: an iterate was certified nearly stationary, but the
@@ -534,16 +500,21 @@ type Recorder interface {
 }
 
 // Minimize solves p from x0 (projected onto X first; x0 is not modified).
-// The error is for an invalid problem or invalid settings; everything that
-// goes wrong while solving is in the Result.
-func Minimize(p *Problem, x0 []float64, s Settings) (*Result, error) {
+// Cancelling ctx makes it finish the current inner iteration, drop the
+// unfinished outer step and return with status Interrupted (nil means
+// context.Background()). The error is for an invalid problem or invalid
+// settings; everything that goes wrong while solving is in the Result.
+func Minimize(ctx context.Context, p *Problem, x0 []float64, s Settings) (*Result, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if p != nil && p.hasEquality() {
-		return minimizeEqualities(p, x0, s)
+		return minimizeEqualities(ctx, p, x0, s)
 	}
-	if s.Oracle == Dynamic {
-		return MinimizeDynamic(p, x0, s)
+	if _, ok := s.Oracle.(*DynamicOracle); ok {
+		return MinimizeDynamic(ctx, p, x0, s)
 	}
-	sv, err := newSolver(p, x0, s)
+	sv, err := newSolver(ctx, p, x0, s)
 	if err != nil {
 		return nil, err
 	}
@@ -570,42 +541,22 @@ func withDefaults(p *Problem, s Settings) (Settings, error) {
 	for _, c := range []struct {
 		name string
 		v    float64
-	}{{"RhoHat", s.RhoHat}, {"Rho", s.Rho}, {"Eps", s.Eps}, {"EpsHat", s.EpsHat}, {"V", s.V}, {"Alpha", s.Alpha}, {"Problem.WeakConvexity", p.WeakConvexity}} {
+	}{{"RhoHat", s.RhoHat}, {"Rho", s.Rho}, {"Eps", s.Eps}, {"EpsHat", s.EpsHat}, {"Problem.WeakConvexity", p.WeakConvexity}} {
 		if c.v < 0 || math.IsNaN(c.v) || math.IsInf(c.v, 0) {
 			return s, fmt.Errorf("solve: %s = %v; it must be a nonnegative finite number", c.name, c.v)
 		}
 	}
-	if s.Inner < 0 || s.Outer < 0 || s.RecordEvery < 0 || s.TimeLimit < 0 || s.SampleStart < 0 || s.SampleGrowth < 0 {
-		return s, fmt.Errorf("solve: negative Inner, Outer, RecordEvery, TimeLimit, SampleStart or SampleGrowth")
-	}
-	if s.SampleGrowth == 1 {
-		return s, fmt.Errorf("solve: SampleGrowth = 1: the samples must grow; use at least 2")
+	if s.Inner < 0 || s.Outer < 0 || s.RecordEvery < 0 || s.TimeLimit < 0 {
+		return s, fmt.Errorf("solve: negative Inner, Outer, RecordEvery or TimeLimit")
 	}
 	if s.Inner == 1 {
 		return s, fmt.Errorf("solve: Inner = 1: with one inner iteration the oracle's average is x_t itself; use at least 2")
 	}
-	switch s.Oracle {
-	case nil:
+	if s.Oracle == nil {
 		s.Oracle = Auto(p)
-	case Switching, Stochastic, Bundle, Dynamic:
-	case Smooth:
-		if !p.Smooth {
-			return s, errors.New("solve: the Smooth oracle needs a smooth Problem (Problem.Smooth); use Bundle")
-		}
-	case Dual:
-		if p.Pieces == nil || p.Pieces.N != p.N || p.Pieces.M != p.M {
-			return s, errors.New("solve: the Dual oracle needs a Problem with its Pieces (Problem.Pieces, of the Problem's N and M); use Bundle")
-		}
-	case Prox:
-		if p.Separable == nil {
-			return s, errors.New("solve: the Prox oracle needs a Problem with a Separable objective (Problem.Separable); use Bundle")
-		}
-	case Smoothed:
-		if p.Smoothing == nil {
-			return s, errors.New("solve: the Smoothed oracle needs a Problem with a Smoothing (Problem.Smoothing); use Bundle")
-		}
-	default:
-		return s, fmt.Errorf("solve: unknown Oracle %v", s.Oracle)
+	}
+	if err := s.Oracle.uses(p); err != nil {
+		return s, err
 	}
 	if s.MaxEvals < 0 {
 		return s, fmt.Errorf("solve: negative MaxEvals")
@@ -631,13 +582,13 @@ func withDefaults(p *Problem, s Settings) (Settings, error) {
 	}
 	if s.Eps == 0 {
 		s.Eps = DefaultEps
-		if s.Oracle == Smooth {
+		if _, ok := s.Oracle.(*SmoothOracle); ok {
 			s.Eps = DefaultSmoothEps
 		}
 	}
 	if s.EpsHat == 0 {
 		s.EpsHat = s.Eps
-		if s.Oracle.accurate() {
+		if s.Oracle.Accurate() {
 			// the accurate oracles' gap tolerance min(EpsHat^2, ...) while
 			// the steps are long: the paper's EpsHat = Eps, but never
 			// tighter than with the default Eps, whatever Eps asks of the
@@ -650,7 +601,7 @@ func withDefaults(p *Problem, s Settings) (Settings, error) {
 	}
 	if s.Outer == 0 {
 		s.Outer = DefaultOuter
-		if s.Oracle.accurate() {
+		if s.Oracle.Accurate() {
 			s.Outer, s.progressRule = MaxOuter, true
 		}
 	}

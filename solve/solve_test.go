@@ -45,7 +45,7 @@ func circleProblem() *Problem {
 func distTo(x []float64, y ...float64) float64 { return dist(x, y) }
 
 func TestBallKnownAnswer(t *testing.T) {
-	r, err := Minimize(ballProblem(), []float64{0, 0}, Settings{Oracle: Switching})
+	r, err := Minimize(context.Background(), ballProblem(), []float64{0, 0}, Settings{Oracle: Switching})
 	require.NoError(t, err)
 	assert.Equal(t, Converged, r.Status)
 	assert.Less(t, distTo(r.X, 0.6, 0.8), 1e-2)
@@ -64,7 +64,7 @@ func TestBallKnownAnswer(t *testing.T) {
 	assert.Less(t, distTo(r.X, 0.6, 0.8), 1.5e-3)
 
 	// ten times the inner iterations from the start: as close, without doubling
-	r, err = Minimize(ballProblem(), []float64{0, 0}, Settings{Oracle: Switching, Inner: 10000})
+	r, err = Minimize(context.Background(), ballProblem(), []float64{0, 0}, Settings{Oracle: Switching, Inner: 10000})
 	require.NoError(t, err)
 	assert.Less(t, distTo(r.X, 0.6, 0.8), 1.5e-3)
 	assert.InDelta(t, 16, r.Objective, 1e-2) // ||x* - c||^2 = (5-1)^2
@@ -73,7 +73,7 @@ func TestBallKnownAnswer(t *testing.T) {
 }
 
 func TestL1BoxKnownAnswer(t *testing.T) {
-	r, err := Minimize(l1Problem(), []float64{0, 0, 0}, Settings{Oracle: Switching})
+	r, err := Minimize(context.Background(), l1Problem(), []float64{0, 0, 0}, Settings{Oracle: Switching})
 	require.NoError(t, err)
 	assert.Equal(t, Converged, r.Status)
 	assert.Less(t, distTo(r.X, 1.5, 1.5, -2), 1e-3)
@@ -90,7 +90,7 @@ func TestL1BoxKnownAnswer(t *testing.T) {
 }
 
 func TestNonconvexConstraintKnownStationaryPoint(t *testing.T) {
-	r, err := Minimize(circleProblem(), []float64{2, 0.5}, Settings{Oracle: Switching})
+	r, err := Minimize(context.Background(), circleProblem(), []float64{2, 0.5}, Settings{Oracle: Switching})
 	require.NoError(t, err)
 	assert.Equal(t, Converged, r.Status)
 	assert.GreaterOrEqual(t, r.RhoHat, 4.0) // the default is 2*WeakConvexity
@@ -108,7 +108,7 @@ func TestNonconvexConstraintKnownStationaryPoint(t *testing.T) {
 func TestUnconstrained(t *testing.T) {
 	c := []float64{1, -2, 0.5}
 	p := build(3, []fn{weightedL1([]float64{1, 1, 1}, c)}, nil)
-	r, err := Minimize(p, []float64{0, 0, 0}, Settings{Oracle: Switching})
+	r, err := Minimize(context.Background(), p, []float64{0, 0, 0}, Settings{Oracle: Switching})
 	require.NoError(t, err)
 	assert.Equal(t, Converged, r.Status)
 	assert.Less(t, distTo(r.X, c...), 5e-3)
@@ -117,7 +117,7 @@ func TestUnconstrained(t *testing.T) {
 	assert.Empty(t, r.Certificate.Multipliers)
 	assert.InDelta(t, distTo(r.X, c...), r.Certificate.Dist, 2e-4)
 
-	r, err = Minimize(p, []float64{0, 0, 0}, Settings{Oracle: Switching, Inner: 10000})
+	r, err = Minimize(context.Background(), p, []float64{0, 0, 0}, Settings{Oracle: Switching, Inner: 10000})
 	require.NoError(t, err)
 	assert.Less(t, distTo(r.X, c...), 5e-4)
 	assert.True(t, r.Certificate.Stationary)
@@ -129,7 +129,7 @@ func TestUnconstrained(t *testing.T) {
 // The unit-disc problem from an infeasible start: phase 1 first.
 func TestPhase1ThenSolve(t *testing.T) {
 	var rec recorder
-	r, err := Minimize(ballProblem(), []float64{5, -5}, Settings{Oracle: Switching, Inner: 5000, Recorder: &rec})
+	r, err := Minimize(context.Background(), ballProblem(), []float64{5, -5}, Settings{Oracle: Switching, Inner: 5000, Recorder: &rec})
 	require.NoError(t, err)
 	assert.Equal(t, Converged, r.Status)
 	assert.Greater(t, r.Stats.Phase1Outer, 0)
@@ -146,7 +146,7 @@ func TestPhase1ThenSolve(t *testing.T) {
 func TestInfeasible(t *testing.T) {
 	p := build(2, []fn{sumMinus(0), sqNorm(1, 1), {f: func(x []float64) float64 { return x[0] - 5 }, g: func(x, out []float64) { out[0], out[1] = 1, 0 }}}, nil)
 	p.Names = []string{"impossible", "cap"}
-	r, err := Minimize(p, []float64{1, 1}, Settings{Oracle: Switching})
+	r, err := Minimize(context.Background(), p, []float64{1, 1}, Settings{Oracle: Switching})
 	require.NoError(t, err)
 	assert.Equal(t, Infeasible, r.Status)
 	assert.False(t, r.Status.Success())
@@ -175,33 +175,33 @@ func TestInvalid(t *testing.T) {
 		{RhoHat: math.NaN()},
 		{Pick: 7},
 	} {
-		_, err := Minimize(p, x0, s)
+		_, err := Minimize(context.Background(), p, x0, s)
 		assert.Error(t, err, "%+v", s)
 	}
-	_, err := Minimize(p, x0, Settings{RhoHat: 1, Rho: 1})
+	_, err := Minimize(context.Background(), p, x0, Settings{RhoHat: 1, Rho: 1})
 	assert.ErrorContains(t, err, "Rho = 1 must be below RhoHat = 1")
 
 	q := ballProblem()
 	q.WeakConvexity = 3 // Rho defaults to 3, above the given RhoHat
-	_, err = Minimize(q, x0, Settings{RhoHat: 1})
+	_, err = Minimize(context.Background(), q, x0, Settings{RhoHat: 1})
 	assert.Error(t, err)
-	r, err := Minimize(q, x0, Settings{Outer: 1}) // RhoHat defaults to 6
+	r, err := Minimize(context.Background(), q, x0, Settings{Outer: 1}) // RhoHat defaults to 6
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, r.RhoHat, 6.0)
 
-	_, err = Minimize(p, []float64{0}, Settings{Oracle: Switching})
+	_, err = Minimize(context.Background(), p, []float64{0}, Settings{Oracle: Switching})
 	assert.ErrorContains(t, err, "the start has 1 values")
-	_, err = Minimize(p, []float64{0, math.Inf(1)}, Settings{Oracle: Switching})
+	_, err = Minimize(context.Background(), p, []float64{0, math.Inf(1)}, Settings{Oracle: Switching})
 	assert.Error(t, err)
 	q = ballProblem()
 	q.Names = []string{"a", "b"}
-	_, err = Minimize(q, x0, Settings{Oracle: Switching})
+	_, err = Minimize(context.Background(), q, x0, Settings{Oracle: Switching})
 	assert.Error(t, err)
 	q = ballProblem()
 	q.Eval = nil
-	_, err = Minimize(q, x0, Settings{Oracle: Switching})
+	_, err = Minimize(context.Background(), q, x0, Settings{Oracle: Switching})
 	assert.Error(t, err)
-	_, err = Minimize(nil, x0, Settings{Oracle: Switching})
+	_, err = Minimize(context.Background(), nil, x0, Settings{Oracle: Switching})
 	assert.Error(t, err)
 }
 
@@ -217,7 +217,7 @@ func TestSafeguard(t *testing.T) {
 	}
 	run := func(noSafeguard bool) (*Result, []Iteration) {
 		var rec recorder
-		r, err := Minimize(build(1, []fn{well}, box(-2, 2)), []float64{0.5}, Settings{Oracle: Switching, Outer: 20, NoSafeguard: noSafeguard, Recorder: &rec})
+		r, err := Minimize(context.Background(), build(1, []fn{well}, box(-2, 2)), []float64{0.5}, Settings{Oracle: Switching, Outer: 20, NoSafeguard: noSafeguard, Recorder: &rec})
 		require.NoError(t, err)
 		return r, rec.outer
 	}
@@ -270,7 +270,7 @@ func (r *recorder) Record(it Iteration) error {
 
 func TestRecorder(t *testing.T) {
 	rec := &recorder{}
-	r, err := Minimize(circleProblem(), []float64{2, 0.5}, Settings{Oracle: Switching, Outer: 8, RecordEvery: 250, Recorder: rec, NoSafeguard: true})
+	r, err := Minimize(context.Background(), circleProblem(), []float64{2, 0.5}, Settings{Oracle: Switching, Outer: 8, RecordEvery: 250, Recorder: rec, NoSafeguard: true})
 	require.NoError(t, err)
 	assert.Equal(t, IterationLimit, r.Status)
 	require.Len(t, rec.outer, 8)
@@ -307,7 +307,7 @@ func TestRecorderError(t *testing.T) {
 		}
 		return nil
 	}}
-	r, err := Minimize(circleProblem(), []float64{2, 0.5}, Settings{Oracle: Switching, Recorder: rec})
+	r, err := Minimize(context.Background(), circleProblem(), []float64{2, 0.5}, Settings{Oracle: Switching, Recorder: rec})
 	require.NoError(t, err)
 	assert.Equal(t, Interrupted, r.Status)
 	assert.ErrorIs(t, r.Err, boom)
@@ -324,7 +324,7 @@ func TestStop(t *testing.T) {
 		}
 		return nil
 	}}
-	r, err := Minimize(circleProblem(), []float64{2, 0.5}, Settings{Oracle: Switching, Recorder: rec, Context: ctx})
+	r, err := Minimize(ctx, circleProblem(), []float64{2, 0.5}, Settings{Oracle: Switching, Recorder: rec})
 	require.NoError(t, err)
 	assert.Equal(t, Interrupted, r.Status)
 	assert.True(t, r.Status.Success())
@@ -344,7 +344,7 @@ func TestTimeLimit(t *testing.T) {
 		return eval(x, vals)
 	}
 	start := time.Now()
-	r, err := Minimize(slow, []float64{0, 0}, Settings{Oracle: Switching, TimeLimit: 30 * time.Millisecond})
+	r, err := Minimize(context.Background(), slow, []float64{0, 0}, Settings{Oracle: Switching, TimeLimit: 30 * time.Millisecond})
 	require.NoError(t, err)
 	assert.Equal(t, TimeLimit, r.Status)
 	assert.Less(t, time.Since(start), time.Second)
@@ -369,7 +369,7 @@ func TestNumericalError(t *testing.T) {
 		}
 		return eval(x, vals)
 	}
-	r, err := Minimize(p, []float64{0, 0}, Settings{Oracle: Switching})
+	r, err := Minimize(context.Background(), p, []float64{0, 0}, Settings{Oracle: Switching})
 	require.NoError(t, err)
 	assert.Equal(t, NumericalError, r.Status)
 	assert.False(t, r.Status.Success())
@@ -383,7 +383,7 @@ func TestNumericalError(t *testing.T) {
 		vals[0], vals[1] = 0, math.NaN()
 		return nil
 	}
-	r, err = Minimize(p, []float64{0, 0}, Settings{Oracle: Switching})
+	r, err = Minimize(context.Background(), p, []float64{0, 0}, Settings{Oracle: Switching})
 	require.NoError(t, err)
 	assert.Equal(t, NumericalError, r.Status)
 	assert.ErrorContains(t, r.Err, "constraint unit (f1) = NaN")
@@ -394,7 +394,7 @@ func TestNumericalError(t *testing.T) {
 func TestPickRandom(t *testing.T) {
 	solve := func(seed uint64) (*Result, *recorder) {
 		rec := &recorder{}
-		r, err := Minimize(circleProblem(), []float64{2, 0.5}, Settings{Oracle: Switching, Outer: 12, Pick: PickRandom, Seed: seed, Recorder: rec})
+		r, err := Minimize(context.Background(), circleProblem(), []float64{2, 0.5}, Settings{Oracle: Switching, Outer: 12, Pick: PickRandom, Seed: seed, Recorder: rec})
 		require.NoError(t, err)
 		return r, rec
 	}
@@ -420,9 +420,9 @@ func TestPickRandom(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	a, err := Minimize(l1Problem(), []float64{0, 0, 0}, Settings{Oracle: Switching})
+	a, err := Minimize(context.Background(), l1Problem(), []float64{0, 0, 0}, Settings{Oracle: Switching})
 	require.NoError(t, err)
-	b, err := Minimize(l1Problem(), []float64{0, 0, 0}, Settings{Oracle: Switching})
+	b, err := Minimize(context.Background(), l1Problem(), []float64{0, 0, 0}, Settings{Oracle: Switching})
 	require.NoError(t, err)
 	a.Stats.Time, b.Stats.Time = 0, 0
 	assert.True(t, reflect.DeepEqual(a, b))
@@ -440,7 +440,7 @@ func TestStatus(t *testing.T) {
 
 func TestStartNotModifiedAndProjected(t *testing.T) {
 	x0 := []float64{5, -5, 0.3}
-	r, err := Minimize(l1Problem(), x0, Settings{Outer: 1})
+	r, err := Minimize(context.Background(), l1Problem(), x0, Settings{Outer: 1})
 	require.NoError(t, err)
 	assert.Equal(t, []float64{5, -5, 0.3}, x0)
 	require.NotNil(t, r.MostFeasible)
@@ -482,7 +482,7 @@ func TestWithDefaults(t *testing.T) {
 // times 2x) overshoots from (5, -5) deep into the unit disc.
 func TestPhase1StopsAtTheEdge(t *testing.T) {
 	var rec recorder
-	_, err := Minimize(ballProblem(), []float64{5, -5}, Settings{Recorder: &rec, Outer: 2})
+	_, err := Minimize(context.Background(), ballProblem(), []float64{5, -5}, Settings{Recorder: &rec, Outer: 2})
 	require.NoError(t, err)
 	var last *Iteration // the last phase-1 iterate: the first feasible one
 	for i := range rec.outer {
@@ -562,7 +562,7 @@ func TestSubgradientFailureEndsInnerLoop(t *testing.T) {
 		}
 		return grad(w, g)
 	}
-	r, err := Minimize(p, []float64{0, 0}, Settings{Oracle: Switching, Outer: 50})
+	r, err := Minimize(context.Background(), p, []float64{0, 0}, Settings{Oracle: Switching, Outer: 50})
 	require.NoError(t, err)
 	assert.NotEqual(t, NumericalError, r.Status, "%v", r.Err)
 	assert.LessOrEqual(t, r.Infeasibility, DefaultEps)

@@ -24,10 +24,10 @@ type Sampler interface {
 const stochasticSeedStream = 0x5851f42d4c957f2d
 
 // Algorithm3 returns the V and alpha Algorithm 3 uses with K inner
-// iterations: Settings.V and Settings.Alpha, or the paper's sqrt(K) and K
-// where they are 0.
-func (s Settings) Algorithm3(K int) (V, alpha float64) {
-	V, alpha = s.V, s.Alpha
+// iterations: o's V and Alpha, or the paper's sqrt(K) and K where they
+// are 0.
+func (o *StochasticOracle) Algorithm3(K int) (V, alpha float64) {
+	V, alpha = o.V, o.Alpha
 	if V == 0 {
 		V = math.Sqrt(float64(K))
 	}
@@ -41,6 +41,7 @@ func (s Settings) Algorithm3(K int) (V, alpha float64) {
 // with Algorithm 2's steps on minibatch estimates for phase 1.
 type stochasticMethod struct {
 	*solver
+	o            *StochasticOracle
 	queue, theta []float64   // Q_i; the estimates theta~_i of the current iterate
 	zeta         [][]float64 // zeta_i, the per-function stochastic subgradients
 }
@@ -48,8 +49,8 @@ type stochasticMethod struct {
 // newStochasticMethod allocates the virtual queues, the estimates and the
 // rows of the per-function subgradients, and the solver's minibatch
 // generator.
-func newStochasticMethod(s *solver) *stochasticMethod {
-	m := &stochasticMethod{solver: s, queue: make([]float64, s.m+1), theta: make([]float64, s.m+1), zeta: make([][]float64, s.m+1)}
+func newStochasticMethod(s *solver, o *StochasticOracle) *stochasticMethod {
+	m := &stochasticMethod{solver: s, o: o, queue: make([]float64, s.m+1), theta: make([]float64, s.m+1), zeta: make([][]float64, s.m+1)}
 	for i := range m.zeta {
 		m.zeta[i] = make([]float64, s.n)
 	}
@@ -58,7 +59,7 @@ func newStochasticMethod(s *solver) *stochasticMethod {
 	return m
 }
 
-func (m *stochasticMethod) oracle() Oracle  { return Stochastic }
+func (m *stochasticMethod) oracle() Oracle  { return m.o }
 func (m *stochasticMethod) estimates() bool { return true }
 
 // step is Algorithm 3 in phase 2; in phase 1, Algorithm 2's phase-1 steps
@@ -102,7 +103,7 @@ func (m *stochasticMethod) consistent(cur, next *Point, _ oracleInfo, phase1 boo
 //	z_{k+1} = Proj_X(z_k - (V zeta~_0 + sum_i Q_i zeta~_i) / (2 alpha)),
 //	Q_i <- max(Q_i + theta~_i + zeta~_i . (z_{k+1} - z_k), 0),
 //
-// with V = sqrt(K) and alpha = K unless Settings.V and Settings.Alpha say
+// with V = sqrt(K) and alpha = K unless StochasticOracle.V and Alpha say
 // otherwise. (The z-update is the argmin over X of the linearisation plus
 // alpha ||z - z_k||^2, i.e. a projected step. The paper's Algorithm 3
 // prints zeta rather than zeta~ in it; zeta~, the subgradient of the
@@ -117,7 +118,7 @@ func (m *stochasticMethod) consistent(cur, next *Point, _ oracleInfo, phase1 boo
 // steps with this oracle (see run).
 func (s *stochasticMethod) algorithm3(xt []float64, K int, record bool) (oracleInfo, error) {
 	var info oracleInfo
-	V, alpha := s.set.Algorithm3(K)
+	V, alpha := s.o.Algorithm3(K)
 	z, d, diff := s.z, s.d, s.diff
 	copy(z, xt)
 	clear(s.zsum)

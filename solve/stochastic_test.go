@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -25,7 +26,7 @@ func TestStochasticOracleByHand(t *testing.T) {
 		{f: func(x []float64) float64 { return -x[0] }, g: func(x, out []float64) { out[0] = -1 }},
 		{f: func(x []float64) float64 { return x[0] - 1 }, g: func(x, out []float64) { out[0] = 1 }},
 	}, nil)
-	s, err := newSolver(p, []float64{0}, Settings{Oracle: Stochastic, RhoHat: 1, Rho: 0.5, V: 1, Alpha: 1})
+	s, err := newSolver(context.Background(), p, []float64{0}, Settings{Oracle: &StochasticOracle{V: 1, Alpha: 1}, RhoHat: 1, Rho: 0.5})
 	require.NoError(t, err)
 	m := s.steps.(*stochasticMethod)
 	info, err := m.algorithm3([]float64{0}, 4, false)
@@ -85,7 +86,7 @@ func noisyProblem(p *Problem, sigma float64) *Problem {
 // another seed another one.
 func TestStochasticBallAndSeeds(t *testing.T) {
 	run := func(seed uint64) *Result {
-		r, err := Minimize(noisyProblem(ballProblem(), 0.05), []float64{0, 0}, Settings{Oracle: Stochastic, Seed: seed, Outer: 30})
+		r, err := Minimize(context.Background(), noisyProblem(ballProblem(), 0.05), []float64{0, 0}, Settings{Oracle: Stochastic, Seed: seed, Outer: 30})
 		require.NoError(t, err)
 		return r
 	}
@@ -105,7 +106,7 @@ func TestStochasticBallAndSeeds(t *testing.T) {
 // From an infeasible start, phase 1 runs on minibatch estimates and hands
 // over a point feasible on the exact values.
 func TestStochasticPhase1(t *testing.T) {
-	r, err := Minimize(noisyProblem(ballProblem(), 0.1), []float64{5, -5}, Settings{Oracle: Stochastic, Outer: 20})
+	r, err := Minimize(context.Background(), noisyProblem(ballProblem(), 0.1), []float64{5, -5}, Settings{Oracle: Stochastic, Outer: 20})
 	require.NoError(t, err)
 	assert.Greater(t, r.Stats.Phase1Outer, 0)
 	assert.True(t, r.Status.Success(), r.Status)
@@ -114,9 +115,9 @@ func TestStochasticPhase1(t *testing.T) {
 }
 
 func TestOracleSettings(t *testing.T) {
-	_, err := Minimize(ballProblem(), []float64{0, 0}, Settings{Oracle: Smooth})
+	_, err := Minimize(context.Background(), ballProblem(), []float64{0, 0}, Settings{Oracle: Smooth})
 	assert.ErrorContains(t, err, "smooth Problem")
-	_, err = Minimize(ballProblem(), []float64{0, 0}, Settings{Oracle: Stochastic, V: -1})
+	_, err = Minimize(context.Background(), ballProblem(), []float64{0, 0}, Settings{Oracle: &StochasticOracle{V: -1}})
 	assert.ErrorContains(t, err, "V = -1")
 	assert.Equal(t, "stochastic", Stochastic.String())
 	assert.Equal(t, "switching", Switching.String())
@@ -140,7 +141,7 @@ func (costly) FullCost() float64 { return 2 * MaxPolishCost }
 func TestStochasticPolishBisectsOnCostlyData(t *testing.T) {
 	p := noisyProblem(ballProblem(), 0.05)
 	p.Sampler = costly{p.Sampler.(*noisy)}
-	r, err := Minimize(p, []float64{0, 0}, Settings{Oracle: Stochastic, Outer: 30})
+	r, err := Minimize(context.Background(), p, []float64{0, 0}, Settings{Oracle: Stochastic, Outer: 30})
 	require.NoError(t, err)
 	assert.True(t, r.Status.Success(), r.Status)
 	assert.Equal(t, 0, r.Stats.Polish)

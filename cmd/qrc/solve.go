@@ -178,7 +178,7 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) (code int) {
 	case *finish != finishRows && *finish != finishRounds:
 		fmt.Fprintf(stderr, "qrc solve: --finish must be rows or rounds, not %q\n", *finish)
 		return exitUsage
-	case *finish == finishRounds && opts.Oracle != solve.Dynamic:
+	case *finish == finishRounds && !solve.SameKind(opts.Oracle, solve.Dynamic):
 		fmt.Fprintln(stderr, "qrc solve: --finish rounds goes with --oracle dynamic")
 		return exitUsage
 	}

@@ -1,4 +1,4 @@
-package qrc
+package plan
 
 import (
 	"math"
@@ -20,7 +20,7 @@ import (
 // the Problem's values on that sample at random points of X; after Full,
 // every row's.
 func TestSamplePieces(t *testing.T) {
-	m, prog := compiledFile(t, "docs/experiments/np_hinge_gen.qrc")
+	m, prog := compiledFile(t, "../docs/experiments/np_hinge_gen.qrc")
 	prob := problem.New(m, prog, problem.Options{Seed: 4})
 	smp := prob.Sampler.(*problem.Sampler)
 	var notes []string
@@ -75,7 +75,7 @@ minimize mean(i in d where d.y[i] == -1) hinge(-score(i)) + 0.1 * sum(j in 1..d.
 subject to
     c: mean(i in d where d.y[i] == 1) pos(1 - score(i)) <= 0.3
 `
-	m, _, diags := modelfile.LoadSource("t.qrc", []byte(src), check.Options{Dir: filepath.Join("examples")})
+	m, _, diags := modelfile.LoadSource("t.qrc", []byte(src), check.Options{Dir: filepath.Join("..", "examples")})
 	require.NoError(t, diags.Err())
 	prog, err := autodiff.Compile(m)
 	require.NoError(t, err)
@@ -94,4 +94,14 @@ subject to
 	require.Len(t, notes, 1)
 	assert.Contains(t, notes[0], "solved by the bundle oracle")
 	assert.Contains(t, notes[0], "mcp is not piecewise linear")
+}
+
+// compiledFile loads and compiles the model file at path.
+func compiledFile(t *testing.T, path string) (*check.Model, *autodiff.Program) {
+	t.Helper()
+	m, _, diags := modelfile.Load(path, check.Options{})
+	require.NoError(t, diags.Err())
+	prog, err := autodiff.Compile(m)
+	require.NoError(t, err)
+	return m, prog
 }
