@@ -287,7 +287,7 @@ func (c *checker) binary(b *ast.Binary, sc *scope) Expr {
 		case b.Op == "and" || b.Op == "or":
 			c.errorf(b, "%s is only allowed in a where filter or %s", b.Op, EvalNote)
 		default:
-			c.errorf(opAt(b), "a comparison is 0 or 1, a step that is not differentiable, so it is only allowed in a where filter, as a constraint (name: lhs <= rhs), or in %s; in the objective or a constraint write a smooth surrogate of the step, such as sigmoid(k * (a - b)) for a > b", EvalNote)
+			c.errorf(opAt(b), "a comparison is 0 or 1, a step that is not differentiable, so it is only allowed in a where filter, as a constraint (name: lhs <= rhs), or in %s; in the objective or a constraint write a smooth surrogate of the step, such as sigmoid(k * (a - b)) for a > b, or choose between two expressions with if a > b then ... else ...", EvalNote)
 		}
 		return nil
 	}
