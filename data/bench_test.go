@@ -161,7 +161,7 @@ func benchParse(b *testing.B, csv bool) {
 		cut = cutCSV
 	}
 	var chunks []chunk
-	if err := splitChunks(data, cut, func(c chunk) bool { chunks = append(chunks, c); return true }); err != nil {
+	if err := splitChunks(data, chunkSize, cut, func(c chunk) bool { chunks = append(chunks, c); return true }); err != nil {
 		b.Fatal(err)
 	}
 	lay := &csvLayout{sep: ','}
@@ -226,7 +226,7 @@ func benchParseInto(b *testing.B, csv bool) {
 		b.Fatal(err)
 	}
 	var chunks []chunk
-	if err := splitChunks(data, cut, func(c chunk) bool { chunks = append(chunks, c); return true }); err != nil {
+	if err := splitChunks(data, chunkSize, cut, func(c chunk) bool { chunks = append(chunks, c); return true }); err != nil {
 		b.Fatal(err)
 	}
 	lay := &csvLayout{sep: ','}
@@ -235,7 +235,7 @@ func benchParseInto(b *testing.B, csv bool) {
 			b.Fatal(err)
 		}
 	}
-	_, lines, _ := countLines(chunks, readBlocks(nil))
+	_, lines, _ := countLines(chunks, readBlocks(nil, chunkSize))
 	const d = 30 // LIBSVM features
 	ncol := len(lay.names)
 	x := make([]float64, (benchRows+1)*max(d, ncol))

@@ -11,9 +11,10 @@ import (
 
 // chunkSize is the size of the blocks a file is read and parsed in. A file
 // of at most one block is parsed on one goroutine; a larger one is parsed a
-// block per worker on up to GOMAXPROCS goroutines. Tests make it tiny to
-// cross block boundaries with small inputs.
-var chunkSize = 4 << 20
+// block per worker on up to GOMAXPROCS goroutines. A source's block size
+// (tests make it tiny to cross block boundaries with small inputs)
+// replaces it.
+const chunkSize = 4 << 20
 
 // chunk is a run of whole lines of a file.
 type chunk struct {
@@ -43,7 +44,7 @@ func (tooLongError) Error() string { return "line too long" }
 // parsers check the length of every record they see); a read error is
 // returned as is.
 // emit returning false stops the reading early.
-func readChunks(r io.Reader, cut cutFunc, emit func(chunk) bool) error {
+func readChunks(r io.Reader, chunkSize int, cut cutFunc, emit func(chunk) bool) error {
 	var (
 		pending []byte // bytes read but not yet emitted
 		off     int64
@@ -89,7 +90,7 @@ func readChunks(r io.Reader, cut cutFunc, emit func(chunk) bool) error {
 
 // splitChunks cuts data into chunks of about chunkSize bytes of whole
 // records and calls emit for each in order, like readChunks.
-func splitChunks(data []byte, cut cutFunc, emit func(chunk) bool) error {
+func splitChunks(data []byte, chunkSize int, cut cutFunc, emit func(chunk) bool) error {
 	off, seq := 0, 0
 	for off < len(data) {
 		end := min(off+chunkSize, len(data))
@@ -145,16 +146,25 @@ func shiftLine(e *Error, base int) *Error {
 
 // source is where the chunks come from: a mapped file or a reader.
 type source struct {
-	data []byte // the whole file, when mapped
-	r    io.Reader
-	f    io.ReaderAt // the mapped file, which the direct path reads blocks of
+	data  []byte // the whole file, when mapped
+	r     io.Reader
+	f     io.ReaderAt // the mapped file, which the direct path reads blocks of
+	block int         // the size of its chunks; 0 means chunkSize
+}
+
+// blockSize is the size of the source's chunks.
+func (s source) blockSize() int {
+	if s.block > 0 {
+		return s.block
+	}
+	return chunkSize
 }
 
 func (s source) chunks(cut cutFunc, emit func(chunk) bool) error {
 	if s.data != nil {
-		return splitChunks(s.data, cut, emit)
+		return splitChunks(s.data, s.blockSize(), cut, emit)
 	}
-	return readChunks(s.r, cut, emit)
+	return readChunks(s.r, s.blockSize(), cut, emit)
 }
 
 // faultError is a fault reading a mapped file (it was truncated while read).

@@ -34,8 +34,8 @@ var directLoads atomic.Int64
 
 // directChunks cuts a mapped file into chunks as the block-parts path does.
 // ok is false when the file is a single chunk or holds a line too long.
-func directChunks(data []byte, cut cutFunc) (cs []chunk, ok bool) {
-	err := splitChunks(data, cut, func(c chunk) bool { cs = append(cs, c); return true })
+func directChunks(src source, cut cutFunc) (cs []chunk, ok bool) {
+	err := splitChunks(src.data, src.blockSize(), cut, func(c chunk) bool { cs = append(cs, c); return true })
 	return cs, err == nil && len(cs) >= 2
 }
 
@@ -48,7 +48,7 @@ func directChunks(data []byte, cut cutFunc) (cs []chunk, ok bool) {
 // the file changed.
 type blockReader func(c chunk, buf *[]byte) (_ chunk, ok bool)
 
-func readBlocks(f io.ReaderAt) blockReader {
+func readBlocks(f io.ReaderAt, chunkSize int) blockReader {
 	if f == nil {
 		return func(c chunk, _ *[]byte) (chunk, bool) { return c, true }
 	}
@@ -162,7 +162,7 @@ func trim(x []float64, n int) []float64 {
 // dense set straight into the dense matrix. ok is false when it leaves the
 // file to the block-parts path (see above).
 func readLibSVMDense(src source, size int64, path string, opt LibSVMOptions, b budget) (s *Set, ok bool, err error) {
-	cs, ok := directChunks(src.data, cutLines)
+	cs, ok := directChunks(src, cutLines)
 	if !ok {
 		return nil, false, nil
 	}
@@ -179,7 +179,7 @@ func readLibSVMDense(src source, size int64, path string, opt LibSVMOptions, b b
 		svmEarly(int64(p0.rows), int64(len(p0.vals)), int64(p0.maxIdx), int64(p0.size), size, b) != "" {
 		return nil, false, nil
 	}
-	read := readBlocks(src.f)
+	read := readBlocks(src.f, src.blockSize())
 	breaks, lines, ok := countLines(cs, read)
 	if !ok {
 		return nil, false, nil
@@ -285,7 +285,7 @@ func readCSVDirect(src source, size int64, path string, opt CSVOptions, lay *csv
 	if numberByte(lay.sep) {
 		return nil, false, nil
 	}
-	cs, ok := directChunks(src.data, cutCSV)
+	cs, ok := directChunks(src, cutCSV)
 	if !ok {
 		return nil, false, nil
 	}
@@ -296,7 +296,7 @@ func readCSVDirect(src source, size int64, path string, opt CSVOptions, lay *csv
 		return nil, false, nil
 	}
 	ncol, d := len(lay.names), len(lay.features)
-	read := readBlocks(src.f)
+	read := readBlocks(src.f, src.blockSize())
 	breaks, lines, ok := countLines(cs, read)
 	if !ok {
 		return nil, false, nil

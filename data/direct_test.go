@@ -18,16 +18,13 @@ import (
 // path's (the reader path) and the direct path did (or did not) settle it.
 func viaDirect(t *testing.T, data string, direct bool, load func(src source) (*Set, error)) (*Set, error) {
 	t.Helper()
-	var s *Set
-	var err error
-	withChunkSize(256, func() {
-		want := describe(load(source{r: strings.NewReader(data)}))
-		before := directLoads.Load()
-		s, err = load(source{data: []byte(data)})
-		took := directLoads.Load() > before
-		require.Equal(t, want, describe(s, err))
-		require.Equal(t, direct, took, "direct path taken")
-	})
+	load = withBlocks(load, 256)
+	want := describe(load(source{r: strings.NewReader(data)}))
+	before := directLoads.Load()
+	s, err := load(source{data: []byte(data)})
+	took := directLoads.Load() > before
+	require.Equal(t, want, describe(s, err))
+	require.Equal(t, direct, took, "direct path taken")
 	return s, err
 }
 
@@ -142,12 +139,11 @@ func TestDirectLibSVMMemory(t *testing.T) {
 // its memory, by the block-parts path.
 func refused(t *testing.T, data, msg string, load func(src source) (*Set, error)) {
 	t.Helper()
-	withChunkSize(256, func() {
-		before := directLoads.Load()
-		_, err := load(source{data: []byte(data)})
-		assert.ErrorContains(t, err, msg)
-		assert.Equal(t, before, directLoads.Load())
-	})
+	load = withBlocks(load, 256)
+	before := directLoads.Load()
+	_, err := load(source{data: []byte(data)})
+	assert.ErrorContains(t, err, msg)
+	assert.Equal(t, before, directLoads.Load())
 }
 
 // csvRows returns a header and n CSV rows of the columns a, b, g, y.
@@ -303,10 +299,11 @@ func TestDirectReadsBlocks(t *testing.T) {
 		cut  cutFunc
 		load func(source) (*Set, error)
 	}{{svm, cutLines, svmLoader(LibSVMOptions{})}, {csv, cutCSV, csvLoader(CSVOptions{Label: "y"})}} {
-		withChunkSize(256, func() {
+		func() {
+			load := withBlocks(c.load, 256)
 			data := []byte(c.data)
-			want := describe(c.load(source{r: bytes.NewReader(data)}))
-			cs, _ := directChunks(data, c.cut)
+			want := describe(load(source{r: bytes.NewReader(data)}))
+			cs, _ := directChunks(source{data: data, block: 256}, c.cut)
 			n := int64(len(data))
 			for _, f := range []shortReader{
 				{data: data, cut: n},
@@ -317,10 +314,10 @@ func TestDirectReadsBlocks(t *testing.T) {
 					f.reads.Store(int64(len(cs)) + 3) // the line count and three blocks
 				}
 				before := directLoads.Load()
-				require.Equal(t, want, describe(c.load(source{data: data, f: f})))
+				require.Equal(t, want, describe(load(source{data: data, f: f})))
 				require.Equal(t, f.cut == n && f.reads == nil, directLoads.Load() > before, "direct path taken")
 			}
-		})
+		}()
 	}
 }
 

@@ -7,12 +7,12 @@ import (
 	"testing"
 )
 
-// withChunkSize runs f with the block size set to n.
-func withChunkSize(n int, f func()) {
-	old := chunkSize
-	chunkSize = n
-	defer func() { chunkSize = old }()
-	f()
+// withBlocks is load with its sources' blocks of n bytes.
+func withBlocks(load func(source) (*Set, error), n int) func(source) (*Set, error) {
+	return func(src source) (*Set, error) {
+		src.block = n
+		return load(src)
+	}
 }
 
 // describe renders a load's outcome for comparison: the error, or the
@@ -63,16 +63,15 @@ func loadBoth(t *testing.T, data []byte, load func(src source) (*Set, error)) {
 		}
 	}
 	for _, n := range []int{1, 3, 17} {
-		withChunkSize(n, func() {
-			if got := describe(load(source{r: bytes.NewReader(data)})); got != want {
-				t.Fatalf("blocks of %d bytes (reader) differ:\n got %s\nwant %s", n, got, want)
+		load := withBlocks(load, n)
+		if got := describe(load(source{r: bytes.NewReader(data)})); got != want {
+			t.Fatalf("blocks of %d bytes (reader) differ:\n got %s\nwant %s", n, got, want)
+		}
+		if len(data) > 0 {
+			if got := describe(load(source{data: data})); got != want {
+				t.Fatalf("blocks of %d bytes (mapped) differ:\n got %s\nwant %s", n, got, want)
 			}
-			if len(data) > 0 {
-				if got := describe(load(source{data: data})); got != want {
-					t.Fatalf("blocks of %d bytes (mapped) differ:\n got %s\nwant %s", n, got, want)
-				}
-			}
-		})
+		}
 	}
 }
 

@@ -39,14 +39,18 @@ type Solution struct {
 }
 
 // Settings bound the iterations: Tol is the relative accuracy of the
-// residuals and of the complementarity, MaxIter the iterations at most.
+// residuals and of the complementarity, MaxIter the iterations at most;
+// zero means DefaultTol and DefaultMaxIter.
 type Settings struct {
 	Tol     float64
 	MaxIter int
 }
 
-// DefaultSettings are Tol 1e-10 and 100 iterations.
-var DefaultSettings = Settings{Tol: 1e-10, MaxIter: 100}
+// The defaults of Settings.
+const (
+	DefaultTol     = 1e-10
+	DefaultMaxIter = 100
+)
 
 // ErrNotSolved says the method did not reach the tolerance within the
 // iterations: the program may be infeasible, unbounded or too badly
@@ -61,10 +65,10 @@ func Solve(p *Problem, set Settings) (*Solution, error) {
 		return nil, err
 	}
 	if set.Tol <= 0 {
-		set.Tol = DefaultSettings.Tol
+		set.Tol = DefaultTol
 	}
 	if set.MaxIter <= 0 {
-		set.MaxIter = DefaultSettings.MaxIter
+		set.MaxIter = DefaultMaxIter
 	}
 	x := make([]float64, n)
 	y := make([]float64, ne)

@@ -60,7 +60,7 @@ func TestClosedForms(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			sol, err := Solve(&c.p, DefaultSettings)
+			sol, err := Solve(&c.p, Settings{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +124,7 @@ func TestRandomKKT(t *testing.T) {
 			Hv = append(Hv, 5, 5)
 		}
 		p := &Problem{H: H, C: randVec(rng, n), A: A, B: B, G: G, Hv: Hv}
-		sol, err := Solve(p, DefaultSettings)
+		sol, err := Solve(p, Settings{})
 		if err != nil {
 			t.Fatalf("trial %d: %v", trial, err)
 		}
@@ -154,7 +154,7 @@ func TestRandomKKT(t *testing.T) {
 func TestInfeasible(t *testing.T) {
 	// x <= -1 and x >= 1
 	p := &Problem{H: [][]float64{{1}}, C: []float64{0}, G: [][]float64{{1}, {-1}}, Hv: []float64{-1, -1}}
-	if _, err := Solve(p, DefaultSettings); !errors.Is(err, ErrNotSolved) {
+	if _, err := Solve(p, Settings{}); !errors.Is(err, ErrNotSolved) {
 		t.Fatalf("err = %v, want ErrNotSolved", err)
 	}
 }
@@ -167,7 +167,7 @@ func TestMalformed(t *testing.T) {
 		{H: [][]float64{{1}}, C: []float64{math.NaN()}},
 		{H: [][]float64{{1}}, C: []float64{0}, G: [][]float64{{1, 2}}, Hv: []float64{1}},
 	} {
-		if _, err := Solve(p, DefaultSettings); err == nil || errors.Is(err, ErrNotSolved) {
+		if _, err := Solve(p, Settings{}); err == nil || errors.Is(err, ErrNotSolved) {
 			t.Errorf("%+v: err = %v, want a malformed-input error", p, err)
 		}
 	}

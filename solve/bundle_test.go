@@ -20,6 +20,7 @@ import (
 // convex function fits, and the safeguard that would double RhoHat on
 // that evidence is off, so the bundle oracle gives up at once every time.
 func TestStalled(t *testing.T) {
+	t.Parallel()
 	wiggly := fn{
 		f: func(x []float64) float64 { return math.Abs(x[0]-1) + 1e-6*math.Cos(1e7*x[0]) },
 		g: func(x, out []float64) {
@@ -47,6 +48,7 @@ func TestStalled(t *testing.T) {
 // loses precision there; a dual point off the simplex gave a "bound"
 // above the minimum of an LP-like model).
 func TestProjectDualLargeWeights(t *testing.T) {
+	t.Parallel()
 	cuts := []cut{{fn: 0}, {fn: 0}, {fn: 1}, {fn: 0}}
 	v := []float64{3e6 + 0.123456789, 3e6 - 0.7, -5, 3e6 + 0.31}
 	projectDual(cuts, v, nil)
@@ -64,6 +66,7 @@ func TestProjectDualLargeWeights(t *testing.T) {
 // an outer step without a record) are put off by an hour, so that a slow
 // machine's steps do not make them.
 func TestCertificateHeartbeat(t *testing.T) {
+	t.Parallel()
 	var rec recorder
 	r, err := Minimize(context.Background(), ballProblem(), []float64{0, 0}, Settings{Oracle: Switching, Recorder: &rec, heartbeat: time.Nanosecond, stepBeat: time.Hour})
 	require.NoError(t, err)
@@ -91,6 +94,7 @@ func TestCertificateHeartbeat(t *testing.T) {
 // refinement never lowers the value it starts from. The cuts are random
 // (their validity does not matter for the identity), over a box.
 func TestBundleCompressionKeepsTheDualValue(t *testing.T) {
+	t.Parallel()
 	const n, m = 5, 2
 	p := build(n, []fn{sqDist(make([]float64, n)), sqNorm(1, -1), sqNorm(1, -2)}, box(-1, 1))
 	sv, err := newSolver(context.Background(), p, make([]float64, n), Settings{Oracle: Bundle})

@@ -44,6 +44,20 @@ func newDualMethod(s *solver, o *DualOracle) *dualMethod {
 
 func (s *dualMethod) oracle() Oracle { return s.o }
 
+// loadWarm starts the dual from w's dual point when w keeps one.
+func (s *dualMethod) loadWarm(w *warmStart) {
+	if w.keepDual && w.dual != nil {
+		s.qp.StartFrom(w.dual)
+	}
+}
+
+// saveWarm leaves the dual point in w when w keeps one.
+func (s *dualMethod) saveWarm(w *warmStart) {
+	if w.keepDual {
+		w.dual = s.qp.Warm()
+	}
+}
+
 func (s *dualMethod) warmMultipliers() []float64 {
 	copy(s.lam, s.qp.Lambda())
 	return s.lam

@@ -223,8 +223,7 @@ func MinimizeDynamic(ctx context.Context, p *Problem, x0 []float64, s Settings) 
 		stages []Stage
 		stats  Stats
 		t      int
-		al     alState      // the smooth oracle's multipliers, carried from stage to stage
-		dw     *dualqp.Warm // the dual oracle's dual point, carried from round to round
+		ws     = &warmStart{keepDual: true} // the smooth oracle's multipliers, carried from stage to stage, and the dual oracle's dual point, from round to round
 	)
 	rhoHat, rho := s.RhoHat, s.Rho
 	remaining := func() (time.Duration, bool) {
@@ -277,7 +276,7 @@ func MinimizeDynamic(ctx context.Context, p *Problem, x0 []float64, s Settings) 
 		if s.Recorder != nil {
 			st.Recorder = &stageRecorder{next: s.Recorder, t: t, elapsed: time.Since(began), method: method}
 		}
-		res, err := minimizeWarm(ctx, q, x, st, &al, &dw)
+		res, err := minimizeWarm(ctx, q, x, st, ws)
 		return res, pre, err
 	}
 	sub := *p
@@ -416,33 +415,46 @@ func stageSettings(p *Problem, x0 []float64, s Settings) (acc, full Settings, er
 }
 
 // minimizeWarm is Minimize of one stage from x with st (an accurate
-// oracle), the smooth oracle's warm start carried in from and out to al,
-// and the dual oracle's, when dw is not nil, in from and out to *dw (it
-// starts the dual there when the stage's Pieces have the same rows as the
-// stage's that left it: a later round on the same sample).
-func minimizeWarm(ctx context.Context, q *Problem, x []float64, st Settings, al *alState, dw **dualqp.Warm) (*Result, error) {
+// oracle), its run's warm start carried in from and out to ws
+// (warmCarrier: the smooth oracle's multipliers; the dual oracle's dual
+// point when ws.dual is wanted, which it starts from when the stage's
+// Pieces have the same rows as the stage's that left it: a later round on
+// the same sample).
+func minimizeWarm(ctx context.Context, q *Problem, x []float64, st Settings, ws *warmStart) (*Result, error) {
 	sv, err := newSolver(ctx, q, x, st)
 	if err != nil {
 		return nil, err
 	}
-	sm := sv.smoothRun()
-	if sm != nil && al.lam != nil {
-		sm.al = alState{lam: clone(al.lam), c: al.c, alpha: al.alpha}
-	}
-	dm, _ := sv.acc.(*dualMethod)
-	if dm != nil && dw != nil && *dw != nil {
-		dm.qp.StartFrom(*dw)
+	wc, _ := sv.acc.(warmCarrier)
+	if wc != nil {
+		wc.loadWarm(ws)
 	}
 	res := sv.run(x)
-	if dm != nil && dw != nil {
-		*dw = dm.qp.Warm()
+	if wc != nil {
+		wc.saveWarm(ws)
 	}
 	res.Stats = sv.stats
 	res.Stats.Time = time.Since(sv.start)
-	if sm != nil && sm.al.lam != nil {
-		*al = alState{lam: clone(sm.al.lam), c: sm.al.c, alpha: sm.al.alpha}
-	}
 	return res, nil
+}
+
+// warmStart is what the dynamic oracle's stages carry from one to the
+// next: the smooth oracle's augmented-Lagrangian state, and, when
+// keepDual is set (in memory, not for the remote rounds), the dual
+// oracle's dual point.
+type warmStart struct {
+	al       alState
+	dual     *dualqp.Warm
+	keepDual bool
+}
+
+// warmCarrier is an accurate oracle's run whose warm start can be carried
+// from one solve to the next in a warmStart.
+type warmCarrier interface {
+	// loadWarm starts the run from w's state, when w has one for it.
+	loadWarm(w *warmStart)
+	// saveWarm leaves the run's state in w.
+	saveWarm(w *warmStart)
 }
 
 // lastStageValues gives the last stage of a solve halted before that

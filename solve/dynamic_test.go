@@ -144,6 +144,7 @@ func (d *rowsData) answer() (x [2]float64, obj float64) {
 // exactly feasible, at the known answer, as the smooth oracle on all rows
 // does.
 func TestDynamicKnownAnswer(t *testing.T) {
+	t.Parallel()
 	d := newRowsData(100_000, 5)
 	want, wantObj := d.answer()
 	res, err := Minimize(context.Background(), d.problem(), []float64{0, 0}, Settings{Oracle: &DynamicOracle{Rounds: -1}})
@@ -177,6 +178,7 @@ func TestDynamicKnownAnswer(t *testing.T) {
 // control variates, then all rows; converged at the known answer, with
 // one correction pass per round counted in the passes.
 func TestDynamicControlVariates(t *testing.T) {
+	t.Parallel()
 	d := newRowsData(100_000, 5)
 	want, wantObj := d.answer()
 	res, err := Minimize(context.Background(), d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic})
@@ -207,6 +209,7 @@ func TestDynamicControlVariates(t *testing.T) {
 // (x - xs)^T (S_sample - S) (x - xs), S the second moment of the u_i; and
 // its gradient is that of its values (central differences).
 func TestCorrected(t *testing.T) {
+	t.Parallel()
 	d := newRowsData(20_000, 9)
 	p := d.problem()
 	// a Jacobian (as problem.New sets one), so that the corrected
@@ -294,6 +297,7 @@ func TestCorrected(t *testing.T) {
 // Without enough rows to sample (or without a Subsampler) Dynamic is the
 // accurate oracle on all rows, in one stage.
 func TestDynamicSmallData(t *testing.T) {
+	t.Parallel()
 	d := newRowsData(1000, 6)
 	want, _ := d.answer()
 	res, err := Minimize(context.Background(), d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic})
@@ -316,6 +320,7 @@ func TestDynamicSmallData(t *testing.T) {
 // point evaluated on all rows, no certificate, and a feasible point or
 // status Infeasible.
 func TestDynamicTimeLimit(t *testing.T) {
+	t.Parallel()
 	d := newRowsData(100_000, 7)
 	res, err := Minimize(context.Background(), d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic, TimeLimit: 1})
 	require.NoError(t, err)
@@ -336,6 +341,7 @@ func TestDynamicTimeLimit(t *testing.T) {
 // restoreFeasible takes a point just outside the constraints to one inside
 // in a few Gauss-Newton steps.
 func TestRestoreFeasible(t *testing.T) {
+	t.Parallel()
 	d := newRowsData(1000, 8)
 	p := d.problem()
 	x := []float64{1.2, 0.9}
@@ -375,6 +381,7 @@ func TestRestoreFeasible(t *testing.T) {
 // Infeasible when it violates a constraint by more than Eps) when the grace
 // is over; Stop returns it as it is.
 func TestHaltedStages(t *testing.T) {
+	t.Parallel()
 	d := newRowsData(1000, 9)
 	p := d.problem()
 	_, err := d.Subsample(0.1)
@@ -429,6 +436,7 @@ func TestHaltedStages(t *testing.T) {
 // the number of rounds, whatever they do; every round takes at most
 // DynamicRoundOuter outer steps (or Outer, when lower).
 func TestDynamicRoundsAdaptive(t *testing.T) {
+	t.Parallel()
 	d := newRowsData(100_000, 5)
 	res, err := Minimize(context.Background(), d.problem(), []float64{0, 0}, Settings{Oracle: Dynamic, Outer: 1})
 	require.NoError(t, err)

@@ -141,6 +141,7 @@ func (d *absData) answer() (float64, float64) {
 // the solve ends feasible at the known answer. Without it every stage is
 // bundle's.
 func TestDynamicDualSamples(t *testing.T) {
+	t.Parallel()
 	for _, pieces := range []bool{true, false} {
 		d := newAbsData(3000, 4)
 		xstar, fstar := d.answer()
@@ -172,6 +173,7 @@ func TestDynamicDualSamples(t *testing.T) {
 // functions: the corrected problem's pieces agree with its Eval, and the
 // sample's own pieces are left as they were.
 func TestCorrectedPieces(t *testing.T) {
+	t.Parallel()
 	d := newAbsData(2000, 8)
 	p := d.problem()
 	_, err := d.Subsample(0.1)
@@ -201,6 +203,7 @@ func TestCorrectedPieces(t *testing.T) {
 // the dual oracle on their own pieces (each stage on new rows starting it
 // cold, at DualStageRhoHatFactor times the last RhoHat).
 func TestDynamicDualGrowingSamples(t *testing.T) {
+	t.Parallel()
 	d := newAbsData(3000, 4)
 	_, fstar := d.answer()
 	res, err := Minimize(context.Background(), d.problem(), []float64{3}, Settings{Oracle: d.dynamic(DynamicOracle{Rounds: -1, Start: 500, Growth: 2}, true), Eps: 1e-4})
@@ -217,6 +220,7 @@ func TestDynamicDualGrowingSamples(t *testing.T) {
 // With too few rows to sample, the dynamic oracle solves on every row with
 // the accurate oracle: the dual oracle when the model has its pieces.
 func TestDynamicDualSmallData(t *testing.T) {
+	t.Parallel()
 	d := newAbsData(3000, 4)
 	xstar, fstar := d.answer()
 	res, err := Minimize(context.Background(), d.problem(), []float64{3}, Settings{Oracle: d.dynamic(DynamicOracle{}, true), Eps: 1e-4})

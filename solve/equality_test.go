@@ -14,6 +14,7 @@ import (
 // multiplier 6 of x + y - 1 = 0 (2 (x - 3) + lambda = 0). An affine
 // equality is met to 1e-9 and the point is certified.
 func TestAffineEqualityClosedForm(t *testing.T) {
+	t.Parallel()
 	p := build(2, []fn{sqDist([]float64{3, 4}), linear([]float64{1, 1}, -1)}, nil)
 	p.Smooth = true
 	p.Kinds = []ConstraintKind{AffineEquality}
@@ -39,6 +40,7 @@ func TestAffineEqualityClosedForm(t *testing.T) {
 // too, with multiplier -1/2. From the start (1.5, 0.5) the solve must
 // reach the minimum, certified by the KKT residual at x.
 func TestNonlinearEqualityCircle(t *testing.T) {
+	t.Parallel()
 	circle := fn{
 		f: func(x []float64) float64 { return x[0]*x[0] + x[1]*x[1] - 2 },
 		g: func(x, out []float64) { out[0], out[1] = 2*x[0], 2*x[1] },
@@ -62,6 +64,7 @@ func TestNonlinearEqualityCircle(t *testing.T) {
 // Algorithms 2 and 3 refuse equalities, and the bundle oracle nonlinear
 // ones, naming the constraint.
 func TestEqualityRefusedByOtherOracles(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		o    Oracle
 		kind ConstraintKind
@@ -81,6 +84,7 @@ func TestEqualityRefusedByOtherOracles(t *testing.T) {
 // (2(x - 3) + 1 = 0), y = -1.5, f = 5.75, with the multiplier 1 of
 // x + y - 1 = 0 (both components of grad f + lambda grad h vanish).
 func TestBundleAffineEquality(t *testing.T) {
+	t.Parallel()
 	f0 := fn{
 		f: func(x []float64) float64 { return (x[0]-3)*(x[0]-3) + math.Abs(x[1]-4) },
 		g: func(x, out []float64) {

@@ -31,6 +31,7 @@ var rosenbrock = fn{
 // box, whose curved valley makes the line searches backtrack; the context
 // is cancelled after each number of evaluations in turn.
 func TestSmoothStopsInLineSearch(t *testing.T) {
+	t.Parallel()
 	worst := 0
 	for k := 1; k <= 80; k++ {
 		p := build(2, []fn{rosenbrock}, box(-2, 2))
@@ -67,6 +68,7 @@ func TestSmoothStopsInLineSearch(t *testing.T) {
 // Evaluations here take 300 ms, the limit is 50 ms and the grace 0.5 s:
 // no evaluation may start after limit + grace.
 func TestCertificateSkippedWhenNoTimeLeft(t *testing.T) {
+	t.Parallel()
 	p := build(1, []fn{sqDist([]float64{3})}, box(-5, 5))
 	p.Smooth = true
 	eval := p.Eval
@@ -104,6 +106,7 @@ func (r *outerRecorder) Record(it Iteration) error {
 // the trace ended one iterate early, at a worse objective than the
 // result's.
 func TestHaltedStepRecorded(t *testing.T) {
+	t.Parallel()
 	kept := 0
 	for k := 5; k <= 200; k += 5 {
 		p := build(2, []fn{rosenbrock}, box(-2, 2))

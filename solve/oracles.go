@@ -307,28 +307,21 @@ func Auto(p *Problem) Oracle {
 	return Bundle
 }
 
+// named are the oracles OracleNamed finds, by their String.
+var named = []Oracle{Switching, Stochastic, Smooth, Bundle, Smoothed, Dual, Prox, Dynamic}
+
 // OracleNamed returns the oracle named name, with its defaults and no
 // form ("switching", "stochastic", "smooth", "bundle", "smoothed",
 // "dual", "prox" or "dynamic"; "deterministic" is an older name of
 // "switching").
 func OracleNamed(name string) (Oracle, bool) {
-	switch name {
-	case "switching", "deterministic":
-		return Switching, true
-	case "stochastic":
-		return Stochastic, true
-	case "smooth":
-		return Smooth, true
-	case "bundle":
-		return Bundle, true
-	case "smoothed":
-		return Smoothed, true
-	case "dual":
-		return Dual, true
-	case "prox":
-		return Prox, true
-	case "dynamic":
-		return Dynamic, true
+	if name == "deterministic" {
+		name = "switching"
+	}
+	for _, o := range named {
+		if o.String() == name {
+			return o, true
+		}
 	}
 	return nil, false
 }

@@ -32,6 +32,7 @@ func subproblemSolver(t *testing.T, p *Problem, s Settings) *solver {
 // lambda solving a + y + lambda 3 y = 0: lambda = (||a||/r - 1)/3.
 // The certified distance bound must hold, and be small.
 func TestSmoothOracleClosedForm(t *testing.T) {
+	t.Parallel()
 	a := []float64{3, 4}
 	p := build(2, []fn{linear(a, 0), sqNorm(1, -1)}, nil)
 	p.Smooth = true
@@ -55,6 +56,7 @@ func TestSmoothOracleClosedForm(t *testing.T) {
 // x_t = 0, RhoHat = 1: (7) separates into min |y - c| + y^2/2, whose
 // solution is clip(c, -1, 1): x_hat = (1, -0.5, -1).
 func TestBundleOracleClosedForm(t *testing.T) {
+	t.Parallel()
 	c := []float64{2, -0.5, -3}
 	p := build(3, []fn{weightedL1([]float64{1, 1, 1}, c), sumMinus(5)}, nil)
 	sv := subproblemSolver(t, p, Settings{Oracle: Bundle})
@@ -78,6 +80,7 @@ func TestBundleOracleClosedForm(t *testing.T) {
 // A nonconvex f0 = -||y||^2 (2-weakly convex) with RhoHat = 1, Rho = 1/2:
 // (7) is not convex, and both oracles must say so rather than certify.
 func TestOraclesDetectNonconvexity(t *testing.T) {
+	t.Parallel()
 	for _, o := range []Oracle{Smooth, Bundle} {
 		p := build(2, []fn{sqNorm(-1, 0), sumMinus(10)}, box(-1, 1))
 		p.Smooth = true
@@ -93,6 +96,7 @@ func TestOraclesDetectNonconvexity(t *testing.T) {
 // a weighted l1 in a box with a budget (bundle), and an LP-like model
 // (bundle): min -x1 - 2 x2 s.t. x1 + x2 <= 1 on [0, 1]^2, x* = (0, 1).
 func TestConvexKnownAnswers(t *testing.T) {
+	t.Parallel()
 	ball := ballProblem()
 	ball.Smooth = true
 	lp := build(2, []fn{linear([]float64{-1, -2}, 0), sumMinus(1)}, box(0, 1))
@@ -132,6 +136,7 @@ func TestConvexKnownAnswers(t *testing.T) {
 // computed at that point that shows it stationary; Uncertified when an
 // iterate was certified but another point is returned.
 func TestStatusMatchesCertificate(t *testing.T) {
+	t.Parallel()
 	check := func(t *testing.T, r *Result) {
 		t.Helper()
 		if r.Certificate != nil {

@@ -13,6 +13,7 @@ import (
 // solve as Interrupted or TimeLimit, not Infeasible: the point is the most
 // feasible one so far, with its violated constraints listed.
 func TestStopDuringPhase1(t *testing.T) {
+	t.Parallel()
 	for k := 1; k <= 4; k++ {
 		p, _ := outsideUnitBall()
 		ctx, cancel := context.WithCancel(context.Background())
@@ -50,6 +51,7 @@ func TestStopDuringPhase1(t *testing.T) {
 // alone, which stops at x = 0; an accurate oracle's elastic phase 1 leaves
 // it.)
 func TestStopDuringRestarts(t *testing.T) {
+	t.Parallel()
 	p, _ := outsideUnitBall()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -17,6 +17,7 @@ import (
 // Rho only as settings, it cannot tell and doubles RhoHat. Either way f0
 // never increases from one outer iterate to the next.
 func TestProvenConvexRaisesK(t *testing.T) {
+	t.Parallel()
 	well := fn{
 		f: func(x []float64) float64 { u := x[0]*x[0] - 1; return 10 * u * u },
 		g: func(x, out []float64) { out[0] = 40 * x[0] * (x[0]*x[0] - 1) },

@@ -135,210 +135,113 @@ func (s *proxMethod) proxStep(y, g, z []float64, alpha float64) {
 	}
 }
 
-// solve runs the prox oracle on (7) at xt. Its output is in s.out.
+// solve runs the prox oracle on (7) at xt: the augmented Lagrangian
+// skeleton (alSolve) with the prox oracle's steps, in a copy of the
+// solver on the Problem of the smooth part (s.prob), which shares the
+// solver's buffers and gives back its counts. Its output is in s.out.
 func (s *proxMethod) solve(xt []float64, acc accuracy) (res subResult, halt haltReason, err error) {
 	in := *s.solver
 	in.p = &s.prob
 	defer func() { s.solver.stats = in.stats }()
-	sv := &in
-	mu := sv.rhoHat - sv.rho
-	st := &s.al
 	if s.sb == nil {
-		s.sb = (&smoothMethod{solver: sv}).smoothBuffers()
+		s.sb = (&smoothMethod{solver: &in}).smoothBuffers()
 	}
-	b := s.sb
 	res.Concave = s.concave
-	lam, c := sv.alStart(st, b, &res)
-	bestDist := 0.0
-	var fval float64
-	w := b.w
-	evals := 0
-	evalPhi := func(y []float64) (float64, error) {
-		evals++
-		phi, fv, dist, better, err := sv.alPhi(y, xt, b, lam, c, &res)
-		if err != nil {
-			return 0, err
-		}
-		fval = fv
-		if better {
-			bestDist = dist
-		}
-		return phi, nil
-	}
-	// gradS stores the gradient of the smooth part S at the last evaluated
-	// point y in g and raises the lower bound with it.
-	gradS := func(y, g []float64) error {
-		lval, muw, err := sv.alGrad(y, xt, g, b, fval, mu)
-		if err != nil {
-			return err
-		}
-		// the kink-free variables' part of a bound with modulus mu: the
-		// minimum of the linearisation plus mu/2 ||z - y||^2 over X
-		free := func(mu float64) float64 {
-			z := b.z
-			for j := range z {
-				z[j] = y[j] - g[j]/mu
-			}
-			sv.project(z)
-			v := 0.0
-			for j := range z {
-				if s.kinked[j] {
-					continue
-				}
-				dz := z[j] - y[j]
-				v += g[j]*dz + mu/2*dz*dz
-			}
-			return v
-		}
-		// two bounds, the larger is kept: split, A's linearisation with
-		// A's modulus muw plus each P_j exactly; and whole, L's
-		// subgradient xi = g + (a slope of P_j at y_j) in the strong
-		// convexity of L = A + sum P_j, whose modulus is muw less the
-		// kinks' concave curvature (none when that is not positive)
-		split := lval + free(muw)
-		for _, cd := range s.sep.Coords {
-			// min over [Lo, Hi] of g (t - y) + muw/2 (t - y)^2 + P(t), less P(y)
-			yj, gj := y[cd.J], g[cd.J]
-			_, v := cd.P.MinQuad(muw, gj-muw*yj, cd.Lo, cd.Hi)
-			split += v - gj*yj + muw/2*yj*yj - cd.P.Value(yj)
-		}
-		bound := split
-		if muL := muw - s.concave; muL > 0 {
-			whole := lval + free(muL)
-			for _, cd := range s.sep.Coords {
-				whole += wholeTerm(cd, y[cd.J], g[cd.J], muL)
-			}
-			bound = math.Max(split, whole)
-		}
-		if math.IsNaN(bound) {
-			bound = math.Inf(-1)
-		}
-		b.innerGap = lval - bound
-		if bound > res.Lower {
-			res.Lower = bound
-			copy(res.Lambda, w)
-		}
-		return nil
-	}
-	done := func() bool { return sv.settled(acc, &res, bestDist) }
-
-	y, g := b.y, b.g
-	copy(y, xt)
-	sv.project(y)
-	phi, err := evalPhi(y)
-	if err != nil {
-		return res, running, err
-	}
-	if err := gradS(y, g); err != nil {
-		return res, running, err
-	}
-	alpha := st.alpha
-	if alpha == 0 {
-		alpha = 1 / math.Max(mu, norm(g))
-	}
-	omega := math.Max(1e-2, sv.epsHat2)
-	prevViol := math.Inf(1)
-	stalls := 0
-	for evals < acc.MaxEvals && !done() {
-		hist := b.hist[:0]
-		hist = append(hist, phi)
-		progressed, stuck := false, false
-		for evals < acc.MaxEvals && b.innerGap > omega && !done() {
-			if h := sv.halted(); h != running {
-				return res, h, nil
-			}
-			phiMax := hist[0]
-			for _, h := range hist {
-				phiMax = math.Max(phiMax, h)
-			}
-			ytr := b.ytr
-			var phiT float64
-			accepted := false
-			for range spgLineSearch {
-				if h := sv.halted(); h != running {
-					return res, h, nil
-				}
-				s.proxStep(y, g, ytr, alpha)
-				dd := 0.0
-				for j := range ytr {
-					d := ytr[j] - y[j]
-					dd += d * d
-				}
-				if dd == 0 {
-					break
-				}
-				if phiT, err = evalPhi(ytr); err == nil && phiT <= phiMax-1e-4/(2*alpha)*dd {
-					accepted = true
-					break
-				}
-				alpha /= 2
-			}
-			if !accepted {
-				stuck = true
-				break
-			}
-			gnew := b.gnew
-			if err := gradS(ytr, gnew); err != nil {
-				return res, running, err
-			}
-			sts, sty := 0.0, 0.0
-			for j := range ytr {
-				sj := ytr[j] - y[j]
-				yj := gnew[j] - g[j]
-				sts += sj * sj
-				sty += sj * yj
-			}
-			if sts > 1e-20*(1+dot(y, y)) && sty < 0.99*mu*sts {
-				res.Nonconvex = true // S must be mu-strongly convex
-			}
-			if sty > 0 {
-				alpha = math.Min(spgMaxStep, math.Max(spgMinStep, sts/sty))
-			} else {
-				alpha = spgMaxStep
-			}
-			progressed = true
-			copy(y, ytr)
-			copy(g, gnew)
-			phi = phiT
-			if len(hist) == spgMemory {
-				copy(hist, hist[1:])
-				hist = hist[:spgMemory-1]
-			}
-			hist = append(hist, phi)
-		}
-		b.hist = hist
-		if done() || evals >= acc.MaxEvals {
-			break
-		}
-		if progressed || !stuck {
-			stalls = 0
-		} else if stalls++; stalls > 3 {
-			break
-		}
-		omega = math.Max(omega/10, 1e-300)
-		if sv.m == 0 {
-			continue
-		}
-		if c, prevViol, err = sv.alUpdate(y, b, lam, c, &res, acc, &bestDist, progressed, prevViol, evalPhi); err != nil {
-			return res, running, err
-		}
-		if phi, err = evalPhi(y); err != nil {
-			return res, running, err
-		}
-		if err := gradS(y, g); err != nil {
-			return res, running, err
-		}
-	}
-	copy(st.lam, lam)
-	st.c = math.Max(alStartC, c/25)
-	st.alpha = alpha
-	res.Evals = evals
-	if !res.Feasible {
-		copy(sv.out, y)
-		res.F = fval
-	}
-	return res, running, nil
+	halt, err = in.alSolve(xt, nil, acc, &s.al, s.sb, s, &res)
+	return res, halt, err
 }
+
+// alBound stores the gradient of the smooth part S at y in g and raises
+// the lower bound with it: the larger of two bounds, split (A's
+// linearisation with A's modulus muw plus each P_j exactly) and whole
+// (L's subgradient in the strong convexity of L = A + sum P_j).
+func (s *proxMethod) alBound(r *alRun, y, g []float64) error {
+	sv, b, res := r.sv, r.b, r.res
+	lval, muw, err := sv.alGrad(y, r.xt, g, b, r.fval, r.mu)
+	if err != nil {
+		return err
+	}
+	// the kink-free variables' part of a bound with modulus mu: the
+	// minimum of the linearisation plus mu/2 ||z - y||^2 over X
+	free := func(mu float64) float64 {
+		z := b.z
+		for j := range z {
+			z[j] = y[j] - g[j]/mu
+		}
+		sv.project(z)
+		v := 0.0
+		for j := range z {
+			if s.kinked[j] {
+				continue
+			}
+			dz := z[j] - y[j]
+			v += g[j]*dz + mu/2*dz*dz
+		}
+		return v
+	}
+	// two bounds, the larger is kept: split, A's linearisation with
+	// A's modulus muw plus each P_j exactly; and whole, L's
+	// subgradient xi = g + (a slope of P_j at y_j) in the strong
+	// convexity of L = A + sum P_j, whose modulus is muw less the
+	// kinks' concave curvature (none when that is not positive)
+	split := lval + free(muw)
+	for _, cd := range s.sep.Coords {
+		// min over [Lo, Hi] of g (t - y) + muw/2 (t - y)^2 + P(t), less P(y)
+		yj, gj := y[cd.J], g[cd.J]
+		_, v := cd.P.MinQuad(muw, gj-muw*yj, cd.Lo, cd.Hi)
+		split += v - gj*yj + muw/2*yj*yj - cd.P.Value(yj)
+	}
+	bound := split
+	if muL := muw - s.concave; muL > 0 {
+		whole := lval + free(muL)
+		for _, cd := range s.sep.Coords {
+			whole += wholeTerm(cd, y[cd.J], g[cd.J], muL)
+		}
+		bound = math.Max(split, whole)
+	}
+	if math.IsNaN(bound) {
+		bound = math.Inf(-1)
+	}
+	b.innerGap = lval - bound
+	if bound > res.Lower {
+		res.Lower = bound
+		copy(res.Lambda, b.w)
+	}
+	return nil
+}
+
+// alBegin keeps nothing between inner solves.
+func (s *proxMethod) alBegin(*alRun) {}
+
+// alTry is the proximal gradient step from y with step alpha, halved
+// until Phi falls by 1e-4/(2 alpha) ||step||^2 below phiMax (a point that
+// cannot be evaluated fails the test), at most spgLineSearch times.
+func (s *proxMethod) alTry(r *alRun, y, g []float64, _, phiMax float64, alpha *float64) (phiT float64, accepted bool, halt haltReason) {
+	ytr := r.b.ytr
+	var err error
+	for range spgLineSearch {
+		if h := r.sv.halted(); h != running {
+			return phiT, false, h
+		}
+		s.proxStep(y, g, ytr, *alpha)
+		dd := 0.0
+		for j := range ytr {
+			d := ytr[j] - y[j]
+			dd += d * d
+		}
+		if dd == 0 {
+			break
+		}
+		if phiT, err = r.evalPhi(ytr); err == nil && phiT <= phiMax-1e-4/(2**alpha)*dd {
+			return phiT, true, running
+		}
+		*alpha /= 2
+	}
+	return phiT, false, running
+}
+
+// alTook keeps no model of the curvature.
+func (s *proxMethod) alTook(*alRun, []float64, []float64, []float64, []float64, float64, float64) {}
 
 // wholeTerm is min over t in [Lo, Hi] of xi (t - y) + mu/2 (t - y)^2 for
 // the subgradient xi of L in g + [left, right slope of P at y] that makes

@@ -44,6 +44,7 @@ func firm(v, alpha, lam, gam float64) float64 {
 // boxed, with concave pieces or not, its value is the least of a fine
 // grid's to the grid's resolution and never above it.
 func TestPiecewiseMinQuad(t *testing.T) {
+	t.Parallel()
 	const lam, gam = 0.5, 3
 	p := mcpPieces(lam, gam)
 	require.NoError(t, p.Check())
@@ -83,6 +84,7 @@ func TestPiecewiseMinQuad(t *testing.T) {
 // Sum adds two pieces' functions and Slopes gives the one-sided
 // derivatives at a kink.
 func TestPiecewiseSumSlopes(t *testing.T) {
+	t.Parallel()
 	abs := &Piecewise1D{Breaks: []float64{0}, Q: [][3]float64{{0, -1, 0}, {0, 1, 0}}}
 	m := mcpPieces(1, 2)
 	s := abs.Sum(m)
@@ -107,6 +109,7 @@ func TestPiecewiseSumSlopes(t *testing.T) {
 // makes the sum 1.6 (the first coordinate stays at 0, the third beyond
 // gamma lambda), so x* = (0, -1.2 (1.5 + t), 4 - t).
 func TestProxOracleComposite(t *testing.T) {
+	t.Parallel()
 	c := []float64{0.3, -2, 4}
 	const lam, gam = 1, 3
 	smooth := sqDist(c)

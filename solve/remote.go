@@ -52,7 +52,7 @@ func minimizeRemote(ctx context.Context, p *Problem, x0 []float64, s Settings, d
 		stages []Stage
 		stats  Stats
 		t      int
-		al     alState
+		ws     = &warmStart{} // the smooth oracle's multipliers, from round to round
 		last   *Result
 		fv     []float64 // the last full pass's values
 		rv     []float64 // its values and gradients on the pass grid (passGrid): what the rounds take
@@ -137,7 +137,7 @@ func minimizeRemote(ctx context.Context, p *Problem, x0 []float64, s Settings, d
 		if s.Recorder != nil {
 			st.Recorder = &stageRecorder{next: s.Recorder, t: t, elapsed: time.Since(began), method: "cv"}
 		}
-		res, err := minimizeWarm(ctx, cq, x, st, &al, nil)
+		res, err := minimizeWarm(ctx, cq, x, st, ws)
 		if err != nil {
 			return nil, err
 		}

@@ -216,8 +216,15 @@ func minimizeWatched(ctx context.Context, p *Problem, x0 []float64, s Settings) 
 // a nearly stationary point when RhoHat (at least 1) times the step is at
 // most Eps and some inner iterate was feasible for the subproblem.
 func (w *watch) phase1Stop(res *Result, eps float64) Phase1Stop {
-	if res.Status != Infeasible || w.n1 == 0 || w.n2 > 0 {
+	if res.Status != Infeasible || w.n2 > 0 {
 		return Phase1NotStopped
+	}
+	if w.n1 == 0 {
+		// phase 1 gave up without one step from the start (the
+		// equalities' path, where the violation's gradient vanishes at
+		// a start such as x = 0 for x'x == 1): the start is a stationary
+		// point of the violation as far as the method can see
+		return Phase1Stationary
 	}
 	it := w.phase1
 	if math.Max(1, it.RhoHat)*it.Step <= eps && !it.EmptyI {

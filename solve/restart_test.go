@@ -22,6 +22,7 @@ func outsideUnitBall() (*Problem, []float64) {
 // problem min t s.t. 1 - ||y||^2 - t <= 0 is certified stationary at
 // (0, 1), and the probe around it finds lower t.
 func TestElasticPhase1LeavesAStationaryPointOfTheViolation(t *testing.T) {
+	t.Parallel()
 	p, want := outsideUnitBall()
 	res, err := Minimize(context.Background(), p, []float64{0, 0}, Settings{})
 	require.NoError(t, err)
@@ -31,6 +32,7 @@ func TestElasticPhase1LeavesAStationaryPointOfTheViolation(t *testing.T) {
 }
 
 func TestRestartsLeaveAStationaryPointOfTheViolation(t *testing.T) {
+	t.Parallel()
 	p, want := outsideUnitBall()
 	x0 := []float64{0, 0}
 
@@ -71,6 +73,7 @@ func TestRestartsLeaveAStationaryPointOfTheViolation(t *testing.T) {
 // 1 + ||x||^2 <= 0 holds nowhere: every restart ends infeasible, and the
 // result is the attempt with the lowest violation, which is 1 at x = 0.
 func TestRestartsOnAnInfeasibleProblem(t *testing.T) {
+	t.Parallel()
 	p := build(2, []fn{sqDist([]float64{1, 1}), sqNorm(1, 1)}, box(-1, 1))
 	res, d, err := MinimizeRestarts(context.Background(), p, []float64{0.5, 0.5}, Settings{Outer: 20}, Restarts{Seed: 3})
 	require.NoError(t, err)
@@ -83,6 +86,7 @@ func TestRestartsOnAnInfeasibleProblem(t *testing.T) {
 // A feasible start: one solve, no restarts, and the last phase-2 step is
 // reported.
 func TestRestartsNotNeeded(t *testing.T) {
+	t.Parallel()
 	p, _ := outsideUnitBall()
 	res, d, err := MinimizeRestarts(context.Background(), p, []float64{1, 1}, Settings{}, Restarts{})
 	require.NoError(t, err)
@@ -91,4 +95,71 @@ func TestRestartsNotNeeded(t *testing.T) {
 	assert.Equal(t, 0, d.Tried)
 	assert.False(t, math.IsNaN(d.LastStep))
 	assert.False(t, d.LastMoving, "converged: the last step is below eps")
+}
+
+// A Burer-Monteiro max-cut of a path of 12 nodes in rank 3: min sum_i
+// <v_i, v_i+1> s.t. ||v_i||^2 == 1, v in [-1, 1]^36, from V = 0, where the
+// gradients of the objective and of every equality vanish: the
+// equalities' path gives up at the start without a step, and the restarts
+// run there too (as they do for inequalities), reaching a minimum: every
+// neighbour opposite, f = -11, from a perturbed start.
+func TestRestartsLeaveAStationaryStartOfAnEquality(t *testing.T) {
+	t.Parallel()
+	const n, k = 12, 3
+	fs := []fn{{
+		f: func(x []float64) float64 {
+			s := 0.0
+			for i := 0; i+1 < n; i++ {
+				for c := range k {
+					s += x[k*i+c] * x[k*i+k+c]
+				}
+			}
+			return s
+		},
+		g: func(x, out []float64) {
+			clear(out)
+			for i := 0; i+1 < n; i++ {
+				for c := range k {
+					out[k*i+c] += x[k*i+k+c]
+					out[k*i+k+c] += x[k*i+c]
+				}
+			}
+		},
+	}}
+	for i := range n {
+		fs = append(fs, fn{
+			f: func(x []float64) float64 {
+				s := -1.0
+				for c := range k {
+					s += x[k*i+c] * x[k*i+c]
+				}
+				return s
+			},
+			g: func(x, out []float64) {
+				clear(out)
+				for c := range k {
+					out[k*i+c] = 2 * x[k*i+c]
+				}
+			},
+		})
+	}
+	p := build(n*k, fs, box(-1, 1))
+	p.Smooth = true
+	p.Kinds = make([]ConstraintKind, n)
+	for i := range p.Kinds {
+		p.Kinds[i] = NonlinearEquality
+	}
+	x0 := make([]float64, n*k)
+	plain, err := Minimize(context.Background(), p, x0, Settings{})
+	require.NoError(t, err)
+	require.Equal(t, Infeasible, plain.Status, "without restarts the solve is stuck at V = 0")
+	assert.Zero(t, plain.Stats.Phase1Outer, "no step from the start")
+
+	res, d, err := MinimizeRestarts(context.Background(), p, x0, Settings{}, Restarts{Seed: 1})
+	require.NoError(t, err)
+	assert.Equal(t, Phase1Stationary, d.Phase1)
+	assert.GreaterOrEqual(t, d.Tried, 1)
+	require.True(t, res.Status.Success(), res.Status)
+	assert.LessOrEqual(t, res.Infeasibility, 1e-6)
+	assert.InDelta(t, -(n - 1), res.Objective, 1e-5)
 }

@@ -26,6 +26,7 @@ func saddle() *Problem {
 // Converged after 0 steps: the probe finds a lower point, the solve goes
 // on from it and ends at a minimum; the Result says which iterate it left.
 func TestProbeLeavesASaddle(t *testing.T) {
+	t.Parallel()
 	for _, o := range []Oracle{Smooth, Bundle, Switching} {
 		t.Run(o.String(), func(t *testing.T) {
 			res, err := Minimize(context.Background(), saddle(), []float64{0, 0}, Settings{Oracle: o, Outer: 200})
@@ -43,6 +44,7 @@ func TestProbeLeavesASaddle(t *testing.T) {
 
 // TestProbeSkipsConvex: a problem marked convex is not probed.
 func TestProbeSkipsConvex(t *testing.T) {
+	t.Parallel()
 	p := ballProblem()
 	p.Smooth, p.Convex = true, true
 	res, err := Minimize(context.Background(), p, []float64{0, 0}, Settings{})
@@ -59,6 +61,7 @@ func TestProbeSkipsConvex(t *testing.T) {
 // multiplier there (lambda = 2: the gradient's components have opposite
 // signs whatever lambda is) cannot lower it, and the check says so.
 func TestKKTCheckKnownAnswer(t *testing.T) {
+	t.Parallel()
 	p := build(2, []fn{sqDist([]float64{2, 2}), sumMinus(2)}, nil)
 	p.Smooth = true
 	sv := subproblemSolver(t, p, Settings{})
@@ -82,6 +85,7 @@ func TestKKTCheckKnownAnswer(t *testing.T) {
 // factor. With its proven modulus 0 (ConstraintRho) it gets no proximal
 // term and the solve converges to x*.
 func TestConstraintProxKeepsStepsLong(t *testing.T) {
+	t.Parallel()
 	p := &Problem{N: 3, M: 1, Smooth: true, ConstraintRho: []float64{0}}
 	var last []float64
 	p.Eval = func(x, vals []float64) error {
@@ -119,6 +123,7 @@ func TestConstraintProxKeepsStepsLong(t *testing.T) {
 // find the band, and the solve reaches the optimum, which for the largest
 // radius is max over s of s mean(a) + sqrt(R^2 - s^2/n) ||a - mean(a)||.
 func TestThinBand(t *testing.T) {
+	t.Parallel()
 	a := []float64{1, -2, 0.5, 3, -1}
 	n := len(a)
 	lin := func(sign, b float64) fn { // sign (sum(x) - b)
@@ -168,6 +173,7 @@ func TestThinBand(t *testing.T) {
 // well before MaxOuter: f0 = x^4 from x = 0.5, whose proximal steps shrink
 // like x^3 (x_t ~ 1/sqrt(t)), with an Eps no certificate reaches.
 func TestProgressRuleStops(t *testing.T) {
+	t.Parallel()
 	p := build(1, []fn{{
 		f: func(x []float64) float64 { return x[0] * x[0] * x[0] * x[0] },
 		g: func(x, out []float64) { out[0] = 4 * x[0] * x[0] * x[0] },
@@ -186,6 +192,7 @@ func TestProgressRuleStops(t *testing.T) {
 // a feasible point beyond DivergingIterates, not an overflow or the
 // iteration limit.
 func TestUnbounded(t *testing.T) {
+	t.Parallel()
 	p := build(1, []fn{{
 		f: func(x []float64) float64 { return math.Exp(-x[0]) - x[0] },
 		g: func(x, out []float64) { out[0] = -math.Exp(-x[0]) - 1 },
@@ -204,6 +211,7 @@ func TestUnbounded(t *testing.T) {
 // runs past Settings.stepBeat without a record gets a heartbeat naming it
 // ("phase1", "step"), so that a progress table shows what runs.
 func TestLongStepsAreNotSilent(t *testing.T) {
+	t.Parallel()
 	p, _ := outsideUnitBall()
 	stages := map[string]int{}
 	rec := recorderFunc(func(it Iteration) error {

@@ -109,257 +109,159 @@ type smoothMethod struct {
 
 func (s *smoothMethod) oracle() Oracle { return Smooth }
 
-// smoothRun is the solve's smooth oracle run, whose warm start the
-// dynamic-sampling driver carries from one stage to the next; nil when the
-// solve's oracle is another.
-func (s *solver) smoothRun() *smoothMethod {
-	m, _ := s.acc.(*smoothMethod)
-	return m
+// loadWarm starts the augmented Lagrangian from w's multipliers, penalty
+// and step when w has them.
+func (s *smoothMethod) loadWarm(w *warmStart) {
+	if w.al.lam != nil {
+		s.al = alState{lam: clone(w.al.lam), c: w.al.c, alpha: w.al.alpha}
+	}
+}
+
+// saveWarm leaves the augmented Lagrangian's state in w.
+func (s *smoothMethod) saveWarm(w *warmStart) {
+	if s.al.lam != nil {
+		w.al = alState{lam: clone(s.al.lam), c: s.al.c, alpha: s.al.alpha}
+	}
 }
 
 // warmMultipliers are the augmented Lagrangian's last multipliers.
 func (s *smoothMethod) warmMultipliers() []float64 { return s.al.lam }
 
-// solve runs the smooth oracle on (7) at xt. Its output is in s.out.
+// solve runs the smooth oracle on (7) at xt (from s.from when set): the
+// augmented Lagrangian skeleton (alSolve) with the smooth oracle's steps.
+// Its output is in s.out.
 func (s *smoothMethod) solve(xt []float64, acc accuracy) (res subResult, halt haltReason, err error) {
-	mu := s.rhoHat - s.rho
-	st := &s.al
-	b := s.smoothBuffers()
-	lam, c := s.alStart(st, b, &res)
-	bestDist := 0.0 // ||yf - xt||
+	halt, err = s.alSolve(xt, s.from, acc, &s.al, s.smoothBuffers(), s, &res)
+	return res, halt, err
+}
 
-	// values at the last evaluated point
-	var fval float64
-	w := b.w
-	evals := 0
-	// evalPhi evaluates Phi at y (and notes y when it is a better feasible point).
-	evalPhi := func(y []float64) (float64, error) {
-		evals++
-		phi, fv, dist, better, err := s.alPhi(y, xt, b, lam, c, &res)
-		if err != nil {
-			return 0, err
-		}
-		fval = fv
-		if better {
-			bestDist = dist
-		}
-		return phi, nil
-	}
-	// gradPhi stores the gradient of Phi at the last evaluated point y in g
-	// and raises the lower bound with it.
-	gradPhi := func(y, g []float64) error {
-		// the lower bound at the multipliers w
-		lval, muw, err := s.alGrad(y, xt, g, b, fval, mu)
-		if err != nil {
-			return err
-		}
-		z := b.z
-		for j := range z {
-			z[j] = y[j] - g[j]/muw
-		}
-		s.project(z)
-		bound := lval
-		for j := range z {
-			dz := z[j] - y[j]
-			bound += g[j]*dz + muw/2*dz*dz
-		}
-		b.innerGap = lval - bound
-		if bound > res.Lower {
-			res.Lower = bound
-			copy(res.Lambda, w)
-			if s.boundAt != nil {
-				copy(s.boundAt, y)
-			}
-		}
-		return nil
-	}
-	done := func() bool { return s.settled(acc, &res, bestDist) }
-
-	y, g := b.y, b.g
-	copy(y, xt)
-	if s.from != nil {
-		copy(y, s.from) // the smoothed oracle's last point
-	}
-	s.project(y)
-	phi, err := evalPhi(y)
+// alBound is the smooth oracle's bound: with the gradient g of Phi at y
+// and the Lagrangian's strong convexity muw, the minimum over X of the
+// linearisation plus muw/2 ||z - y||^2, at z = Proj_X(y - g/muw); its
+// point goes to s.boundAt when that is set.
+func (s *smoothMethod) alBound(r *alRun, y, g []float64) error {
+	b, res := r.b, r.res
+	// the lower bound at the multipliers w
+	lval, muw, err := s.alGrad(y, r.xt, g, b, r.fval, r.mu)
 	if err != nil {
-		return res, running, err
+		return err
 	}
-	if err := gradPhi(y, g); err != nil {
-		return res, running, err
+	z := b.z
+	for j := range z {
+		z[j] = y[j] - g[j]/muw
 	}
-	alpha := st.alpha
-	if alpha == 0 {
-		alpha = 1 / math.Max(mu, norm(g))
+	s.project(z)
+	bound := lval
+	for j := range z {
+		dz := z[j] - y[j]
+		bound += g[j]*dz + muw/2*dz*dz
 	}
-	omega := math.Max(1e-2, s.epsHat2) // the inner tolerance on the Lagrangian gap
-	prevViol := math.Inf(1)
-	stalls := 0
-	for evals < acc.MaxEvals && !done() {
-		// the inner problem: minimise Phi over X
-		hist := b.hist[:0]
-		hist = append(hist, phi)
-		b.qn.reset() // Phi changed with lambda and c
-		progressed, stuck := false, false
-		for evals < acc.MaxEvals && b.innerGap > omega && !done() {
+	b.innerGap = lval - bound
+	if bound > res.Lower {
+		res.Lower = bound
+		copy(res.Lambda, b.w)
+		if s.boundAt != nil {
+			copy(s.boundAt, y)
+		}
+	}
+	return nil
+}
+
+// alBegin forgets the quasi-Newton model: Phi changed with lambda and c.
+func (s *smoothMethod) alBegin(r *alRun) { r.b.qn.reset() }
+
+// alTry is the quasi-Newton (L-BFGS) step projected onto X first; the
+// spectral projected gradient step when it is not a descent direction or
+// its line search fails. The line search interpolates quadratically,
+// safeguarded, and shortens tenfold a trial point where a function
+// cannot be evaluated.
+func (s *smoothMethod) alTry(r *alRun, y, g []float64, phi, phiMax float64, alphaP *float64) (phiT float64, accepted bool, halt haltReason) {
+	b, alpha := r.b, *alphaP
+	ytr := b.ytr
+	var err error
+	for attempt := 0; attempt < 2 && !accepted; attempt++ {
+		qn := attempt == 0 && b.qn.len() > 0
+		if attempt == 0 && !qn {
+			continue
+		}
+		d := b.d
+		if qn {
+			b.qn.direction(g, d) // d = -H g
+			for j := range d {
+				d[j] += y[j]
+			}
+		} else {
+			for j := range d {
+				d[j] = y[j] - alpha*g[j]
+			}
+		}
+		if qn {
+			// a step the projection cuts short is no quasi-Newton
+			// step: take the spectral one
+			copy(b.z, d)
+			s.project(d)
+			if dist(b.z, d) > 0.1*dist(b.z, y) {
+				continue
+			}
+		} else {
+			s.project(d)
+		}
+		gd, dd := 0.0, 0.0
+		for j := range d {
+			d[j] -= y[j]
+			gd += g[j] * d[j]
+			dd += d[j] * d[j]
+		}
+		if gd >= 0 || dd == 0 {
+			continue
+		}
+		step := 1.0
+		tries := spgLineSearch
+		if qn {
+			tries = 10
+		}
+		for range tries {
+			// an evaluation on all of 10^7 rows takes a second:
+			// a line search must not outlast the time limit
 			if h := s.halted(); h != running {
-				return res, h, nil
+				return phiT, false, h
 			}
-			// the quasi-Newton (L-BFGS) step projected onto X first; the
-			// spectral projected gradient step when it is not a descent
-			// direction or its line search fails
-			phiMax := hist[0]
-			for _, h := range hist {
-				phiMax = math.Max(phiMax, h)
+			for j := range ytr {
+				ytr[j] = y[j] + step*d[j]
 			}
-			ytr := b.ytr
-			var phiT float64
-			accepted := false
-			for attempt := 0; attempt < 2 && !accepted; attempt++ {
-				qn := attempt == 0 && b.qn.len() > 0
-				if attempt == 0 && !qn {
-					continue
-				}
-				d := b.d
-				if qn {
-					b.qn.direction(g, d) // d = -H g
-					for j := range d {
-						d[j] += y[j]
-					}
-				} else {
-					for j := range d {
-						d[j] = y[j] - alpha*g[j]
-					}
-				}
-				if qn {
-					// a step the projection cuts short is no quasi-Newton
-					// step: take the spectral one
-					copy(b.z, d)
-					s.project(d)
-					if dist(b.z, d) > 0.1*dist(b.z, y) {
-						continue
-					}
-				} else {
-					s.project(d)
-				}
-				gd, dd := 0.0, 0.0
-				for j := range d {
-					d[j] -= y[j]
-					gd += g[j] * d[j]
-					dd += d[j] * d[j]
-				}
-				if gd >= 0 || dd == 0 {
-					continue
-				}
-				step := 1.0
-				tries := spgLineSearch
-				if qn {
-					tries = 10
-				}
-				for range tries {
-					// an evaluation on all of 10^7 rows takes a second:
-					// a line search must not outlast the time limit
-					if h := s.halted(); h != running {
-						return res, h, nil
-					}
-					for j := range ytr {
-						ytr[j] = y[j] + step*d[j]
-					}
-					if phiT, err = evalPhi(ytr); err != nil {
-						// a trial point where a function cannot be
-						// evaluated (an overflow far out on an unbounded
-						// domain, a log of a negative number outside the
-						// functions' domain): a failed trial, shorter next
-						// (IPOPT cuts its step back the same way); x_t and
-						// every accepted point evaluated, so the solve
-						// goes on
-						step /= 10
-						continue
-					}
-					if phiT <= phiMax+1e-4*step*gd {
-						accepted = true
-						break
-					}
-					// quadratic interpolation, safeguarded
-					den := 2 * (phiT - phi - step*gd)
-					next := step / 2
-					if den > 0 {
-						next = -gd * step * step / den
-					}
-					step = math.Min(math.Max(next, 0.1*step), 0.5*step)
-				}
+			if phiT, err = r.evalPhi(ytr); err != nil {
+				// a trial point where a function cannot be
+				// evaluated (an overflow far out on an unbounded
+				// domain, a log of a negative number outside the
+				// functions' domain): a failed trial, shorter next
+				// (IPOPT cuts its step back the same way); x_t and
+				// every accepted point evaluated, so the solve
+				// goes on
+				step /= 10
+				continue
 			}
-			if !accepted {
-				stuck = true
+			if phiT <= phiMax+1e-4*step*gd {
+				accepted = true
 				break
 			}
-			gnew := b.gnew
-			if err := gradPhi(ytr, gnew); err != nil {
-				return res, running, err
+			// quadratic interpolation, safeguarded
+			den := 2 * (phiT - phi - step*gd)
+			next := step / 2
+			if den > 0 {
+				next = -gd * step * step / den
 			}
-			sts, sty := 0.0, 0.0
-			for j := range ytr {
-				sj := ytr[j] - y[j]
-				yj := gnew[j] - g[j]
-				sts += sj * sj
-				sty += sj * yj
-			}
-			if sts > 1e-20*(1+dot(y, y)) && sty < 0.99*mu*sts && !s.p.nonlinearEq {
-				// Phi is mu-strongly convex when every fi is Rho-weakly
-				// convex: this secant shows it is not
-				res.Nonconvex = true
-			}
-			if sty > 0 {
-				alpha = math.Min(spgMaxStep, math.Max(spgMinStep, sts/sty))
-			} else {
-				alpha = spgMaxStep
-			}
-			if sty > 1e-12*sts && sts > 0 {
-				b.qn.push(ytr, y, gnew, g, sty)
-			}
-			progressed = true
-			copy(y, ytr)
-			copy(g, gnew)
-			phi = phiT
-			if len(hist) == spgMemory {
-				copy(hist, hist[1:])
-				hist = hist[:spgMemory-1]
-			}
-			hist = append(hist, phi)
-		}
-		b.hist = hist
-		if done() || evals >= acc.MaxEvals {
-			break
-		}
-		if progressed || !stuck {
-			stalls = 0
-		} else if stalls++; stalls > 3 {
-			break // no step makes progress: the gap is at rounding level
-		}
-		omega = math.Max(omega/10, 1e-300)
-		if s.m == 0 {
-			continue // Phi = F: only the inner tolerance tightens
-		}
-		if c, prevViol, err = s.alUpdate(y, b, lam, c, &res, acc, &bestDist, progressed, prevViol, evalPhi); err != nil {
-			return res, running, err
-		}
-		// Phi changed with lambda and c: refresh its value and gradient
-		if phi, err = evalPhi(y); err != nil {
-			return res, running, err
-		}
-		if err := gradPhi(y, g); err != nil {
-			return res, running, err
+			step = math.Min(math.Max(next, 0.1*step), 0.5*step)
 		}
 	}
-	copy(st.lam, lam)
-	st.c = math.Max(alStartC, c/25) // start the next subproblem a little softer
-	st.alpha = alpha
-	res.Evals = evals
-	if !res.Feasible {
-		copy(s.out, y)
-		res.F = fval
+	return phiT, accepted, running
+}
+
+// alTook adds the step's secant pair to the quasi-Newton model when its
+// curvature is positive.
+func (s *smoothMethod) alTook(r *alRun, ytr, y, gnew, g []float64, sts, sty float64) {
+	if sty > 1e-12*sts && sts > 0 {
+		r.b.qn.push(ytr, y, gnew, g, sty)
 	}
-	return res, running, nil
 }
 
 // alStart starts a solve of (7) by the augmented Lagrangian of the

@@ -138,6 +138,7 @@ func boxProject(lo, hi float64) func([]float64) {
 // within what was asked, and the point within the certified distance of
 // the solution.
 func TestSmoothedOracleClosedForm(t *testing.T) {
+	t.Parallel()
 	e1, e2 := []float64{1, 0}, []float64{0, 1}
 	for _, tc := range []struct {
 		name    string
@@ -211,6 +212,7 @@ func (l lowSmoothing) Eval(x, vals []float64) error {
 // below the constraint it pulls the smoothed (7)'s point back towards
 // x_t, which is strictly feasible.
 func TestSmoothedOracleFeasibleOnExact(t *testing.T) {
+	t.Parallel()
 	e1, e2 := []float64{1, 0}, []float64{0, 1}
 	fs := []kinkFn{
 		{a: []float64{-1, 0}, kinks: absTerm(1, 0, e2)},

@@ -45,6 +45,7 @@ func circleProblem() *Problem {
 func distTo(x []float64, y ...float64) float64 { return dist(x, y) }
 
 func TestBallKnownAnswer(t *testing.T) {
+	t.Parallel()
 	r, err := Minimize(context.Background(), ballProblem(), []float64{0, 0}, Settings{Oracle: Switching})
 	require.NoError(t, err)
 	assert.Equal(t, Converged, r.Status)
@@ -73,6 +74,7 @@ func TestBallKnownAnswer(t *testing.T) {
 }
 
 func TestL1BoxKnownAnswer(t *testing.T) {
+	t.Parallel()
 	r, err := Minimize(context.Background(), l1Problem(), []float64{0, 0, 0}, Settings{Oracle: Switching})
 	require.NoError(t, err)
 	assert.Equal(t, Converged, r.Status)
@@ -90,6 +92,7 @@ func TestL1BoxKnownAnswer(t *testing.T) {
 }
 
 func TestNonconvexConstraintKnownStationaryPoint(t *testing.T) {
+	t.Parallel()
 	r, err := Minimize(context.Background(), circleProblem(), []float64{2, 0.5}, Settings{Oracle: Switching})
 	require.NoError(t, err)
 	assert.Equal(t, Converged, r.Status)
@@ -106,6 +109,7 @@ func TestNonconvexConstraintKnownStationaryPoint(t *testing.T) {
 // its average settles about 1e-3 away in one coordinate, which the
 // certificate reports; ten times more inner iterations give ten times less.
 func TestUnconstrained(t *testing.T) {
+	t.Parallel()
 	c := []float64{1, -2, 0.5}
 	p := build(3, []fn{weightedL1([]float64{1, 1, 1}, c)}, nil)
 	r, err := Minimize(context.Background(), p, []float64{0, 0, 0}, Settings{Oracle: Switching})
@@ -128,6 +132,7 @@ func TestUnconstrained(t *testing.T) {
 
 // The unit-disc problem from an infeasible start: phase 1 first.
 func TestPhase1ThenSolve(t *testing.T) {
+	t.Parallel()
 	var rec recorder
 	r, err := Minimize(context.Background(), ballProblem(), []float64{5, -5}, Settings{Oracle: Switching, Inner: 5000, Recorder: &rec})
 	require.NoError(t, err)
@@ -144,6 +149,7 @@ func TestPhase1ThenSolve(t *testing.T) {
 // ||x||^2 + 1 <= 0 cannot hold: phase 1 ends at x = 0, g = 1, and says
 // which constraint is violated; the second constraint (x1 <= 5) is not.
 func TestInfeasible(t *testing.T) {
+	t.Parallel()
 	p := build(2, []fn{sumMinus(0), sqNorm(1, 1), {f: func(x []float64) float64 { return x[0] - 5 }, g: func(x, out []float64) { out[0], out[1] = 1, 0 }}}, nil)
 	p.Names = []string{"impossible", "cap"}
 	r, err := Minimize(context.Background(), p, []float64{1, 1}, Settings{Oracle: Switching})
@@ -163,6 +169,7 @@ func TestInfeasible(t *testing.T) {
 }
 
 func TestInvalid(t *testing.T) {
+	t.Parallel()
 	p := ballProblem()
 	x0 := []float64{0, 0}
 	for _, s := range []Settings{
@@ -211,6 +218,7 @@ func TestInvalid(t *testing.T) {
 // not a stationary point. The safeguard doubles RhoHat until the
 // subproblems behave, and f0 never increases.
 func TestSafeguard(t *testing.T) {
+	t.Parallel()
 	well := fn{
 		f: func(x []float64) float64 { u := x[0]*x[0] - 1; return 10 * u * u },
 		g: func(x, out []float64) { out[0] = 40 * x[0] * (x[0]*x[0] - 1) },
@@ -269,6 +277,7 @@ func (r *recorder) Record(it Iteration) error {
 }
 
 func TestRecorder(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{}
 	r, err := Minimize(context.Background(), circleProblem(), []float64{2, 0.5}, Settings{Oracle: Switching, Outer: 8, RecordEvery: 250, Recorder: rec, NoSafeguard: true})
 	require.NoError(t, err)
@@ -300,6 +309,7 @@ func prevX(its []Iteration, i int, x0 []float64) []float64 {
 }
 
 func TestRecorderError(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("disk full")
 	rec := &recorder{onOuter: func(it Iteration) error {
 		if it.T == 2 {
@@ -316,6 +326,7 @@ func TestRecorderError(t *testing.T) {
 }
 
 func TestStop(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	rec := &recorder{onOuter: func(it Iteration) error {
@@ -337,6 +348,7 @@ func TestStop(t *testing.T) {
 }
 
 func TestTimeLimit(t *testing.T) {
+	t.Parallel()
 	slow := ballProblem()
 	eval := slow.Eval
 	slow.Eval = func(x, vals []float64) error {
@@ -360,6 +372,7 @@ func TestTimeLimit(t *testing.T) {
 // An objective that cannot be evaluated near the solution: the error is
 // kept, and the point is the last good outer iterate.
 func TestNumericalError(t *testing.T) {
+	t.Parallel()
 	bad := errors.New("model.qrc:3:7: log of a negative number")
 	p := ballProblem()
 	eval := p.Eval
@@ -392,6 +405,7 @@ func TestNumericalError(t *testing.T) {
 }
 
 func TestPickRandom(t *testing.T) {
+	t.Parallel()
 	solve := func(seed uint64) (*Result, *recorder) {
 		rec := &recorder{}
 		r, err := Minimize(context.Background(), circleProblem(), []float64{2, 0.5}, Settings{Oracle: Switching, Outer: 12, Pick: PickRandom, Seed: seed, Recorder: rec})
@@ -420,6 +434,7 @@ func TestPickRandom(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	a, err := Minimize(context.Background(), l1Problem(), []float64{0, 0, 0}, Settings{Oracle: Switching})
 	require.NoError(t, err)
 	b, err := Minimize(context.Background(), l1Problem(), []float64{0, 0, 0}, Settings{Oracle: Switching})
@@ -429,6 +444,7 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestStatus(t *testing.T) {
+	t.Parallel()
 	names := map[Status]string{Converged: "converged", IterationLimit: "iteration_limit", TimeLimit: "time_limit", Interrupted: "interrupted", Infeasible: "infeasible", NumericalError: "numerical_error"}
 	for s, n := range names {
 		assert.Equal(t, n, s.String())
@@ -439,6 +455,7 @@ func TestStatus(t *testing.T) {
 }
 
 func TestStartNotModifiedAndProjected(t *testing.T) {
+	t.Parallel()
 	x0 := []float64{5, -5, 0.3}
 	r, err := Minimize(context.Background(), l1Problem(), x0, Settings{Outer: 1})
 	require.NoError(t, err)
@@ -450,6 +467,7 @@ func TestStartNotModifiedAndProjected(t *testing.T) {
 }
 
 func TestWithDefaults(t *testing.T) {
+	t.Parallel()
 	s, err := Settings{}.WithDefaults(ballProblem()) // not marked Smooth: Auto is Bundle
 	require.NoError(t, err)
 	// an accurate oracle: no fixed outer budget, the progress rule
@@ -481,6 +499,7 @@ func TestWithDefaults(t *testing.T) {
 // iterate, not that iterate: its first step (gamma_0 = 2/(RhoHat-Rho)
 // times 2x) overshoots from (5, -5) deep into the unit disc.
 func TestPhase1StopsAtTheEdge(t *testing.T) {
+	t.Parallel()
 	var rec recorder
 	_, err := Minimize(context.Background(), ballProblem(), []float64{5, -5}, Settings{Recorder: &rec, Outer: 2})
 	require.NoError(t, err)
@@ -502,6 +521,7 @@ func TestPhase1StopsAtTheEdge(t *testing.T) {
 // way, and a component that is not finite is a *NonFiniteError naming the
 // function.
 func TestGradsFinite(t *testing.T) {
+	t.Parallel()
 	grad := func(w, g []float64) error {
 		for j := range g {
 			g[j] = 0
@@ -549,6 +569,7 @@ func TestGradsFinite(t *testing.T) {
 // over the unit ball, with the gradients refused wherever x1 > 0.59, still
 // ends at a feasible point with a status other than numerical_error.
 func TestSubgradientFailureEndsInnerLoop(t *testing.T) {
+	t.Parallel()
 	p := ballProblem()
 	var last []float64
 	eval, grad := p.Eval, p.Grad

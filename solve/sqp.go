@@ -126,7 +126,7 @@ func (s *solver) sqpPolish(pt *Point, lam0 []float64) *Point {
 		if !ok {
 			break
 		}
-		sol, err := qp.Solve(prog, qp.DefaultSettings)
+		sol, err := qp.Solve(prog, qp.Settings{})
 		if err != nil && it == 0 && slices.ContainsFunc(lam, func(v float64) bool { return v != 0 }) {
 			// the multipliers given may be far off (an oracle's that
 			// diverged): once more with the objective's Hessian alone,

@@ -13,6 +13,7 @@ import (
 // x = 1). From the feasible start (0, 0), far from it, the polish reaches
 // it to rounding, with the program's multiplier kept for the KKT check.
 func TestSQPPolishClosedForm(t *testing.T) {
+	t.Parallel()
 	p := build(2, []fn{sqDist([]float64{2, 2}), sqNorm(1, -2)}, nil)
 	p.Smooth = true
 	sv := subproblemSolver(t, p, Settings{})
@@ -39,6 +40,7 @@ func TestSQPPolishClosedForm(t *testing.T) {
 // curvatures are 12 orders apart; the program is in the step over the
 // variables' scales, so the polish solves it as well as the first.
 func TestSQPPolishBadlyScaled(t *testing.T) {
+	t.Parallel()
 	const s = 1e6
 	obj := fn{
 		f: func(u []float64) float64 {
@@ -68,6 +70,7 @@ func TestSQPPolishBadlyScaled(t *testing.T) {
 // point worse than it, and from a point it cannot evaluate beyond (a
 // constraint that is not finite off the start) it proposes nothing.
 func TestSQPPolishNotWorse(t *testing.T) {
+	t.Parallel()
 	p := build(2, []fn{sqDist([]float64{2, 2}), sqNorm(1, -2)}, nil)
 	p.Smooth = true
 	sv := subproblemSolver(t, p, Settings{})

@@ -22,6 +22,7 @@ import (
 //
 // output (0 + 0.5 + 0.75 + 0.875)/4 = 0.53125.
 func TestStochasticOracleByHand(t *testing.T) {
+	t.Parallel()
 	p := build(1, []fn{
 		{f: func(x []float64) float64 { return -x[0] }, g: func(x, out []float64) { out[0] = -1 }},
 		{f: func(x []float64) float64 { return x[0] - 1 }, g: func(x, out []float64) { out[0] = 1 }},
@@ -85,6 +86,7 @@ func noisyProblem(p *Problem, sigma float64) *Problem {
 // values, feasible. The same seed gives the same result bit for bit;
 // another seed another one.
 func TestStochasticBallAndSeeds(t *testing.T) {
+	t.Parallel()
 	run := func(seed uint64) *Result {
 		r, err := Minimize(context.Background(), noisyProblem(ballProblem(), 0.05), []float64{0, 0}, Settings{Oracle: Stochastic, Seed: seed, Outer: 30})
 		require.NoError(t, err)
@@ -106,6 +108,7 @@ func TestStochasticBallAndSeeds(t *testing.T) {
 // From an infeasible start, phase 1 runs on minibatch estimates and hands
 // over a point feasible on the exact values.
 func TestStochasticPhase1(t *testing.T) {
+	t.Parallel()
 	r, err := Minimize(context.Background(), noisyProblem(ballProblem(), 0.1), []float64{5, -5}, Settings{Oracle: Stochastic, Outer: 20})
 	require.NoError(t, err)
 	assert.Greater(t, r.Stats.Phase1Outer, 0)
@@ -115,6 +118,7 @@ func TestStochasticPhase1(t *testing.T) {
 }
 
 func TestOracleSettings(t *testing.T) {
+	t.Parallel()
 	_, err := Minimize(context.Background(), ballProblem(), []float64{0, 0}, Settings{Oracle: Smooth})
 	assert.ErrorContains(t, err, "smooth Problem")
 	_, err = Minimize(context.Background(), ballProblem(), []float64{0, 0}, Settings{Oracle: &StochasticOracle{V: -1}})
@@ -139,6 +143,7 @@ func (costly) FullCost() float64 { return 2 * MaxPolishCost }
 // On costly data polish only bisects towards the best feasible iterate:
 // no deterministic rounds, and still a point feasible to Eps.
 func TestStochasticPolishBisectsOnCostlyData(t *testing.T) {
+	t.Parallel()
 	p := noisyProblem(ballProblem(), 0.05)
 	p.Sampler = costly{p.Sampler.(*noisy)}
 	r, err := Minimize(context.Background(), p, []float64{0, 0}, Settings{Oracle: Stochastic, Outer: 30})

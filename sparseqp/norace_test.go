@@ -1,0 +1,5 @@
+//go:build !race
+
+package sparseqp
+
+const raceEnabled = false
