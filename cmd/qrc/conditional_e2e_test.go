@@ -12,8 +12,8 @@ import (
 
 // condResult is the part of qrc solve --json these tests read.
 type condResult struct {
-	Status    string               `json:"status"`
-	Objective float64              `json:"objective"`
+	Status    string         `json:"status"`
+	Objective float64        `json:"objective"`
 	Variables map[string]any `json:"variables"`
 	Settings  struct {
 		Oracle string `json:"oracle"`
