@@ -572,6 +572,7 @@ var phase1Reasons = map[solve.Phase1Stop]string{
 // is only locally infeasible, came from a restart, or ended on a limit
 // while the iterates were still moving. restarts is --restarts.
 func (r *Report) diagnose(d *solve.Diagnosis, res *solve.Result, s solve.Settings, restarts int) {
+	defer r.limitVerdict(res, s)
 	if d == nil {
 		return
 	}
@@ -623,6 +624,35 @@ func (r *Report) diagnose(d *solve.Diagnosis, res *solve.Result, s solve.Setting
 			r.Verdict = fmt.Sprintf("stopped on the outer-iteration limit while %s: raise Options.Outer (e.g. Options.Outer = %d); more Options.Inner iterations (or a more accurate oracle) do not lengthen the steps",
 				moving, 4*r.Settings.Outer)
 		}
+	}
+}
+
+// limitVerdict gives a time_limit or stalled result that diagnose left
+// without a verdict (the iterates were not moving, or the method keeps no
+// record of its steps, as the penalty method and some stage paths) one
+// that says what the status means and what to raise: every such result
+// has a verdict line.
+func (r *Report) limitVerdict(res *solve.Result, s solve.Settings) {
+	if r.Verdict != "" {
+		return
+	}
+	raise := "raise Options.TimeLimit"
+	if s.TimeLimit > 0 {
+		raise += fmt.Sprintf(" (e.g. Options.TimeLimit = %s)", fmt.Sprint(4*s.TimeLimit))
+	}
+	switch {
+	case res.Status == solve.TimeLimit && !r.Success:
+		r.Verdict = "stopped on the time limit before any feasible point was found: the point shown is the least infeasible so far; " + raise
+	case res.Status == solve.TimeLimit && !r.Stationary:
+		r.Verdict = "stopped on the time limit at a feasible point that is not certified nearly stationary (its certificate is below); " + raise
+	case res.Status == solve.TimeLimit:
+		r.Verdict = "stopped on the time limit, at a point its certificate shows nearly stationary; " + raise + " for more outer steps"
+	case res.Status == solve.Stalled:
+		method := r.Method
+		if method == "" {
+			method = "solve"
+		}
+		r.Verdict = fmt.Sprintf("stalled: the %s method could not move the point further and it is not certified nearly stationary; its certificate, if any, is below. Try another start (Options.Start = point.Random) or a looser Options.Eps", method)
 	}
 }
 

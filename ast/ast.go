@@ -198,6 +198,15 @@ type Comprehension struct {
 	Body    Expr
 }
 
+// If is the conditional "if Cond then Then else Else": Then where the
+// condition (comparisons combined by and, or, not) holds, else Else.
+type If struct {
+	IfPos Pos
+	Cond  Expr
+	Then  Expr
+	Else  Expr
+}
+
 // Pos implementations.
 
 func (x *Ident) Pos() Pos         { return x.NamePos }
@@ -213,6 +222,7 @@ func (x *Member) Pos() Pos        { return x.X.Pos() }
 func (x *Range) Pos() Pos         { return x.Lo.Pos() }
 func (x *Binder) Pos() Pos        { return x.Name.Pos() }
 func (x *Comprehension) Pos() Pos { return x.Op.Pos() }
+func (x *If) Pos() Pos            { return x.IfPos }
 func (x *Arg) Pos() Pos {
 	if x.Name != nil {
 		return x.Name.Pos()
@@ -235,6 +245,7 @@ func (x *Member) End() Pos        { return x.Name.End() }
 func (x *Range) End() Pos         { return x.Hi.End() }
 func (x *Binder) End() Pos        { return x.Set.End() }
 func (x *Comprehension) End() Pos { return x.Body.End() }
+func (x *If) End() Pos            { return x.Else.End() }
 func (x *Arg) End() Pos           { return x.Value.End() }
 
 func (*Ident) exprNode()         {}
@@ -249,6 +260,7 @@ func (*Index) exprNode()         {}
 func (*Member) exprNode()        {}
 func (*Range) exprNode()         {}
 func (*Comprehension) exprNode() {}
+func (*If) exprNode()            {}
 
 // advance returns p moved n bytes to the right on the same line.
 func advance(p Pos, n int) Pos {

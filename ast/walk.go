@@ -79,6 +79,10 @@ func Inspect(n Node, f func(Node) bool) {
 	case *Binder:
 		Inspect(n.Name, f)
 		Inspect(n.Set, f)
+	case *If:
+		Inspect(n.Cond, f)
+		Inspect(n.Then, f)
+		Inspect(n.Else, f)
 	case *Comprehension:
 		Inspect(n.Op, f)
 		for _, b := range n.Binders {

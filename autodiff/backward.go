@@ -13,7 +13,7 @@ import (
 func (in *inst) backward(bk *blk, part []float64) {
 	o := in.out
 	switch in.op {
-	case opNeg, opAdd, opSub, opMul, opDiv, opMax2, opMin2, opExpand:
+	case opNeg, opAdd, opSub, opMul, opDiv, opMax2, opMin2, opExpand, opKeep:
 		in.binaryBack(bk)
 	case opUnary, opPow, opSigmoidE:
 		a := in.in[0] // not an opSigmoidE's exponential: its derivative is in aux
@@ -66,7 +66,7 @@ func (in *inst) binaryBack(bk *blk) {
 	op := in.op
 	go1 := bk.adj(o)
 	for k, r := range in.in {
-		if r.konst {
+		if r.konst || op == opKeep && k == 1 { // a condition has no derivative
 			continue
 		}
 		other := b
@@ -106,6 +106,13 @@ func (in *inst) binaryBack(bk *blk) {
 						ga[ir] -= g * ox[io] / rv[ir]
 					}
 					ir, io = ir+sr, io+so
+				}
+			case op == opKeep: // the adjoint passes where the condition holds
+				for j := 0; j < n; j++ {
+					if ov[iv] != 0 {
+						ga[ir] += go1[io]
+					}
+					ir, iv, io = ir+sr, iv+sv, io+so
 				}
 			case op == opMax2 || op == opMin2:
 				want := 0.0

@@ -296,6 +296,10 @@ func (c *compiler) expr1(e check.Expr, sc *scope) *reg {
 		return c.compr(e, sc)
 	case *check.Compare:
 		return c.binary(opCmp, e.Op, e.X, e.Y, sc, src)
+	case *check.If:
+		return c.ifExpr(e, sc)
+	case *check.Stack:
+		return c.stack(e, sc)
 	case *check.Logic:
 		switch e.Op {
 		case "and":
@@ -311,6 +315,72 @@ func (c *compiler) expr1(e check.Expr, sc *scope) *reg {
 	}
 	c.errorf(src, "internal error: cannot compile %T", e)
 	return nil
+}
+
+// ifExpr compiles if C then A else B as keep(A, C) + keep(B, not C):
+// opKeep passes its first operand where its second is not 0 and 0
+// elsewhere, and its adjoint likewise, so the branch not taken adds
+// neither its value nor its derivative (not even a NaN or an infinity of
+// a branch undefined there: if x > 0 then log(x) else 0 at x = -1 is 0,
+// with derivative 0). The condition's comparisons have no derivative.
+func (c *compiler) ifExpr(e *check.If, sc *scope) *reg {
+	src := e.Src()
+	m, a, b := c.expr(e.Cond, sc), c.expr(e.Then, sc), c.expr(e.Else, sc)
+	if m == nil || a == nil || b == nil {
+		return nil
+	}
+	not := c.emit(&inst{op: opNot, out: c.newReg(m.axes, m.elem, src), in: []*reg{m}, src: src})
+	if not == nil {
+		return nil
+	}
+	ka := c.binaryRegs(opKeep, "", a, m, src)
+	kb := c.binaryRegs(opKeep, "", b, not, src)
+	if ka == nil || kb == nil {
+		return nil
+	}
+	return c.binaryRegs(opAdd, "", ka, kb, src)
+}
+
+// stack compiles a list of expressions: the sum over its elements of
+// keep(element, one-hot of its place) (opKeep, so that an element that is
+// not finite spoils only its own place), its constant elements added as
+// one constant.
+func (c *compiler) stack(e *check.Stack, sc *scope) *reg {
+	src := e.Src()
+	shape := e.Shape()
+	n := shape.Size()
+	konst := make([]float64, n)
+	var acc *reg
+	for p, el := range e.Elems {
+		r := c.expr(el, sc)
+		if r == nil {
+			return nil
+		}
+		if r.esize != 1 {
+			c.errorf(src, "internal error: a list element of %d values", r.esize) // the checker gives scalars
+			return nil
+		}
+		if r.konst && len(r.axes) == 0 && r.sp == nil && r.refs == nil {
+			konst[p] = r.val[0]
+			continue
+		}
+		hot := make([]float64, n)
+		hot[p] = 1
+		k := c.binaryRegs(opKeep, "", r, c.konst(nil, shape, hot, src), src)
+		if acc == nil {
+			acc = k
+		} else {
+			acc = c.binaryRegs(opAdd, "", acc, k, src)
+		}
+		if acc == nil {
+			return nil
+		}
+	}
+	kc := c.konst(nil, shape, konst, src)
+	if acc == nil {
+		return kc
+	}
+	return c.binaryRegs(opAdd, "", acc, kc, src)
 }
 
 func (c *compiler) binary(op opcode, cmp string, xe, ye check.Expr, sc *scope, src ast.Node) *reg {

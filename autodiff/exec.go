@@ -38,9 +38,10 @@ const (
 	opView                   // out = a with its last axis read as its element (shares a's storage)
 	opExpAbs                 // out = e^-|a|, aux = 1/(1+out): what every sigmoid of ±a needs (no reverse pass of its own)
 	opSigmoidE               // out = sigmoid(a) (or of -a when neg) from b = opExpAbs of ±a; aux records the derivative
+	opKeep                   // out = a where b != 0, else 0 (not a*b: an a that is not finite where b is 0 stays out); no adjoint to b
 )
 
-var opNames = [...]string{"var", "-", "+", "-", "*", "/", "max", "min", "call", "^", "compare", "and", "or", "not", "reduce", "dot", "index", "comprehension", "expand", "view", "exp-abs", "call"}
+var opNames = [...]string{"var", "-", "+", "-", "*", "/", "max", "min", "call", "^", "compare", "and", "or", "not", "reduce", "dot", "index", "comprehension", "expand", "view", "exp-abs", "call", "if"}
 
 // dot modes, fixed at compile time from the operands' axes.
 const (
@@ -127,7 +128,7 @@ func (in *inst) forward(x []float64, bk *blk, part []float64) {
 	switch in.op {
 	case opVar:
 		copy(bk.val(o)[:o.size()], x[in.off:in.off+o.size()])
-	case opNeg, opAdd, opSub, opMul, opDiv, opMax2, opMin2, opCmp, opAnd, opOr:
+	case opNeg, opAdd, opSub, opMul, opDiv, opMax2, opMin2, opCmp, opAnd, opOr, opKeep:
 		in.binary(bk)
 	case opNot, opExpand:
 		a := in.in[0]
@@ -272,6 +273,15 @@ func (in *inst) binary(bk *blk) {
 					ov[io], aux[io] = av[ia], 0
 				} else {
 					ov[io], aux[io] = bv[ib], 1
+				}
+				ia, ib, io = ia+sa, ib+sb, io+so
+			}
+		case opKeep:
+			for k := 0; k < n; k++ {
+				if bv[ib] != 0 {
+					ov[io] = av[ia]
+				} else {
+					ov[io] = 0
 				}
 				ia, ib, io = ia+sa, ib+sb, io+so
 			}

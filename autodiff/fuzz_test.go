@@ -64,9 +64,14 @@ func (g *gen) scalar(depth int, idx string, n int) string {
 		return g.scalarLeaf(idx, n)
 	}
 	d := depth - 1
-	switch g.pick(14) {
+	switch g.pick(16) {
 	case 0, 1:
 		return g.scalarLeaf(idx, n)
+	case 13:
+		cmp := []string{">", ">=", "<", "<=", "==", "!="}
+		return fmt.Sprintf("(if %s %s %s then %s else %s)", g.scalar(d, idx, n), cmp[g.pick(len(cmp))], g.scalar(d, idx, n), g.scalar(d, idx, n), g.scalar(d, idx, n))
+	case 14:
+		return fmt.Sprintf("(if not %s > %s or %s < 0 then %s else %s)", g.scalar(d, idx, n), g.scalar(d, idx, n), g.scalarLeaf(idx, n), g.scalar(d, idx, n), g.scalar(d, idx, n))
 	case 2:
 		fns := []string{"abs", "pos", "exp", "log", "log1p", "sqrt", "square", "tanh", "sigmoid", "logistic", "hinge", "sin", "cos", "tan", "atan", "erf", "log10"}
 		return fmt.Sprintf("%s(%s)", fns[g.pick(len(fns))], g.scalar(d, idx, n))
@@ -160,7 +165,10 @@ func (g *gen) vector(depth int, n int) string {
 		}
 		elems := make([]string, n)
 		for i := range elems {
-			elems[i] = g.num() // list elements are constants
+			elems[i] = g.num()
+			if g.pick(3) == 0 { // a list of expressions
+				elems[i] = g.scalar(depth-1, "", 0)
+			}
 		}
 		return "[" + strings.Join(elems, ", ") + "]"
 	}

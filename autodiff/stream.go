@@ -306,6 +306,10 @@ func (in *inst) reverseReads(f func(r *reg)) {
 		if !in.in[1].konst {
 			f(in.in[0])
 		}
+	case opKeep: // a's adjoint passes where the condition b holds
+		if !in.in[0].konst {
+			f(in.in[1])
+		}
 	case opDiv:
 		if !in.in[0].konst {
 			f(in.in[1])

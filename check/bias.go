@@ -121,6 +121,16 @@ func biasWalk(e Expr, ctx ast.Node, why string, out *[]BiasedMean) {
 				nonlinear(a, e.Src(), w)
 			}
 		}
+	case *Stack: // each element enters linearly
+		for _, x := range e.Elems {
+			biasWalk(x, ctx, why, out)
+		}
+	case *If:
+		// the branch taken is chosen by the variables, so an estimate of
+		// it is one of the function; a mean in the condition is not
+		nonlinear(e.Cond, e.Src(), "in the condition of an if")
+		biasWalk(e.Then, ctx, why, out)
+		biasWalk(e.Else, ctx, why, out)
 	case *Compare:
 		nonlinear(e.X, e.Src(), "in a comparison")
 		nonlinear(e.Y, e.Src(), "in a comparison")

@@ -81,6 +81,30 @@ func eval(e Expr, ix env) (Tensor, error) {
 			return Tensor{}, err
 		}
 		return boolTensor(Holds(e.Op, x.Data[0], y.Data[0])), nil
+	case *Stack:
+		out := Tensor{Shape: e.shape, Data: make([]float64, len(e.Elems))}
+		for k, x := range e.Elems {
+			t, err := eval(x, ix)
+			if err != nil {
+				return Tensor{}, err
+			}
+			out.Data[k] = t.Data[0]
+		}
+		return out, nil
+	case *If:
+		c, err := eval(e.Cond, ix)
+		if err != nil {
+			return Tensor{}, err
+		}
+		b := e.Else
+		if c.Data[0] != 0 {
+			b = e.Then
+		}
+		v, err := eval(b, ix)
+		if err != nil {
+			return Tensor{}, err
+		}
+		return broadcast(e.shape, []Tensor{v}, func(v []float64) float64 { return v[0] }), nil
 	case *Logic:
 		x, err := eval(e.X, ix)
 		if err != nil {

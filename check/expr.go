@@ -138,6 +138,8 @@ func (c *checker) expr1(e ast.Expr, sc *scope) Expr {
 		return nil
 	case *ast.Comprehension:
 		return c.compr(e, sc)
+	case *ast.If:
+		return c.ifExpr(e, sc)
 	}
 	c.errorf(e, "unexpected expression")
 	return nil
@@ -188,16 +190,20 @@ func (c *checker) vector(v *ast.Vector, sc *scope) Expr {
 		c.errorf(v, "an empty list has no value")
 		return nil
 	}
+	elems := make([]Expr, len(v.Elems))
+	dynamic := false
+	for k, el := range v.Elems {
+		if elems[k] = c.expr(el, sc); elems[k] == nil {
+			return nil
+		}
+		dynamic = dynamic || elems[k].Deps()&(DepVar|DepIndex) != 0
+	}
+	if dynamic {
+		return c.listExpr(v, elems)
+	}
 	var out Tensor
 	for k, el := range v.Elems {
-		x := c.expr(el, sc)
-		if x == nil {
-			return nil
-		}
-		if x.Deps()&(DepVar|DepIndex) != 0 {
-			c.errorf(el, "list elements must be constants")
-			return nil
-		}
+		x := elems[k]
 		t, err := eval(x, nil)
 		if err != nil {
 			c.errorf(el, "cannot evaluate: %v", err)
@@ -225,6 +231,52 @@ func (c *checker) vector(v *ast.Vector, sc *scope) Expr {
 	return &Const{node: node{shape: out.Shape, src: v}, Value: out}
 }
 
+// MaxListElems bounds the elements of a list whose elements depend on the
+// variables or on an index (the compiler places each one by its own
+// instruction over the whole list); a list of constants may be as long as
+// the model.
+const MaxListElems = 1024
+
+// listExpr checks a list with an element that depends on the variables or on
+// an index: numbers or vectors of one length, as in a list of constants.
+func (c *checker) listExpr(v *ast.Vector, elems []Expr) Expr {
+	first := elems[0].Shape()
+	dep := Dep(0)
+	for k, x := range elems {
+		sh := x.Shape()
+		if sh.Rank() > 1 {
+			c.errorf(v.Elems[k], "a list holds numbers or vectors, not a %s", sh)
+			return nil
+		}
+		if !sh.Equal(first) && !(sh.IsScalar() && first.IsScalar()) {
+			c.errorf(v.Elems[k], "list elements must all have the same shape: the first is a %s, this is a %s", shapeWord(first), shapeWord(sh))
+			return nil
+		}
+		dep |= x.Deps()
+	}
+	shape := Shape{len(elems)}
+	if first.Rank() == 1 {
+		shape = Shape{len(elems), first[0]}
+	}
+	if n := shape.Size(); n > MaxListElems {
+		c.errorf(v, "a list whose elements depend on the variables or on an index holds at most %d numbers, this one %d; use a vector variable or a comprehension", MaxListElems, n)
+		return nil
+	}
+	r := &Stack{node: node{shape: shape, dep: dep, src: v}}
+	for _, x := range elems {
+		r.Elems = append(r.Elems, Elements(x)...)
+	}
+	return r
+}
+
+// shapeWord names a shape in a message: "number" for a scalar.
+func shapeWord(s Shape) string {
+	if s.IsScalar() {
+		return "number"
+	}
+	return s.String()
+}
+
 var arithOps = map[string]bool{"+": true, "-": true, "*": true, "/": true, "^": true}
 
 func (c *checker) binary(b *ast.Binary, sc *scope) Expr {
@@ -235,7 +287,7 @@ func (c *checker) binary(b *ast.Binary, sc *scope) Expr {
 		case b.Op == "and" || b.Op == "or":
 			c.errorf(b, "%s is only allowed in a where filter or %s", b.Op, EvalNote)
 		default:
-			c.errorf(opAt(b), "a comparison is 0 or 1, a step that is not differentiable, so it is only allowed in a where filter, as a constraint (name: lhs <= rhs), or in %s; in the objective or a constraint write a smooth surrogate of the step, such as sigmoid(k * (a - b)) for a > b", EvalNote)
+			c.errorf(opAt(b), "a comparison is 0 or 1, a step that is not differentiable, so it is only allowed in a where filter, as a constraint (name: lhs <= rhs), or in %s; in the objective or a constraint write a smooth surrogate of the step, such as sigmoid(k * (a - b)) for a > b, or choose between two expressions with if a > b then ... else ...", EvalNote)
 		}
 		return nil
 	}
@@ -275,7 +327,7 @@ func fold(e Expr) Expr {
 		return e
 	}
 	switch e.(type) {
-	case *Arith, *Call, *Neg, *Index:
+	case *Arith, *Call, *Neg, *Index, *If:
 	default:
 		return e
 	}
@@ -1059,14 +1111,50 @@ func (c *checker) resolveRows(r *Compr, ce *ast.Comprehension) bool {
 	return true
 }
 
+// ifExpr checks the conditional if C then A else B: C a condition (as in
+// a where filter, but it may depend on the variables), A and B of shapes
+// that broadcast. A condition known at check time selects its branch.
+func (c *checker) ifExpr(e *ast.If, sc *scope) Expr {
+	cond := c.condition(e.Cond, sc, true)
+	x, y := c.expr(e.Then, sc), c.expr(e.Else, sc)
+	if cond == nil || x == nil || y == nil {
+		return nil
+	}
+	shape, ok := broadcastShape(x.Shape(), y.Shape())
+	if !ok {
+		c.errorf(e, "the branches of if have different shapes: then a %s, else a %s", x.Shape(), y.Shape())
+		return nil
+	}
+	r := &If{node: node{shape: shape, dep: cond.Deps() | x.Deps() | y.Deps(), src: e}, Cond: cond, Then: x, Else: y}
+	if cond.Deps() == 0 {
+		t, err := eval(cond, nil)
+		if err != nil {
+			c.errorf(e.Cond, "cannot evaluate the condition: %v", err)
+			return nil
+		}
+		b := y
+		if t.Data[0] != 0 {
+			b = x
+		}
+		if b.Shape().Equal(shape) {
+			return b
+		}
+	}
+	return fold(r)
+}
+
 // cond checks a where filter.
-func (c *checker) cond(e ast.Expr, sc *scope) Expr {
+func (c *checker) cond(e ast.Expr, sc *scope) Expr { return c.condition(e, sc, false) }
+
+// condition checks a where filter, or (vars) the condition of an if,
+// which may depend on the variables.
+func (c *checker) condition(e ast.Expr, sc *scope, vars bool) Expr {
 	switch e := e.(type) {
 	case *ast.Paren:
-		return c.cond(e.X, sc)
+		return c.condition(e.X, sc, vars)
 	case *ast.Unary:
 		if e.Op == "not" {
-			x := c.cond(e.X, sc)
+			x := c.condition(e.X, sc, vars)
 			if x == nil {
 				return nil
 			}
@@ -1075,7 +1163,7 @@ func (c *checker) cond(e ast.Expr, sc *scope) Expr {
 	case *ast.Binary:
 		switch e.Op {
 		case "and", "or":
-			x, y := c.cond(e.X, sc), c.cond(e.Y, sc)
+			x, y := c.condition(e.X, sc, vars), c.condition(e.Y, sc, vars)
 			if x == nil || y == nil {
 				return nil
 			}
@@ -1093,16 +1181,24 @@ func (c *checker) cond(e ast.Expr, sc *scope) Expr {
 				n ast.Expr
 			}{{x, e.X}, {y, e.Y}} {
 				if !side.x.Shape().IsScalar() {
-					c.errorf(side.n, "a comparison in a filter needs scalars, not a %s", side.x.Shape())
+					what := "a filter"
+					if vars {
+						what = "the condition of if"
+					}
+					c.errorf(side.n, "a comparison in %s needs scalars, not a %s", what, side.x.Shape())
 					return nil
 				}
-				if side.x.Deps()&DepVar != 0 {
+				if side.x.Deps()&DepVar != 0 && !vars {
 					c.errorf(side.n, "a where filter cannot depend on a decision variable: it selects index values before the model is evaluated")
 					return nil
 				}
 			}
 			return &Compare{node: node{dep: x.Deps() | y.Deps(), src: e}, Op: e.Op, X: x, Y: y}
 		}
+	}
+	if vars {
+		c.errorf(e, "the condition of if is a comparison such as x[1] > abs(x[2]) or k == 1, combined with and, or, not")
+		return nil
 	}
 	c.errorf(e, "a where filter is a comparison such as l != k or train.y[i] == 1, combined with and, or, not")
 	return nil

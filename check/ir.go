@@ -130,6 +130,26 @@ type Compare struct {
 	X, Y Expr
 }
 
+// Stack is a list [e1, e2, ...] with an element that depends on the
+// variables or on an index: a vector of scalars, or a matrix whose rows are
+// vectors of one length. Elems are its scalar elements in row-major order
+// (a vector element contributes its elements, as Elements gives them).
+type Stack struct {
+	node
+	Elems []Expr
+}
+
+// If is the conditional "if Cond then Then else Else": Then where Cond (a
+// Compare or Logic, 1 when it holds) is not 0, else Else, with a scalar
+// branch broadcast to the other's shape. Cond is a scalar and may depend
+// on the variables; the value and the subgradient are those of the branch
+// taken (the other is not evaluated), so at a point where the condition
+// changes the subgradient is one piece's.
+type If struct {
+	node
+	Cond, Then, Else Expr
+}
+
 // Logic is "X and Y", "X or Y" or "not X" (Y nil) on conditions.
 type Logic struct {
 	node
@@ -177,6 +197,14 @@ func Walk(e Expr, f func(Expr) bool) {
 		if e.Y != nil {
 			Walk(e.Y, f)
 		}
+	case *Stack:
+		for _, x := range e.Elems {
+			Walk(x, f)
+		}
+	case *If:
+		Walk(e.Cond, f)
+		Walk(e.Then, f)
+		Walk(e.Else, f)
 	}
 }
 
@@ -209,6 +237,10 @@ func operands(e Expr) []Expr {
 			return []Expr{e.X, e.Y}
 		}
 		return []Expr{e.X}
+	case *Stack:
+		return e.Elems
+	case *If:
+		return []Expr{e.Cond, e.Then, e.Else}
 	}
 	return nil
 }

@@ -9,8 +9,9 @@ import (
 
 // Kink is a subexpression that makes a model nonsmooth: a built-in whose
 // derivative is not continuous (abs, pos, hinge, max, norm1, ...), a max or
-// min comprehension over terms that depend on the variables, or a power
-// that is not continuously differentiable.
+// min comprehension over terms that depend on the variables, a power
+// that is not continuously differentiable, or a conditional (if) whose
+// condition depends on the variables.
 type Kink struct {
 	Expr   Expr
 	Atom   string // the operation: the built-in's name, "max(...)", "^0.5"
@@ -67,6 +68,10 @@ func kinkAt(x Expr) (Kink, bool) {
 	case *Compr:
 		if x.Op == "max" || x.Op == "min" {
 			return Kink{x, x.Op + "(...)", fmt.Sprintf("a %s over terms that depend on the variables is not differentiable where they tie", x.Op)}, true
+		}
+	case *If:
+		if x.Cond.Deps()&DepVar != 0 {
+			return Kink{x, "if", "a conditional whose condition depends on the variables is not differentiable where the condition changes (nor continuous, unless its pieces meet there)"}, true
 		}
 	case *Arith:
 		if c, ok := x.Y.(*Const); ok && x.Op == "^" && len(c.Value.Data) == 1 && !stdlib.PowProps(c.Value.Data[0]).Smooth {

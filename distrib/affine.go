@@ -155,6 +155,14 @@ func (w *walker) affine(e check.Expr) error {
 		return nil
 	case *check.Const:
 		return rowCount(e)
+	case *check.If: // linear in each branch; the variables choose it
+		if w.dataTerm(e.Cond) {
+			return refuse(e, "a data term in the condition of an if; %s", passNote)
+		}
+		if err := w.affine(e.Then); err != nil {
+			return err
+		}
+		return w.affine(e.Else)
 	}
 	return nil
 }

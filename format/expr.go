@@ -52,26 +52,34 @@ func prec(e ast.Expr) int {
 	return precPostfix
 }
 
+// How far the text of an expression, printed without parentheses around
+// it, reaches to the right (see openness): what it would swallow of what
+// follows.
+const (
+	openNone = 0 // nothing
+	openMul  = 1 // it ends with a comprehension body: "*", "/", "^", "[" and "."
+	openAll  = 2 // it ends with an if's else branch: "+" and "-" too
+)
+
 // operands returns what the grammar allows as the operands of the binary
-// operator op: the least precedence of the left operand, whether the left
-// operand must be closed (see rightOpen), and the least precedence of the
-// right operand.
-func operands(op string) (minX int, closedX bool, minY int) {
+// operator op: the least precedence of the left operand, how open it may
+// be (see openness), and the least precedence of the right operand.
+func operands(op string) (minX int, openX int, minY int) {
 	switch op {
 	case "or":
-		return precOr, false, precAnd
+		return precOr, openAll, precAnd
 	case "and":
-		return precAnd, false, precNot
+		return precAnd, openAll, precNot
 	case "+", "-":
-		return precAdd, false, precMul
+		return precAdd, openMul, precMul
 	case "*", "/":
-		return precMul, true, precUnary
+		return precMul, openNone, precUnary
 	case "^":
 		// The base of a power is a postfix expression, the exponent a unary
 		// one: -x^2 is -(x^2), x^-1 is allowed, x^y^z is x^(y^z).
-		return precPostfix, true, precUnary
+		return precPostfix, openNone, precUnary
 	}
-	return precAdd, false, precAdd // comparisons are not associative
+	return precAdd, openAll, precAdd // comparisons are not associative
 }
 
 // unaryOperand returns the least precedence of the operand of op.
@@ -82,32 +90,43 @@ func unaryOperand(op string) int {
 	return precUnary
 }
 
-// rightOpen reports whether the text of e, printed without parentheses around
-// it, ends with a comprehension body. The body of a comprehension is a product
-// of factors that extends as far as it can, so a right-open expression
-// followed by "*", "/", "^", "[" or "." would swallow what follows: the left
-// operand of "*", "/" and "^" and the operand of an index or member must not
-// be right-open.
-func rightOpen(e ast.Expr) bool {
+// openness says how far the text of e, printed without parentheses around
+// it, reaches to the right. The body of a comprehension is a product of
+// factors that extends as far as it can, so a text ending with one
+// followed by "*", "/", "^", "[" or "." would swallow what follows
+// (openMul); the else branch of an if is a whole sum, which swallows "+"
+// and "-" too (openAll). The left operand of a binary operator and the
+// operand of an index or member may be only as open as operands allows.
+func openness(e ast.Expr) int {
 	switch e := e.(type) {
+	case *ast.If:
+		return openAll
 	case *ast.Comprehension:
-		return true
+		if e.Body != nil && prec(e.Body) >= precMul {
+			return max(openMul, openness(e.Body))
+		}
+		return openMul
 	case *ast.Binary:
 		_, _, minY := operands(e.Op)
-		return e.Y != nil && prec(e.Y) >= minY && rightOpen(e.Y)
+		if e.Y != nil && prec(e.Y) >= minY {
+			return openness(e.Y)
+		}
 	case *ast.Unary:
-		return e.X != nil && prec(e.X) >= unaryOperand(e.Op) && rightOpen(e.X)
+		if e.X != nil && prec(e.X) >= unaryOperand(e.Op) {
+			return openness(e.X)
+		}
 	case *ast.Range:
-		return e.Hi != nil && prec(e.Hi) >= precAdd && rightOpen(e.Hi)
+		if e.Hi != nil && prec(e.Hi) >= precAdd {
+			return openness(e.Hi)
+		}
 	}
-	return false
+	return openNone
 }
 
 // needParens reports whether e must be parenthesised where the grammar wants
-// an expression of precedence at least min that, if closed, is not
-// right-open.
-func needParens(e ast.Expr, min int, closed bool) bool {
-	return prec(e) < min || closed && rightOpen(e)
+// an expression of precedence at least min whose text is at most open.
+func needParens(e ast.Expr, min int, open int) bool {
+	return prec(e) < min || openness(e) > open
 }
 
 // Expr returns the canonical one-line text of an expression (used in
@@ -116,25 +135,25 @@ func needParens(e ast.Expr, min int, closed bool) bool {
 // under the grammar's precedence rules are inserted. A nil expression is "".
 func Expr(e ast.Expr) string {
 	var sb strings.Builder
-	writeExpr(&sb, e, precNone, false)
+	writeExpr(&sb, e, precNone, openAll)
 	return sb.String()
 }
 
-// exprText returns the text of e in a context that wants precedence min and,
-// if closed, an expression that is not right-open.
-func exprText(e ast.Expr, min int, closed bool) string {
+// exprText returns the text of e in a context that wants precedence min and
+// a text at most open (see openness).
+func exprText(e ast.Expr, min int, open int) string {
 	var sb strings.Builder
-	writeExpr(&sb, e, min, closed)
+	writeExpr(&sb, e, min, open)
 	return sb.String()
 }
 
-func writeExpr(sb *strings.Builder, e ast.Expr, min int, closed bool) {
+func writeExpr(sb *strings.Builder, e ast.Expr, min int, open int) {
 	if e == nil {
 		return
 	}
-	if needParens(e, min, closed) {
+	if needParens(e, min, open) {
 		sb.WriteByte('(')
-		writeExpr(sb, e, precNone, false)
+		writeExpr(sb, e, precNone, openAll)
 		sb.WriteByte(')')
 		return
 	}
@@ -151,16 +170,16 @@ func writeExpr(sb *strings.Builder, e ast.Expr, min int, closed bool) {
 		sb.WriteByte(']')
 	case *ast.Paren:
 		sb.WriteByte('(')
-		writeExpr(sb, e.X, precNone, false)
+		writeExpr(sb, e.X, precNone, openAll)
 		sb.WriteByte(')')
 	case *ast.Unary:
 		sb.WriteString(unaryOp(e.Op))
-		writeExpr(sb, e.X, unaryOperand(e.Op), false)
+		writeExpr(sb, e.X, unaryOperand(e.Op), openAll)
 	case *ast.Binary:
-		minX, closedX, minY := operands(e.Op)
-		writeExpr(sb, e.X, minX, closedX)
+		minX, openX, minY := operands(e.Op)
+		writeExpr(sb, e.X, minX, openX)
 		sb.WriteString(binaryOp(e.Op))
-		writeExpr(sb, e.Y, minY, false)
+		writeExpr(sb, e.Y, minY, openAll)
 	case *ast.Call:
 		sb.WriteString(identName(e.Fun))
 		sb.WriteByte('(')
@@ -175,16 +194,16 @@ func writeExpr(sb *strings.Builder, e ast.Expr, min int, closed bool) {
 				sb.WriteString(a.Name.Name)
 				sb.WriteString(" = ")
 			}
-			writeExpr(sb, a.Value, precAdd, false)
+			writeExpr(sb, a.Value, precAdd, openAll)
 		}
 		sb.WriteByte(')')
 	case *ast.Index:
-		writeExpr(sb, e.X, precPostfix, true)
+		writeExpr(sb, e.X, precPostfix, openNone)
 		sb.WriteByte('[')
 		writeList(sb, e.Indices)
 		sb.WriteByte(']')
 	case *ast.Member:
-		writeExpr(sb, e.X, precPostfix, true)
+		writeExpr(sb, e.X, precPostfix, openNone)
 		sb.WriteByte('.')
 		sb.WriteString(identName(e.Name))
 	case *ast.Range:
@@ -192,7 +211,14 @@ func writeExpr(sb *strings.Builder, e ast.Expr, min int, closed bool) {
 	case *ast.Comprehension:
 		sb.WriteString(comprHeader(e))
 		sb.WriteByte(' ')
-		writeExpr(sb, e.Body, precMul, false)
+		writeExpr(sb, e.Body, precMul, openAll)
+	case *ast.If:
+		sb.WriteString("if ")
+		writeExpr(sb, e.Cond, precOr, openAll)
+		sb.WriteString(" then ")
+		writeExpr(sb, e.Then, precAdd, openAll)
+		sb.WriteString(" else ")
+		writeExpr(sb, e.Else, precAdd, openAll)
 	default:
 		fmt.Fprintf(sb, "<bad %T>", e)
 	}
@@ -204,15 +230,15 @@ func writeList(sb *strings.Builder, list []ast.Expr) {
 		if i > 0 {
 			sb.WriteString(", ")
 		}
-		writeExpr(sb, x, precAdd, false)
+		writeExpr(sb, x, precAdd, openAll)
 	}
 }
 
 // writeRange writes "lo..hi"; both ends are ordinary expressions.
 func writeRange(sb *strings.Builder, r *ast.Range) {
-	writeExpr(sb, r.Lo, precAdd, false)
+	writeExpr(sb, r.Lo, precAdd, openAll)
 	sb.WriteString("..")
-	writeExpr(sb, r.Hi, precAdd, false)
+	writeExpr(sb, r.Hi, precAdd, openAll)
 }
 
 // binders returns "i in S, j in 1..n".
@@ -230,7 +256,7 @@ func binders(list []*ast.Binder) string {
 		if r, ok := b.Set.(*ast.Range); ok {
 			writeRange(&sb, r)
 		} else {
-			writeExpr(&sb, b.Set, precAdd, false)
+			writeExpr(&sb, b.Set, precAdd, openAll)
 		}
 	}
 	return sb.String()
@@ -244,7 +270,7 @@ func comprHeader(c *ast.Comprehension) string {
 	sb.WriteString(binders(c.Binders))
 	if c.Where != nil {
 		sb.WriteString(" where ")
-		writeExpr(&sb, c.Where, precOr, false)
+		writeExpr(&sb, c.Where, precOr, openAll)
 	}
 	sb.WriteByte(')')
 	return sb.String()

@@ -187,10 +187,10 @@ func (p *printer) decl(d ast.Decl, indent string) {
 	align := alignNone
 	switch d := d.(type) {
 	case *ast.DataDecl:
-		parts = []doc{indent + "data " + identName(d.Name) + " = ", b.spine(d.Source, precAdd, false)}
+		parts = []doc{indent + "data " + identName(d.Name) + " = ", b.spine(d.Source, precAdd, openAll)}
 	case *ast.ParamDecl:
 		head = indent + "param " + identName(d.Name)
-		parts = []doc{head + " = ", b.spine(d.Value, precAdd, false)}
+		parts = []doc{head + " = ", b.spine(d.Value, precAdd, openAll)}
 		align = alignParam
 	case *ast.VarDecl:
 		s := indent + "var " + identName(d.Name)
@@ -202,13 +202,13 @@ func (p *printer) decl(d ast.Decl, indent string) {
 		parts = []doc{s}
 		if d.Domain != nil {
 			if d.Start == nil {
-				parts = append(parts, " in ", b.spine(d.Domain, precAdd, false))
+				parts = append(parts, " in ", b.spine(d.Domain, precAdd, openAll))
 			} else {
-				parts = append(parts, " in "+exprText(d.Domain, precAdd, false))
+				parts = append(parts, " in "+exprText(d.Domain, precAdd, openAll))
 			}
 		}
 		if d.Start != nil {
-			parts = append(parts, " = ", b.spine(d.Start, precAdd, false))
+			parts = append(parts, " = ", b.spine(d.Start, precAdd, openAll))
 		}
 	case *ast.FuncDecl:
 		names := make([]string, len(d.Params))
@@ -216,20 +216,20 @@ func (p *printer) decl(d ast.Decl, indent string) {
 			names[i] = identName(x)
 		}
 		head = indent + "func " + identName(d.Name) + "(" + strings.Join(names, ", ") + ")"
-		parts = []doc{head + " = ", b.spine(d.Body, precAdd, false)}
+		parts = []doc{head + " = ", b.spine(d.Body, precAdd, openAll)}
 		align = alignFunc
 	case *ast.Objective:
 		sense := d.Sense
 		if sense == "" {
 			sense = "minimize"
 		}
-		parts = []doc{indent + sense + " ", b.spine(d.X, precAdd, false)}
+		parts = []doc{indent + sense + " ", b.spine(d.X, precAdd, openAll)}
 	case *ast.Constraint:
 		s := indent + identName(d.Name)
 		if len(d.Binders) > 0 {
 			s += "[" + binders(d.Binders) + "]"
 		}
-		parts = []doc{s + ": ", b.spine(d.LHS, precAdd, false), " " + d.Op + " ", b.spine(d.RHS, precAdd, false)}
+		parts = []doc{s + ": ", b.spine(d.LHS, precAdd, openAll), " " + d.Op + " ", b.spine(d.RHS, precAdd, openAll)}
 	default:
 		panic(fmt.Sprintf("unknown declaration %T", d))
 	}

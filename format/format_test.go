@@ -103,6 +103,7 @@ subject to  # header
 	{"var dims closed on a later line", "var W[K,\n  d\n] # c\nparam x = 1\n"},
 	{"call across lines", "param a = f(x,\n  y\n  ) # t\nminimize sum(i in\n S) x  # u\n"},
 	{"doc and trailing on subject to", "# the constraints\nsubject to # here\n    a: x <= 1\n"},
+	{"conditional", "minimize (if x > abs(y) then x else if x > 0 then y else -x) + 1 # c\nsubject to\n    a: 2 * if x > 0 then x else 0 <= 1\n"},
 }
 
 func TestGolden(t *testing.T) {
@@ -239,6 +240,11 @@ func TestLayout(t *testing.T) {
 		{"lifted comments", "param y = 0\n\nparam z = 1 +  # a\n  # b\n  2 # c\n",
 			"param y = 0\n\n# a\n# b\nparam z = 1 + 2  # c\n"},
 		{"empty", "", ""},
+		{"long conditional breaks before each else", "minimize if x[1] > abs(x[2]) then 5 * sqrt(9 * x[1]^2 + 16 * x[2]^2) else if x[1] > 0 then 9 * x[1] + 16 * abs(x[2]) else 9 * x[1] + 16 * abs(x[2]) - x[1]^9\n",
+			"minimize if x[1] > abs(x[2]) then 5 * sqrt(9 * x[1]^2 + 16 * x[2]^2)\n" +
+				"         else if x[1] > 0 then 9 * x[1] + 16 * abs(x[2])\n" +
+				"         else 9 * x[1] + 16 * abs(x[2]) - x[1]^9\n"},
+		{"short conditional stays", "param p = if k > 1 then 2 else 3\n", "param p = if k > 1 then 2 else 3\n"},
 		{"only comments", "\n# a\n\n# b", "# a\n\n# b\n"},
 		{"long chain breaks before each operator", "param total = alpha_one_value + beta_two_value * gamma - delta_three_value / epsilon + zeta_four_value + eta - theta\n",
 			"param total = alpha_one_value\n" +
@@ -309,6 +315,7 @@ func num(lit string) *ast.Number {
 }
 func bin(x ast.Expr, op string, y ast.Expr) *ast.Binary { return &ast.Binary{X: x, Op: op, Y: y} }
 func un(op string, x ast.Expr) *ast.Unary               { return &ast.Unary{Op: op, X: x} }
+func ifx(c, a, b ast.Expr) *ast.If                      { return &ast.If{Cond: c, Then: a, Else: b} }
 func sum(v string, lo, hi ast.Expr, body ast.Expr) *ast.Comprehension {
 	return &ast.Comprehension{Op: id("sum"), Binders: []*ast.Binder{{Name: id(v), Set: &ast.Range{Lo: lo, Hi: hi}}}, Body: body}
 }
@@ -357,6 +364,19 @@ func TestExprParens(t *testing.T) {
 			Where: un("not", bin(bin(x, "<", y), "and", bin(x, ">", z))), Body: x}, "max(j in S where not (x < y and x > z)) x", false},
 		{"or under and", bin(bin(bin(x, "<", y), "or", bin(x, ">", z)), "and", bin(y, "==", z)), "(x < y or x > z) and y == z", true},
 		{"not of comparison", un("not", bin(x, "!=", y)), "not x != y", true},
+		{"if", ifx(bin(x, ">", y), x, y), "if x > y then x else y", false},
+		{"if left of add", bin(ifx(bin(x, ">", y), x, y), "+", z), "(if x > y then x else y) + z", false},
+		{"if right of add", bin(z, "+", ifx(bin(x, ">", y), x, y)), "z + if x > y then x else y", false},
+		{"add ending in if left of add", bin(bin(z, "+", ifx(bin(x, ">", y), x, y)), "-", z), "(z + if x > y then x else y) - z", false},
+		{"if left of mul", bin(ifx(bin(x, ">", y), x, y), "*", z), "(if x > y then x else y) * z", false},
+		{"index of if", &ast.Index{X: ifx(bin(x, ">", y), x, y), Indices: []ast.Expr{num("1")}}, "(if x > y then x else y)[1]", false},
+		{"if under unary left of add", bin(un("-", ifx(bin(x, ">", y), x, y)), "+", z), "(-if x > y then x else y) + z", false},
+		{"if as compr body left of add", bin(sum("i", num("1"), id("n"), ifx(bin(x, ">", y), x, y)), "+", z), "(sum(i in 1..n) if x > y then x else y) + z", false},
+		{"sum as else", ifx(bin(x, ">", y), x, bin(y, "+", z)), "if x > y then x else y + z", false},
+		{"else if", ifx(bin(x, ">", y), x, ifx(un("not", bin(x, "<", z)), z, y)), "if x > y then x else if not x < z then z else y", false},
+		{"if in then", ifx(bin(x, ">", y), ifx(bin(x, ">", z), x, z), y), "if x > y then if x > z then x else z else y", false},
+		{"if in a comparison", ifx(bin(ifx(bin(x, ">", y), x, y), "<", z), x, y), "if if x > y then x else y < z then x else y", false},
+		{"and of comparisons", ifx(bin(bin(x, ">", y), "and", bin(x, "<", z)), x, y), "if x > y and x < z then x else y", false},
 		{"nil", nil, "", true},
 	}
 	for _, tt := range tests {
@@ -421,6 +441,9 @@ func genExpr(r *rand.Rand, depth int) ast.Expr {
 	case 7:
 		return &ast.Member{X: genExpr(r, d), Name: id("d")}
 	case 8:
+		if r.IntN(2) == 0 {
+			return &ast.If{Cond: genCond(r, d), Then: genExpr(r, d), Else: genExpr(r, d)}
+		}
 		return &ast.Vector{Elems: []ast.Expr{genExpr(r, d), genExpr(r, d)}}
 	default:
 		return &ast.Paren{X: genExpr(r, d)}

@@ -19,8 +19,19 @@ const comprIndent = 4
 //   - string: text that is never broken;
 //   - []doc: the concatenation of its parts;
 //   - *chain: a chain of "+" and "-" that can break before every operator;
-//   - *compr: a comprehension that can break after its header.
+//   - *compr: a comprehension that can break after its header;
+//   - *cond: a conditional that can break before every else.
 type doc any
+
+// cond is "if c1 then t1 else if c2 then t2 ... else e", an else-if chain
+// as one group. Broken, every "else" starts a new line indented to the
+// column where the "if" starts.
+type cond struct {
+	id    int
+	heads []string // "if c1 then ", "if c2 then ", ...
+	thens []doc
+	last  doc
+}
 
 // chain is "t0 op1 t1 op2 t2 ...". Broken, each operator starts a new line
 // indented to the column where t0 starts.
@@ -40,7 +51,8 @@ type compr struct {
 
 // Break kinds, in the order in which they are tried.
 const (
-	kindChain = iota
+	kindCond = iota // a conditional's else-if chain breaks first: its arms are the outermost groups
+	kindChain
 	kindCompr
 )
 
@@ -55,14 +67,14 @@ func (b *builder) newID() int {
 }
 
 // spine returns the doc of e in a context that wants precedence min and, if
-// closed, an expression that is not right-open. Only the parts of e outside
+// a text at most open (see openness). Only the parts of e outside
 // any bracket can break: a chain of "+" and "-" at the top, and the
 // comprehensions reached from there through right operands, unary operands
 // and comprehension bodies. Everything else is text; in particular nothing
 // inside parentheses, brackets or a comprehension's header ever breaks.
-func (b *builder) spine(e ast.Expr, min int, closed bool) doc {
-	if e == nil || needParens(e, min, closed) {
-		return exprText(e, min, closed)
+func (b *builder) spine(e ast.Expr, min int, open int) doc {
+	if e == nil || needParens(e, min, open) {
+		return exprText(e, min, open)
 	}
 	switch e := e.(type) {
 	case *ast.Binary:
@@ -78,23 +90,41 @@ func (b *builder) spine(e ast.Expr, min int, closed bool) doc {
 				x = bx.X
 			}
 			c := &chain{id: b.newID()}
-			c.terms = append(c.terms, b.spine(x, precAdd, false))
+			c.terms = append(c.terms, b.spine(x, precAdd, openMul))
 			for i := len(links) - 1; i >= 0; i-- {
 				c.ops = append(c.ops, links[i].Op)
-				c.terms = append(c.terms, b.spine(links[i].Y, precMul, false))
+				open := openMul // a term followed by "+" or "-"
+				if i == 0 {
+					open = openAll // the last: e as a whole is open enough
+				}
+				c.terms = append(c.terms, b.spine(links[i].Y, precMul, open))
 			}
 			return c
 		}
-		minX, closedX, minY := operands(e.Op)
-		return []doc{exprText(e.X, minX, closedX) + binaryOp(e.Op), b.spine(e.Y, minY, false)}
+		minX, openX, minY := operands(e.Op)
+		return []doc{exprText(e.X, minX, openX) + binaryOp(e.Op), b.spine(e.Y, minY, openAll)}
 	case *ast.Unary:
-		return []doc{unaryOp(e.Op), b.spine(e.X, unaryOperand(e.Op), false)}
+		return []doc{unaryOp(e.Op), b.spine(e.X, unaryOperand(e.Op), openAll)}
 	case *ast.Comprehension:
 		c := &compr{id: b.newID(), header: comprHeader(e)}
-		c.body = b.spine(e.Body, precMul, false)
+		c.body = b.spine(e.Body, precMul, openAll)
+		return c
+	case *ast.If:
+		c := &cond{id: b.newID()}
+		var x ast.Expr = e
+		for {
+			f, ok := x.(*ast.If)
+			if !ok {
+				break
+			}
+			c.heads = append(c.heads, "if "+exprText(f.Cond, precOr, openAll)+" then ")
+			c.thens = append(c.thens, b.spine(f.Then, precAdd, openAll))
+			x = f.Else
+		}
+		c.last = b.spine(x, precAdd, openAll)
 		return c
 	}
-	return exprText(e, min, closed)
+	return exprText(e, min, open)
 }
 
 // candidate is a place where an unbroken group could break.
@@ -146,6 +176,17 @@ func (r *renderer) render(d doc) {
 			}
 			r.render(d.terms[i+1])
 		}
+	case *cond:
+		start := r.col
+		for i, h := range d.heads {
+			if i > 0 {
+				r.elseBreak(d, start)
+			}
+			r.text(h)
+			r.render(d.thens[i])
+		}
+		r.elseBreak(d, start)
+		r.render(d.last)
 	case *compr:
 		start := r.col
 		r.text(d.header)
@@ -159,11 +200,24 @@ func (r *renderer) render(d doc) {
 	}
 }
 
+// elseBreak writes the "else " of conditional d, on a new line at column
+// start when d is broken.
+func (r *renderer) elseBreak(d *cond, start int) {
+	if r.broken[d.id] {
+		r.newline(start)
+		r.text("else ")
+		return
+	}
+	r.cands = append(r.cands, candidate{line: len(r.lines), id: d.id, kind: kindCond})
+	r.text(" else ")
+}
+
 // layout renders d, which has n groups, breaking groups until every line
 // fits in maxWidth columns or no group that could shorten a long line is
 // left. Each round looks at the first line that is too long and has an
-// unbroken group breaking on it, and breaks one such group: a chain if
-// there is one, else a comprehension, the leftmost (outermost) first.
+// unbroken group breaking on it, and breaks one such group: a conditional
+// if there is one, else a chain, else a comprehension, the leftmost
+// (outermost) first.
 func layout(d doc, n int) []string {
 	broken := make([]bool, n)
 	for {

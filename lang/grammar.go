@@ -163,11 +163,22 @@ type gPrimary struct {
 	EndPos lexer.Position
 	Number *string  `parser:"  @Number"`
 	String *string  `parser:"| @String"`
+	If     *gIf     `parser:"| @@"`
 	Compr  *gCompr  `parser:"| @@"`
 	Call   *gCall   `parser:"| @@"`
 	Ident  *gIdent  `parser:"| @@"`
 	Paren  *gParen  `parser:"| \"(\" @@ \")\""`
 	Vector *gVector `parser:"| @@"`
+}
+
+// gIf is the conditional "if C then A else B". Its else branch is a whole
+// sum, so it extends as far as an expression can: "if c then a else b + 1"
+// is "if c then a else (b + 1)"; parenthesise it to add to it.
+type gIf struct {
+	Pos  lexer.Position
+	Cond *gOr   `parser:"\"if\" @@"`
+	Then *gExpr `parser:"\"then\" @@"`
+	Else *gExpr `parser:"\"else\" @@"`
 }
 
 // gParen is a parenthesised expression. It also accepts a comparison, which

@@ -15,6 +15,7 @@ type keyword struct {
 var keywordTable = []keyword{
 	{"data", true}, {"param", true}, {"var", true}, {"func", true}, {"minimize", true}, {"maximize", true},
 	{"subject", false}, {"to", false}, {"in", false}, {"where", false}, {"and", false}, {"or", false}, {"not", false},
+	{"if", false}, {"then", false}, {"else", false},
 }
 
 // Keywords returns the reserved words, declaration words first.

@@ -159,7 +159,7 @@ var grammarWords = map[string]string{
 	"gexpr": "an expression", "gterm": "an expression", "gunary": "an expression", "gpower": "an expression",
 	"gpostfix": "an expression", "gprimary": "an expression", "gident": "a name", "<ident>": "a name",
 	"gbinder": "an index such as k in 1..K", "gop": "<= or >=", "gor": "a condition", "gnot": "a condition",
-	"gcmp": "a comparison", "<number>": "a number", "<string>": "a string",
+	"gcmp": "a comparison", "gif": "an expression", "<number>": "a number", "<string>": "a string",
 	"glparen": `"("`, "grparen": `")"`, "grbrack": `"]"`, "gcaret": `"^"`, "gto": `"to"`,
 }
 
@@ -327,6 +327,8 @@ func convPrimary(g *gPrimary) ast.Expr {
 			s = strings.Trim(*g.String, `"`)
 		}
 		return &ast.String{ValuePos: pos(g.Pos), Lit: *g.String, Value: s}
+	case g.If != nil:
+		return &ast.If{IfPos: pos(g.If.Pos), Cond: convOr(g.If.Cond), Then: convExpr(g.If.Then), Else: convExpr(g.If.Else)}
 	case g.Compr != nil:
 		c := &ast.Comprehension{Op: convIdent(g.Compr.Op), Lparen: pos(g.Compr.Lpar.Pos), Rparen: pos(g.Compr.Rpar.Pos),
 			Body: convTerm(g.Compr.Body)}

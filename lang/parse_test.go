@@ -106,7 +106,7 @@ func TestExpressionStructure(t *testing.T) {
 func TestParseExamples(t *testing.T) {
 	paths, err := filepath.Glob("../examples/*.qrc")
 	require.NoError(t, err)
-	require.Len(t, paths, 7) // adult, fairness, german, mcp, np, npc, phase
+	require.Len(t, paths, 8) // adult, fairness, german, mcp, np, npc, phase, wolfe
 	for _, p := range paths {
 		src, err := os.ReadFile(p)
 		require.NoError(t, err)

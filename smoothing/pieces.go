@@ -68,6 +68,9 @@ func PiecesOf(m *check.Model, sel Selection) (*dualqp.Model, string, error) {
 	}
 	for k := range a.kinks {
 		c, ok := k.(*check.Call)
+		if _, cond := k.(*check.If); cond {
+			return nil, fmt.Sprintf("%s: a conditional (if) on the variables is not written out as pieces", k.Src().Pos()), nil
+		}
 		if !ok {
 			return nil, fmt.Sprintf("%s: a kink other than pos, abs or hinge", k.Src().Pos()), nil
 		}

@@ -163,6 +163,11 @@ func (a *analysis) linear(e check.Expr) string {
 		if x.Op == "sum" || x.Op == "mean" {
 			return a.linear(x.Body)
 		}
+	case *check.If:
+		if a.kinks[e] {
+			return at("a conditional (if) whose condition depends on the variables is not smoothed")
+		}
+		return at("a kink inside a conditional (if) is not smoothed")
 	}
 	return at("a kink enters through an operation other than a sum, a mean or a product with a positive constant")
 }

@@ -348,21 +348,29 @@ func (r *Run) Solve() (*qrc.Report, int) {
 	if len(outErrs) > 0 {
 		return report, ExitUsage
 	}
-	switch res.Status {
+	return report, StatusExit(res.Status, report.Success)
+}
+
+// StatusExit is qrc solve's exit code for a solve that ended with status
+// st; feasible reports whether the returned point is feasible
+// (Report.Success). The --help text and docs/cli.md are checked against
+// it for every status (cmd/qrc's TestExitCodesDocumented).
+func StatusExit(st solve.Status, feasible bool) int {
+	switch st {
 	case solve.Infeasible:
-		return report, ExitInfeasible
+		return ExitInfeasible
 	case solve.NumericalError:
-		return report, ExitNumerical
+		return ExitNumerical
 	case solve.Unbounded:
-		return report, ExitUnbounded
+		return ExitUnbounded
 	case solve.Interrupted:
-		return report, ExitInterrupted
+		return ExitInterrupted
 	case solve.TimeLimit:
-		if !report.Success { // the limit ended phase 1: no feasible point
-			return report, ExitInfeasible
+		if !feasible { // the limit ended phase 1: no feasible point
+			return ExitInfeasible
 		}
 	}
-	return report, ExitOK
+	return ExitOK
 }
 
 // PrintSolveError prints why a solve could not start, the options it

@@ -167,6 +167,13 @@ func support(v *check.Var, idx []int32, coef []float64) Interval {
 			lo, hi = math.Min(lo, 0), math.Max(hi, 0)
 		}
 		return Interval{d.Radius * lo, d.Radius * hi}
+	case domain.L1Ball:
+		// the l1 ball's support function is r times the dual (max) norm
+		m := 0.0
+		for _, c := range coef {
+			m = math.Max(m, math.Abs(c))
+		}
+		return Interval{-d.Radius * m, d.Radius * m}
 	}
 	return whole
 }
@@ -205,6 +212,9 @@ func Diameter(m *check.Model) float64 {
 			if v.Size == 1 {
 				dv = 0
 			}
+		case d.Kind == domain.L1Ball:
+			// ||x - y||_2 <= ||x - y||_1 <= 2r, attained at ±r e_1
+			dv = 2 * d.Radius
 		default:
 			dv = math.Inf(1)
 		}

@@ -275,6 +275,18 @@ func (a *analyzer) compose(e check.Expr, ix env) (value, string, error) {
 		return a.call(e, ix)
 	case *check.Compr:
 		return a.compr(e, ix)
+	case *check.If:
+		return a.condIf(e, ix)
+	case *check.Stack:
+		out := make([]*fnv, len(e.Elems))
+		for k, x := range e.Elems {
+			v, err := a.expr(x, ix)
+			if err != nil {
+				return value{}, "", err
+			}
+			out[k] = v.at(0)
+		}
+		return value{el: out}, "list", nil
 	}
 	return value{}, "", fmt.Errorf("%s: %s cannot depend on a variable here", e.Src().Pos(), srcText(e))
 }

@@ -318,6 +318,25 @@ func children(e check.Expr) []check.Expr {
 		return e.Args
 	case *check.Compr:
 		return []check.Expr{e.Body}
+	case *check.If: // the sides of its comparisons, when the ranges were asked, then its branches
+		return append(condSides(e.Cond), e.Then, e.Else)
+	case *check.Stack:
+		return e.Elems
+	}
+	return nil
+}
+
+// condSides returns the sides of the comparisons in condition c.
+func condSides(c check.Expr) []check.Expr {
+	switch c := c.(type) {
+	case *check.Compare:
+		return []check.Expr{c.X, c.Y}
+	case *check.Logic:
+		out := condSides(c.X)
+		if c.Y != nil {
+			out = append(out, condSides(c.Y)...)
+		}
+		return out
 	}
 	return nil
 }

@@ -135,6 +135,28 @@ var table = []tableCase{
 	{expr: "u^3", why: "unbounded downward curvature"},
 	{expr: "hinge(abs(x[1]))", why: "concave kink"},
 	{expr: "sum(j in 1..3) -abs(x[j])", why: "concave kink"},
+
+	// lists of expressions: their elements' analyses, element by element
+	{expr: "norm2([x[1] - x[2], x[3]])", rho: 0, m: math.Sqrt(3)}, // ||(sqrt 2, 1)||
+	{expr: "sum([x[1], -2 * x[2]])", rho: 0, m: math.Sqrt(5), smooth: true},
+	{expr: "max([x[1], sq(x[2])])", rho: 0, m: 4},
+	{expr: "norm1([x[1], -abs(x[2])])", why: "concave kink"},
+
+	// conditionals (rule 12): if a > b then a else b is max(a, b), rule 7
+	{expr: "if x[1] > x[2] then x[1] else x[2]", rho: 0, m: 1},
+	{expr: "if x[1] <= 2 * x[2] then 2 * x[2] else x[1]", rho: 0, m: 2},
+	{expr: "if sq(x[1]) >= x[2] then sq(x[1]) else x[2]", rho: 0, m: 4}, // a function's parameter: one node twice
+	{expr: "if x[1] < x[2] then x[1] else x[2]", why: "min of terms whose ranges overlap"},
+	// a condition the ranges decide (y >= 0.5): -log(y), slope 1/y <= 2
+	{expr: "if y > 0 then -log(y) else -abs(y)", rho: 0, m: 2, smooth: true},
+	{expr: "if y > 3 or x[1] > 5 then -abs(y) else y", rho: 0, m: 1, smooth: true},
+	// a condition on an index: the branch at each j; -x[2]^2 has curvature -2
+	// and each term slope 2 |x[j]| <= 4
+	{expr: "sum(j in 1..3) (if j == 2 then -square(x[j]) else square(x[j]))", rho: 2, m: 12, smooth: true},
+	// |x| written piece by piece: convex, but the rules cannot tell its
+	// pieces meet in a convex kink
+	{expr: "if x[1] > 0 then x[1] else -x[1]", why: "a conditional whose condition depends on the variables"},
+	{expr: "if x[1] > 0 then -x[1] else x[1]", why: "may meet in a concave kink"},
 }
 
 func stdSig(z float64) float64 { return 1 / (1 + math.Exp(-z)) }

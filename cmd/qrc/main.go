@@ -41,7 +41,7 @@ const (
 	exitOK      = 0 // success
 	exitInvalid = 1 // the model has errors (or fmt -l found unformatted files)
 	exitUsage   = 2 // the command line is wrong, or an output file cannot be written
-	// qrc solve also exits 3 (infeasible), 4 (numerical error), 130 (interrupted).
+	// qrc solve also exits 3, 4, 5 and 130: solvecmd.StatusExit.
 )
 
 func main() {

@@ -76,7 +76,8 @@ func TestOverrideMessagesNameFlags(t *testing.T) {
 		"    data D = csv(\"d.csv\", label = \"y\")\n         ^\nm.qrc: 1 error\n"
 	const comparison = "cmp.qrc:2:13: a comparison is 0 or 1, a step that is not differentiable, so it is only allowed in a where filter, " +
 		"as a constraint (name: lhs <= rhs), or in an evaluation (:eval, qrc eval --metric); in the objective or a constraint write a smooth " +
-		"surrogate of the step, such as sigmoid(k * (a - b)) for a > b\n    minimize (x > 0) * x\n                ^\n"
+		"surrogate of the step, such as sigmoid(k * (a - b)) for a > b, or choose between two expressions with if a > b then ... else ...\n" +
+		"    minimize (x > 0) * x\n                ^\n"
 	for _, c := range []struct {
 		args   []string
 		stderr string

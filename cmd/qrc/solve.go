@@ -38,9 +38,13 @@ While it runs, a progress table goes to standard error (a live line on a
 terminal; nothing with --quiet). Ctrl-C stops the solve after the current
 inner step and prints the best point so far.
 
-Exit status: 0 a feasible point was returned; 1 the model, data or start
-file has errors; 2 bad command line; 3 infeasible (no feasible point found);
-4 numerical error (the message names the expression); 130 interrupted.
+Exit status: 0 a feasible point was returned (status converged,
+iteration_limit, time_limit, uncertified or stalled); 1 the model, data or
+start file has errors; 2 bad command line, or an output file could not be
+written; 3 infeasible (no feasible point found), or time_limit before any
+feasible point; 4 numerical_error (the message names the expression);
+5 unbounded (the objective has no minimum on the feasible set);
+130 interrupted.
 
 Flags:
   --method M         iqrc (default), stochastic (iqrc with --oracle
