@@ -222,17 +222,37 @@ func (w *File) Commit() error {
 	return nil
 }
 
-// copyIn copies the synced temporary file into the target, in place.
+// copyIn copies the synced temporary file into the target, in place. The
+// space of the new content is reserved in the target first (reserve), so
+// that a disk with room for the temporary file but not for a second copy
+// fails before a byte of the target changes: the target is then left as
+// it was (it used to be truncated first and cut half way). The content is
+// written over the old from its start, and the target cut to its length
+// last.
 func (w *File) copyIn() error {
 	defer w.f.Close()
-	t, err := os.OpenFile(w.target, os.O_WRONLY|os.O_TRUNC, 0)
+	info, err := w.f.Stat()
 	if err != nil {
 		os.Remove(w.f.Name())
 		return fmt.Errorf("writing %s: %w", w.path, unwrapPath(err))
 	}
+	size := info.Size()
+	t, err := os.OpenFile(w.target, os.O_WRONLY, 0)
+	if err != nil {
+		os.Remove(w.f.Name())
+		return fmt.Errorf("writing %s: %w", w.path, unwrapPath(err))
+	}
+	if err := reserve(t, size); err != nil {
+		t.Close()
+		os.Remove(w.f.Name())
+		return fmt.Errorf("writing %s in place: %w; the file was left as it was", w.path, err)
+	}
 	_, err = w.f.Seek(0, io.SeekStart)
 	if err == nil {
 		_, err = io.Copy(t, w.f)
+	}
+	if err == nil {
+		err = t.Truncate(size)
 	}
 	if err == nil {
 		err = t.Sync()
