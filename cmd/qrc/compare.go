@@ -181,7 +181,7 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	o := &compareOptions{methods: list, limit: *timeLimit, out: *out, options: s, title: *title, model: m, lib: model,
 		x0: x0, interrupted: make(chan struct{}), finished: make(chan struct{})}
 
-	ctx, release := notifyStop()
+	ctx, release := solvecmd.NotifyStop("qrc")
 	go func() {
 		select {
 		case <-ctx.Done():
