@@ -148,12 +148,28 @@ func ParseInterspersed(fs *flag.FlagSet, args []string, prog, help string) ([]st
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
-			return pos, nil
+			return pos, checkNames(out, prog, pos)
 		}
 		if len(args) > 0 && len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
-			return append(pos, rest...), nil
+			pos = append(pos, rest...)
+			return pos, checkNames(out, prog, pos)
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// errEmptyName is ParseInterspersed's error for an empty argument.
+var errEmptyName = errors.New("an empty file name")
+
+// checkNames refuses an empty positional argument (qrc check ”), which
+// names no file: without it the message was about a file "-".
+func checkNames(out io.Writer, prog string, pos []string) error {
+	for i, p := range pos {
+		if p == "" {
+			fmt.Fprintf(out, "%s: argument %d is empty; it must name a file\n", prog, i+1)
+			return errEmptyName
+		}
+	}
+	return nil
 }
