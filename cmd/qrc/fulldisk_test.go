@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 42's findings on output files and messages, each through the
+// Issue 42's findings, each through the
 // binary.
 
 // A --trace over a hard-linked file, written in place, on a disk with

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 42's findings on output files and messages, each through the
+// Issue 42's findings, each through the
 // binary.
 
 // --out naming a named pipe that no process reads: the solve is not held

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 42's findings on output files and messages, each through the
+// Issue 42's findings, each through the
 // binary.
 
 // --cpuprofile naming the --out file (or --trace, --checkpoint, --start)
