@@ -74,6 +74,15 @@ func matrixWhat(n, d, kept, numeric int) string {
 // column with more is left out of Text (it is not a category).
 const maxLevels = 1 << 16
 
+// tooManyLevels is the error for a text column with more than maxLevels
+// distinct values that the model uses (the loader's Columns option names
+// it): left out silently, the model then failed with "no field or column".
+func tooManyLevels(path, name string) *Error {
+	return &Error{Path: path, Column: name, Msg: fmt.Sprintf(
+		"text column %q has more than %d distinct values, the most a text column may hold to be compared in a where filter (a column of ids or free text is not a category)",
+		name, maxLevels)}
+}
+
 // LoadCSV reads the CSV file at path, or the shards of a directory or glob
 // (see [Shards]).
 //
@@ -669,6 +678,9 @@ func buildCSV(parts []csvPart, path string, lay *csvLayout, b budget, opt CSVOpt
 			ok = ok && p.text[j].index != nil
 		}
 		if !ok {
+			if opt.Columns != nil && keepsColumn(opt.Columns, lay.names[j]) {
+				return nil, tooManyLevels(path, lay.names[j])
+			}
 			continue
 		}
 		var levels []string
@@ -691,6 +703,9 @@ func buildCSV(parts []csvPart, path string, lay *csvLayout, b budget, opt CSVOpt
 			}
 		}
 		if len(levels) > maxLevels {
+			if opt.Columns != nil && keepsColumn(opt.Columns, lay.names[j]) {
+				return nil, tooManyLevels(path, lay.names[j])
+			}
 			continue
 		}
 		if s.Text == nil {

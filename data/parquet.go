@@ -387,6 +387,9 @@ func readParquet(r parquet.ReaderAtSeeker, path string, opt ParquetOptions) (s *
 			continue
 		case c.kind == kindText:
 			if v.tooMany {
+				if opt.Columns != nil && keepsColumn(opt.Columns, c.name) {
+					return nil, tooManyLevels(path, c.name)
+				}
 				continue
 			}
 			codes := pick(v.vals)

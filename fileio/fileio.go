@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // ReadFile reads the regular file path, refusing any other kind of file (a
@@ -134,7 +135,7 @@ func Create(path string, perm os.FileMode, mayReplace ...string) (*File, error) 
 			}
 		}
 		if f == nil {
-			f, err = os.OpenFile(target, os.O_WRONLY|os.O_APPEND, 0)
+			f, err = openStream(target, info.Mode())
 		}
 		if err != nil {
 			return nil, fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
@@ -170,6 +171,34 @@ func Create(path string, perm os.FileMode, mayReplace ...string) (*File, error) 
 		w.mode = inPlace // the new file could not take the old one's owner
 	}
 	return w, nil
+}
+
+// PipeWait is how long Create waits for a process to open a named pipe
+// for reading before it gives up: opening a pipe for writing blocks until
+// a reader comes, and qrc must not hang on a pipe nobody reads.
+var PipeWait = 5 * time.Second
+
+// errNoReader is Create's error for a named pipe that no process opened
+// for reading within PipeWait.
+var errNoReader = errors.New("no process has the named pipe open for reading")
+
+// openStream opens a device or a named pipe for writing without blocking
+// (O_NONBLOCK: a pipe without a reader is ENXIO at once, and a device that
+// would block in open does not), waiting up to PipeWait for a pipe's
+// reader. The file stays non-blocking: Go's poller then waits for a slow
+// reader without holding a thread, and a write is as blocking as ever.
+func openStream(target string, mode os.FileMode) (*os.File, error) {
+	deadline := time.Now().Add(PipeWait)
+	for {
+		f, err := os.OpenFile(target, os.O_WRONLY|os.O_APPEND|syscall.O_NONBLOCK, 0)
+		if err == nil || mode&os.ModeNamedPipe == 0 || !errors.Is(err, syscall.ENXIO) {
+			return f, err
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w (waited %v)", errNoReader, PipeWait)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // Write writes to the temporary file, or to the target itself for a
@@ -222,17 +251,37 @@ func (w *File) Commit() error {
 	return nil
 }
 
-// copyIn copies the synced temporary file into the target, in place.
+// copyIn copies the synced temporary file into the target, in place. The
+// space of the new content is reserved in the target first (reserve), so
+// that a disk with room for the temporary file but not for a second copy
+// fails before a byte of the target changes: the target is then left as
+// it was (it used to be truncated first and cut half way). The content is
+// written over the old from its start, and the target cut to its length
+// last.
 func (w *File) copyIn() error {
 	defer w.f.Close()
-	t, err := os.OpenFile(w.target, os.O_WRONLY|os.O_TRUNC, 0)
+	info, err := w.f.Stat()
 	if err != nil {
 		os.Remove(w.f.Name())
 		return fmt.Errorf("writing %s: %w", w.path, unwrapPath(err))
 	}
+	size := info.Size()
+	t, err := os.OpenFile(w.target, os.O_WRONLY, 0)
+	if err != nil {
+		os.Remove(w.f.Name())
+		return fmt.Errorf("writing %s: %w", w.path, unwrapPath(err))
+	}
+	if err := reserve(t, size); err != nil {
+		t.Close()
+		os.Remove(w.f.Name())
+		return fmt.Errorf("writing %s in place: %w; the file was left as it was", w.path, err)
+	}
 	_, err = w.f.Seek(0, io.SeekStart)
 	if err == nil {
 		_, err = io.Copy(t, w.f)
+	}
+	if err == nil {
+		err = t.Truncate(size)
 	}
 	if err == nil {
 		err = t.Sync()

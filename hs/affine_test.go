@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/qrc-lang/qrc"
+	"github.com/qrc-lang/qrc/internal/longtest"
 	"github.com/qrc-lang/qrc/problem"
 	"github.com/qrc-lang/qrc/solve"
 )
@@ -19,6 +20,7 @@ func TestAffineEqualitiesExact(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("solves every equality model")
 	}
+	longtest.Require(t, "solves the 46 equality models of the Hock-Schittkowski suite")
 	for _, p := range readManifest(t) {
 		if !p.Writable() || p.Eq == 0 {
 			continue

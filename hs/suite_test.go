@@ -9,12 +9,16 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/qrc-lang/qrc/internal/longtest"
 )
 
-// TimeLimit bounds each solve of the suite. On a 2-core machine the
-// slowest problem takes 14 s (docs/testsuite.md); the limit only stops a
-// solve that would run on.
-const TimeLimit = 30 * time.Second
+// TimeLimit is the suite's time limit per solve: none. A problem's
+// outcome must not depend on the machine's speed (the slowest takes 22 s on
+// an idle 2-core machine, docs/testsuite.md; with a limit of 30 s a busy
+// machine ended it time_limit); every problem ends on its own (converged,
+// stalled), and go test's -timeout stops one that would not.
+const TimeLimit time.Duration = 0
 
 // TestHockSchittkowski solves every writable problem with qrc's default
 // settings and scores it by the success rule; those with equality
@@ -23,8 +27,9 @@ const TimeLimit = 30 * time.Second
 // be updated; it logs the count. Problems run two at a time.
 func TestHockSchittkowski(t *testing.T) {
 	if testing.Short() {
-		t.Skip("the Hock-Schittkowski suite takes about a minute")
+		t.Skip("the Hock-Schittkowski suite takes minutes")
 	}
+	longtest.Require(t, "the Hock-Schittkowski suite: 109 solves, minutes on 2 cores")
 	if raceEnabled {
 		t.Skip("the Hock-Schittkowski suite is too slow under the race detector")
 	}

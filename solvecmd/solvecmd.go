@@ -339,8 +339,11 @@ func (r *Run) Solve() (*qrc.Report, int) {
 	}
 	if *flags.JSON {
 		if err := report.WriteJSON(r.Stdout); err != nil {
-			fmt.Fprintf(r.Stderr, "qrc %s: %v\n", r.Name, err)
-			return report, ExitNumerical
+			// an output that could not be written, as for --out: exit 2,
+			// whatever the status (a numerical error is exit 4 only when
+			// the result could be given)
+			fmt.Fprintf(r.Stderr, "qrc %s: writing the result to standard output: %v\n", r.Name, err)
+			return report, ExitUsage
 		}
 	} else {
 		report.WriteText(r.Stdout, qrc.TextOptions{NoTime: r.HideTime, Names: ToFlags})

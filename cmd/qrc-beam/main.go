@@ -20,13 +20,13 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,6 +54,9 @@ glob, docs/distributed.md). It takes qrc solve's flags and:
                      (default: a fresh temporary directory; on Dataflow a
                      bucket path)
   --beam-log         show the log lines of Beam's SDK and runner
+  --cpuprofile FILE  write a CPU profile of the whole command to FILE, as
+                     qrc solve does
+  --finish rounds    the only schedule it runs (qrc solve --finish rounds)
 
 and every flag of Beam's Go SDK (--endpoint, --project, --region,
 --temp_location, --staging_location, --worker_binary, --environment_type ...).
@@ -71,28 +74,32 @@ func (a *assigns) Set(v string) error {
 	return nil
 }
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
-
-// reorder puts the model file (the argument ending in .qrc) last, so that
-// flags may follow it as with qrc solve, and drops the "solve" verb.
-func reorder(args []string) ([]string, string) {
-	if len(args) > 0 && args[0] == "solve" {
-		args = args[1:]
-	}
-	var out []string
-	model := ""
-	for _, a := range args {
-		if model == "" && strings.HasSuffix(a, ".qrc") && !strings.HasPrefix(a, "-") {
-			model = a
-			continue
-		}
-		out = append(out, a)
-	}
-	return out, model
+// main ends as qrc solve does (solvecmd's Stdio, Finish, NotifyStop): a
+// closed pipe is a write error, not a death by SIGPIPE; a failed write to
+// standard output or error is exit 2; SIGINT, SIGTERM and SIGHUP stop the
+// solve with its result printed and --out written (exit 130).
+func main() {
+	stdout, stderr := solvecmd.Stdio()
+	code := run(os.Args[1:], stdout, stderr)
+	os.Exit(solvecmd.Finish("qrc-beam", code, stdout, stderr))
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.CommandLine // Beam's flags are registered there
+// runners are the --runner values the Beam runners linked in (beamx's
+// imports) register; any other would end the process in Beam with exit 1
+// and, its log hidden, no word.
+var runners = []string{"prism", "PrismRunner", "direct", "DirectRunner", "dataflow", "DataflowRunner",
+	"flink", "FlinkRunner", "spark", "SparkRunner", "universal", "portable", "PortableRunner"}
+
+// prog is the command's name in messages.
+const prog = "qrc-beam solve"
+
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	// Beam's flags are registered on flag.CommandLine, which beam.Init
+	// and the runners read: parse it, as qrc solve parses its flags
+	// (before or after the model file, "--" ending them), without exiting
+	// on an error.
+	fs := flag.CommandLine
+	fs.Init("solve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	flags := solvecmd.RegisterFlags(fs)
@@ -101,8 +108,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	dataPath := fs.String("data", "", "")
 	outDir := fs.String("sample-dir", "", "")
 	beamLog := fs.Bool("beam-log", false, "")
-	rest, file := reorder(args)
-	if err := fs.Parse(rest); err != nil {
+	cpuprofile := fs.String("cpuprofile", "", "")
+	finish := fs.String("finish", "rounds", "")
+	if len(args) > 0 && args[0] == "solve" {
+		args = args[1:]
+	}
+	files, err := solvecmd.ParseInterspersed(fs, args, prog, "qrc-beam solve -h")
+	if errors.Is(err, flag.ErrHelp) {
+		return solvecmd.ExitOK
+	}
+	if err != nil {
 		return solvecmd.ExitUsage
 	}
 	beam.Init() // a worker started by a runner runs its harness here and exits
@@ -110,19 +125,37 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// the SDK's and Prism's own log lines; failures reach the result
 		slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError + 4})))
 	}
-	if file == "" || fs.NArg() > 0 {
-		fmt.Fprint(stderr, usage)
+	if len(files) != 1 {
+		fmt.Fprintf(stderr, "%s: want one model file, got %d; \"qrc-beam solve -h\" shows the usage\n", prog, len(files))
 		return solvecmd.ExitUsage
 	}
+	file := files[0]
 	opts, err := flags.Options()
+	if err == nil && *finish != "rounds" {
+		err = fmt.Errorf("--finish must be rounds (the only schedule qrc-beam runs: rounds anchored at full passes), not %q", *finish)
+	}
+	if r := fs.Lookup("runner"); err == nil && r != nil && r.Value.String() != "" && !slices.Contains(runners, r.Value.String()) {
+		err = fmt.Errorf("--runner must be prism, direct, dataflow, flink, spark or universal, not %q", r.Value.String())
+	}
+	if err == nil {
+		err = flags.CheckProfile(*cpuprofile)
+	}
 	if err != nil {
-		fmt.Fprintf(stderr, "qrc-beam: %v\n", err)
+		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
 		return solvecmd.ExitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	// the profile is kept in memory; its file is written at the end
+	prof, err := solvecmd.StartCPUProfile(*cpuprofile)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: --cpuprofile: %v\n", prog, err)
+		return solvecmd.ExitUsage
+	}
+	defer func() { code = prof.End(stderr, prog, code) }()
+	ctx, release := solvecmd.NotifyStop("qrc-beam")
+	defer release()
 	job, err := distrib.NewJob(file, *dataPath, sets)
 	if err != nil {
+		prof.Discard()
 		fmt.Fprintf(stderr, "qrc-beam: %v\n", err)
 		return solvecmd.ExitInvalid
 	}
@@ -140,6 +173,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	sample, err := runner.Prepare(ctx, *flags.Sample, *flags.Seed)
 	if err != nil {
+		prof.Discard()
 		fmt.Fprintf(stderr, "qrc-beam: %v\n", err)
 		return solvecmd.ExitInvalid
 	}
@@ -152,12 +186,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	model, err := qrc.Load(file, loadOpts...)
 	if err != nil {
+		prof.Discard()
 		fmt.Fprintf(stderr, "qrc-beam: %s\n", solvecmd.ToFlags(err.Error()))
 		return solvecmd.ExitInvalid
 	}
 	if err := distrib.Check(model.Checked()); err != nil {
+		prof.Discard()
 		fmt.Fprintf(stderr, "qrc-beam: %v\n", err)
 		return solvecmd.ExitInvalid
+	}
+	if err := prof.Check(); err != nil {
+		fmt.Fprintf(stderr, "%s: --cpuprofile: %v\n", prog, err)
+		return solvecmd.ExitUsage
 	}
 	opts.Oracle = solve.Dynamic
 	opts.FullRows = runner.Rows()
@@ -166,6 +206,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	r := &solvecmd.Run{Name: "solve", Model: model, X0: model.Start(), Flags: flags, Options: opts,
 		Ctx: ctx, Stdout: stdout, Stderr: stderr, Progress: true}
-	_, code := r.Solve()
+	_, code = r.Solve()
 	return code
 }

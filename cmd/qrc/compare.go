@@ -181,7 +181,7 @@ func runCompare(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	o := &compareOptions{methods: list, limit: *timeLimit, out: *out, options: s, title: *title, model: m, lib: model,
 		x0: x0, interrupted: make(chan struct{}), finished: make(chan struct{})}
 
-	ctx, release := notifyStop()
+	ctx, release := solvecmd.NotifyStop("qrc")
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -257,6 +257,20 @@ func (o *compareOptions) run(stderr io.Writer) ([]trace.Record, error) {
 	return all, nil
 }
 
+// noBackstop is the CPU time limit from which a method gets no wall-clock
+// backstop: 10 × the limit + 10 s would be a century or more (or overflow
+// time.Duration, which was a negative limit and the solve's refusal).
+const noBackstop = 10 * 365 * 24 * time.Hour
+
+// backstop is the wall-clock limit of a method run for limit of CPU time:
+// 10 × limit + 10 s, or none (0) from noBackstop on.
+func backstop(limit time.Duration) time.Duration {
+	if limit >= noBackstop {
+		return 0
+	}
+	return 10*limit + 10*time.Second
+}
+
 // runOne runs one method for the time limit in CPU seconds, through the
 // library's Model.Solve like qrc solve (the weak-convexity analysis, the
 // oracle's choice, restarts), and writes its trace to w.
@@ -272,7 +286,7 @@ func (o *compareOptions) runOne(name string, w io.Writer, stderr io.Writer) ([]t
 		opts.Oracle = solve.Switching // the paper's IQRC: Algorithm 2 as the oracle
 	}
 	opts.Outer = math.MaxInt32 // the time limit ends the run, or convergence
-	opts.TimeLimit = 10*o.limit + 10*time.Second
+	opts.TimeLimit = backstop(o.limit)
 	opts.Start = o.x0
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/qrc-lang/qrc/internal/longtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -153,6 +154,7 @@ var crashMarks = []string{"panic:", "goroutine ", "fatal error:", "runtime.", "i
 // binary: the expected exit code and message, no stack trace, bounded
 // memory and CPU time, and no file of the user's changed.
 func TestCorpus(t *testing.T) {
+	longtest.Require(t, "the bad-input corpus: every case under ulimit, minutes on a busy machine")
 	if runtime.GOOS != "linux" {
 		t.Skip("the corpus runs its children under ulimit, on Linux")
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qrc-lang/qrc/internal/longtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -19,6 +20,7 @@ import (
 // 1/64 and the distance bound sqrt(2 gap/mu) with it stays above Eps;
 // docs/solver.md says so.)
 func TestAffineEqualityBesideCVaR(t *testing.T) {
+	longtest.Require(t, "an LP-checked solve of a 200-row CVaR model: minutes on a busy machine")
 	dir := t.TempDir()
 	data, R := cvarData(t, dir, 200)
 	const alpha, c = 0.95, 10.0

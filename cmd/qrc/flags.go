@@ -1,13 +1,13 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/qrc-lang/qrc/check"
+	"github.com/qrc-lang/qrc/solvecmd"
 )
 
 // assignList is a repeatable NAME=VALUE flag.
@@ -33,35 +33,9 @@ func (a *assignList) Set(s string) error {
 
 // parseInterspersed parses flags that may come before, between or after the
 // positional arguments (qrc check model.qrc --json), and returns the
-// positional arguments. "--" ends the flags. A bad flag or value is one
-// line on the flag set's output, naming the command's help; -h, -help or
-// --help prints the full usage (fs.Usage) and returns flag.ErrHelp.
+// positional arguments (solvecmd.ParseInterspersed).
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	out := fs.Output()
-	usage := fs.Usage
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	defer func() { fs.SetOutput(out); fs.Usage = usage }()
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				usage()
-			} else {
-				fmt.Fprintf(out, "qrc %s: %v; \"qrc help %s\" lists the flags\n", fs.Name(), err, fs.Name())
-			}
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if len(args) > 0 && len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
+	return solvecmd.ParseInterspersed(fs, args, "qrc "+fs.Name(), "qrc help "+fs.Name())
 }
 
 // newFlagSet makes a flag set whose errors and usage go to stderr.

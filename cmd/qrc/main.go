@@ -22,14 +22,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"sync"
-	"syscall"
 
 	"github.com/qrc-lang/qrc/fileio"
+	"github.com/qrc-lang/qrc/solvecmd"
 )
 
 // version is the tool's version, set at build time with
@@ -48,54 +46,9 @@ func main() {
 	// A closed pipe on standard output or error is an error to report
 	// (and the result is still written to --out), not a silent death by
 	// SIGPIPE in the middle of writing files.
-	signal.Ignore(syscall.SIGPIPE)
-	stdout, stderr := &checkedWriter{f: os.Stdout}, &checkedWriter{f: os.Stderr}
+	stdout, stderr := solvecmd.Stdio()
 	code := run(os.Args[1:], os.Stdin, stdout, stderr)
-	os.Exit(finish(code, stdout, stderr))
-}
-
-// finish returns the exit code once the command is done: a failed write to
-// standard output or standard error (a full disk, a closed pipe) is
-// reported where it still can be and is never exit 0.
-func finish(code int, stdout, stderr *checkedWriter) int {
-	if err := stdout.failed(); err != nil {
-		fmt.Fprintf(stderr, "qrc: writing standard output: %v\n", err)
-		code = max(code, exitUsage)
-	}
-	if stderr.failed() != nil {
-		code = max(code, exitUsage)
-	}
-	return code
-}
-
-// checkedWriter is standard output or error, keeping the first write error.
-// It has the file's Stat, so a terminal is still seen as one.
-type checkedWriter struct {
-	f   *os.File
-	mu  sync.Mutex
-	err error
-}
-
-func (c *checkedWriter) Write(p []byte) (int, error) {
-	n, err := c.f.Write(p)
-	if err != nil {
-		c.mu.Lock()
-		if c.err == nil {
-			c.err = err
-		}
-		c.mu.Unlock()
-	}
-	return n, err
-}
-
-// Stat is the file's.
-func (c *checkedWriter) Stat() (os.FileInfo, error) { return c.f.Stat() }
-
-// failed returns the first write error.
-func (c *checkedWriter) failed() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
+	os.Exit(solvecmd.Finish("qrc", code, stdout, stderr))
 }
 
 // command is a subcommand of qrc.

@@ -162,7 +162,7 @@ func historyFile() string {
 
 // isTerminal reports whether f is a terminal (a character device).
 func isTerminal(f any) bool {
-	file, ok := f.(interface{ Stat() (os.FileInfo, error) }) // an *os.File or checkedWriter
+	file, ok := f.(interface{ Stat() (os.FileInfo, error) }) // an *os.File or solvecmd.CheckedWriter
 	if !ok {
 		return false
 	}

@@ -105,56 +105,56 @@ const (
 func TestReplTerminal(t *testing.T) {
 	dir := t.TempDir()
 	term := startTerminal(t, dir, "repl", "examples/npc.qrc")
-	term.expect("qrc> ", 10*time.Second)
+	term.expect("qrc> ", 30*time.Second)
 
 	// editing: "param q = 12", left, backspace (deletes the 1), type 3
 	term.send("param q = 12" + keyLeft + keyBack + "3\r")
-	term.expect("qrc> ", 5*time.Second)
+	term.expect("qrc> ", 30*time.Second)
 	term.send(":eval q\r")
-	term.expect("scalar: 32", 5*time.Second)
+	term.expect("scalar: 32", 30*time.Second)
 	// Ctrl-A goes to the start of the line
 	term.send("eval q + 1" + keyHome + ":\r")
-	term.expect("scalar: 33", 5*time.Second)
+	term.expect("scalar: 33", 30*time.Second)
 	// the up arrow recalls the last line
 	term.send(keyUp + "\r")
-	term.expect("scalar: 33", 5*time.Second)
+	term.expect("scalar: 33", 30*time.Second)
 
 	// tab completes commands and names
 	term.send(":sh\t")
-	term.expect(":show", 5*time.Second)
+	term.expect(":show", 30*time.Second)
 	term.send(" ca\t")
-	term.expect("cap", 5*time.Second)
+	term.expect("cap", 30*time.Second)
 	term.send("\r")
-	term.expect("cap[10]", 5*time.Second)
+	term.expect("cap[10]", 30*time.Second)
 
 	// a continuation line shows its own prompt
 	term.send("param w = [1,\r")
-	term.expect("...> ", 5*time.Second)
+	term.expect("...> ", 30*time.Second)
 	term.send("2]\r:eval w\r")
-	term.expect("vector of length 2: [1, 2]", 5*time.Second)
+	term.expect("vector of length 2: [1, 2]", 30*time.Second)
 
 	// Ctrl-C at the prompt clears the line (the half-typed statement is
 	// never run), also in the middle of a continued statement
 	term.send("this is not a statement" + keyCtrlC)
-	term.expect("qrc> ", 5*time.Second)
+	term.expect("qrc> ", 30*time.Second)
 	term.send("param v = [1," + "\r")
-	term.expect("...> ", 5*time.Second)
+	term.expect("...> ", 30*time.Second)
 	term.send(keyCtrlC)
 	term.send(":eval 40 + 2\r")
-	term.expect("scalar: 42", 5*time.Second)
+	term.expect("scalar: 42", 30*time.Second)
 
 	// Ctrl-C during a solve stops it and returns to the prompt with the
 	// best point so far as the current point
 	term.send(":solve --outer 100000\r")
-	term.expect("Ctrl-C stops the solve", 10*time.Second)
+	term.expect("Ctrl-C stops the solve", 30*time.Second)
 	time.Sleep(300 * time.Millisecond) // under way
 	term.send(keyCtrlC)
 	term.expect("status         interrupted", 30*time.Second)
-	term.expect("qrc> ", 5*time.Second)
+	term.expect("qrc> ", 30*time.Second)
 	term.send(":show objective\r")
-	term.expect("at the last solve (interrupted)", 5*time.Second)
+	term.expect("at the last solve (interrupted)", 30*time.Second)
 	term.send("junk" + keyCtrlC + ":eval 6 * 7\r") // Ctrl-C at the prompt still only clears the line
-	term.expect("scalar: 42", 5*time.Second)
+	term.expect("scalar: 42", 30*time.Second)
 
 	// Ctrl-D ends the session; the history is kept
 	term.send(keyCtrlD)

@@ -187,39 +187,26 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintln(stderr, "qrc solve: --finish rounds goes with --oracle dynamic")
 		return exitUsage
 	}
-	var prof *cpuProfile
-	if *cpuprofile != "" {
-		// the profile is kept in memory; its file is written at the end
-		if prof, err = startCPUProfile(*cpuprofile); err != nil {
-			fmt.Fprintf(stderr, "qrc solve: --cpuprofile: %v\n", err)
-			return exitUsage
-		}
-		defer func() {
-			if prof == nil {
-				return
-			}
-			if err := prof.stop(); err != nil {
-				fmt.Fprintf(stderr, "qrc solve: --cpuprofile: %v\n", err)
-				code = max(code, exitUsage)
-			}
-		}()
+	if err := flags.CheckProfile(*cpuprofile); err != nil {
+		fmt.Fprintf(stderr, "qrc solve: %v\n", err)
+		return exitUsage
 	}
+	// the profile is kept in memory; its file is written at the end
+	prof, err := solvecmd.StartCPUProfile(*cpuprofile)
+	if err != nil {
+		fmt.Fprintf(stderr, "qrc solve: --cpuprofile: %v\n", err)
+		return exitUsage
+	}
+	defer func() { code = prof.End(stderr, "qrc solve", code) }()
 	loading := startClock()
 	model, ok := loadModel("solve", file, &mf, !*flags.JSON, stderr)
 	if !ok {
-		if prof != nil {
-			prof.discard()
-			prof = nil
-		}
+		prof.Discard()
 		return exitInvalid
 	}
-	if prof != nil {
-		if err := prof.check(); err != nil {
-			prof.discard()
-			prof = nil
-			fmt.Fprintf(stderr, "qrc solve: --cpuprofile: %v\n", err)
-			return exitUsage
-		}
+	if err := prof.Check(); err != nil {
+		fmt.Fprintf(stderr, "qrc solve: --cpuprofile: %v\n", err)
+		return exitUsage
 	}
 	if !*flags.Quiet && len(model.Checked().Data) > 0 {
 		fmt.Fprintf(stderr, "qrc solve: %s\n", loading.note("loading the data and compiling"))
@@ -236,7 +223,7 @@ func runSolve(args []string, _ io.Reader, stdout, stderr io.Writer) (code int) {
 		model, opts.FullPass, opts.FullRows = sample, pass, rows
 	}
 
-	ctx, release := notifyStop()
+	ctx, release := solvecmd.NotifyStop("qrc")
 	defer release()
 	run := &solvecmd.Run{Name: "solve", Model: model, X0: model.Start(),
 		Flags: flags, Options: opts, Ctx: ctx, Stdout: stdout, Stderr: stderr, Progress: true}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/qrc-lang/qrc/internal/longtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -76,6 +77,7 @@ func solveHS(t *testing.T, rel string) sqpOut {
 // the published x* = (4.53743097, 2.4, 60, 9.3, 7), within the digits the
 // book gives.
 func TestSQPPolishSolvesBadlyScaledHS084(t *testing.T) {
+	longtest.Require(t, "a Hock-Schittkowski solve of 20 s on a busy machine")
 	s := solveHS(t, "hs084.qrc")
 	assert.Equal(t, "converged", s.Status)
 	assert.LessOrEqual(t, s.Infeasibility, 1e-6)

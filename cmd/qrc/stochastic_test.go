@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,7 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -241,17 +241,20 @@ func TestSolveMethodStochastic(t *testing.T) {
 }
 
 // A time-limited solve ends within a second of the limit (a bare number is
-// seconds), with a certificate only if it could finish in that second, and
-// says why when not.
+// seconds) by its own clock, the result's seconds (the limit, the 0.5 s
+// grace for the certificate and a step), with a certificate only if it
+// could finish in that second, and says why when not. The process's start
+// and the loading are not asserted on: on a busy machine they take what
+// they take (issue 42 item 7).
 func TestSolveTimeLimit(t *testing.T) {
 	for _, oracle := range []string{"switching", "smooth", "stochastic"} {
-		began := time.Now()
 		s, r := solveOut(t, "examples/npc.qrc", "--time-limit", "1", "--outer", "100000", "--eps", "1e-9", "--oracle", oracle)
-		elapsed := time.Since(began)
 		require.Equal(t, 0, r.code, r.stderr)
 		assert.Equal(t, "time_limit", s.Status, oracle)
 		assert.True(t, s.Success)
-		assert.Less(t, elapsed, 2*time.Second+500*time.Millisecond, "%s: the limit, the grace for the certificate, and the process's start", oracle)
+		var own struct{ Seconds float64 }
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &own))
+		assert.Less(t, own.Seconds, 2.5, "%s: the limit, the grace for the certificate and a step", oracle)
 		if s.Stationarity == nil {
 			assert.NotEmpty(t, s.NoCertificate, oracle)
 		}

@@ -105,7 +105,7 @@ func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var x0 []float64
 	code := exitOK
 	table := filepath.Join(*dir, "sweep.csv")
-	ctx, release := notifyStop()
+	ctx, release := solvecmd.NotifyStop("qrc")
 	defer release()
 	for _, v := range values {
 		v = strings.TrimSpace(v)

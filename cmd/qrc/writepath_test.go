@@ -13,7 +13,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -35,10 +34,10 @@ subject to
 
 const obsCSV = "a,b,y\n1,2,1\n2,1,-1\n0.5,0.5,1\n"
 
-// run1 runs the binary in dir with stdin, killing it after a minute.
+// run1 runs the binary in dir with stdin, killing it after hangWait.
 func run1(t *testing.T, dir, stdin string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), hangWait)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, qrcBin, args...)
 	cmd.Dir = dir
@@ -294,13 +293,15 @@ func TestSignalToProcessAndGroup(t *testing.T) {
 	}
 }
 
-// A sweep stopped by SIGTERM keeps every finished value in sweep.csv.
+// A sweep stopped by SIGTERM keeps every finished value in sweep.csv. Each
+// value has 3 s, so that the signal, sent when r = 5 starts, arrives
+// before its limit even on a busy machine (with 0.5 s it could come after).
 func TestSweepKeepsFinishedValues(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGTERM on Windows")
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(qrcBin, "sweep", "--over", "r=4.5,5,6", "--out", dir, "--time-limit", "0.5", "--outer", "100000", "--oracle", "switching", "examples/npc.qrc")
+	cmd := exec.Command(qrcBin, "sweep", "--over", "r=4.5,5,6", "--out", dir, "--time-limit", "3", "--outer", "100000", "--oracle", "switching", "examples/npc.qrc")
 	cmd.Dir = repoRoot
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
