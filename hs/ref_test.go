@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/qrc-lang/qrc"
+	"github.com/qrc-lang/qrc/internal/pyfind"
 )
 
 // reference is one problem of testdata/reference.json, written by
@@ -166,7 +167,7 @@ func sameBound(v float64, ref *float64, none float64) bool { return v == deref(r
 // last digits differ between versions and machines (hs070's f was
 // 0.9818596139671963 with one numpy and ...962 with Debian's 1.24.2).
 func TestReferenceUpToDate(t *testing.T) {
-	py := pythonWith(t, "numpy")
+	py := pyfind.With(t, "numpy")
 	out, err := exec.Command(py, filepath.Join("ref", "hs.py"), "values").Output()
 	if err != nil {
 		t.Fatalf("hs.py values: %v", err)

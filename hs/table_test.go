@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/qrc-lang/qrc/internal/pyfind"
 )
 
 // slsqpResult is one problem of ref/slsqp.py's output.
@@ -37,7 +39,7 @@ func TestTable(t *testing.T) {
 	if os.Getenv("QRC_HS_TABLE") != "1" {
 		t.Skip("set QRC_HS_TABLE=1 to print the table of qrc beside SLSQP")
 	}
-	py := pythonWith(t, "numpy, scipy")
+	py := pyfind.With(t, "numpy, scipy")
 	problems := readManifest(t)
 	var names []string
 	for _, p := range problems {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/qrc-lang/qrc/internal/pyfind"
 )
 
 // refPoint is one point of a problem in testdata/reference.json: x in the
@@ -141,7 +143,7 @@ func TestModelsMatchReference(t *testing.T) {
 // reference's, number for number (to 1e-15 relative, so that numpy's last
 // bits on another machine do not matter).
 func TestReferenceUpToDate(t *testing.T) {
-	py := pythonWith(t, "numpy")
+	py := pyfind.With(t, "numpy")
 	out, err := exec.Command(py, filepath.Join("ref", "lv.py"), "values").Output()
 	if err != nil {
 		t.Fatalf("lv.py values: %v", err)

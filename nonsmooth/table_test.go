@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qrc-lang/qrc/internal/pyfind"
 	"github.com/qrc-lang/qrc/solve"
 )
 
@@ -38,7 +39,7 @@ func TestTable(t *testing.T) {
 	if os.Getenv("QRC_NONSMOOTH_TABLE") != "1" {
 		t.Skip("set QRC_NONSMOOTH_TABLE=1 to print the table of qrc beside SLSQP")
 	}
-	py := pythonWith(t, "numpy, scipy")
+	py := pyfind.With(t, "numpy, scipy")
 	sets := map[string]bool{Minimax: true, General: true, Large: true}
 	if s := os.Getenv("QRC_NONSMOOTH_SETS"); s != "" {
 		sets = map[string]bool{}

@@ -1,4 +1,6 @@
-package hs
+// Package pyfind finds, for tests, a Python interpreter that imports the
+// modules a reference script needs, or skips the test.
+package pyfind
 
 import (
 	"os"
@@ -7,16 +9,20 @@ import (
 	"testing"
 )
 
-// pythonWith returns a Python interpreter that imports every module in
-// modules: $QRC_PYTHON when set, else python3 on the PATH, else Debian's
+// With returns a Python interpreter that imports every module in modules
+// (a comma-separated list, as Python's import statement takes it):
+// $QRC_PYTHON when set, else python3 on the PATH, else Debian's
 // /usr/bin/python3 (a pyenv shim on the PATH may lack Debian's numpy and
-// scipy). The test is skipped when there is none.
-func pythonWith(t *testing.T, modules string) string {
+// scipy). The test is skipped when there is none. The answer for each
+// list of modules is found once per process.
+func With(t testing.TB, modules string) string {
 	t.Helper()
-	pythonOnce.Do(func() { pythonFound = map[string]string{} })
-	pythonMu.Lock()
-	defer pythonMu.Unlock()
-	if py, ok := pythonFound[modules]; ok {
+	mu.Lock()
+	defer mu.Unlock()
+	if found == nil {
+		found = map[string]string{}
+	}
+	if py, ok := found[modules]; ok {
 		if py == "" {
 			t.Skipf("no python3 that imports %s (set QRC_PYTHON, or apt-get install python3-numpy python3-scipy)", modules)
 		}
@@ -33,17 +39,16 @@ func pythonWith(t *testing.T, modules string) string {
 	}
 	for _, py := range candidates {
 		if exec.Command(py, "-c", "import "+modules).Run() == nil {
-			pythonFound[modules] = py
+			found[modules] = py
 			return py
 		}
 	}
-	pythonFound[modules] = ""
+	found[modules] = ""
 	t.Skipf("no python3 that imports %s (set QRC_PYTHON, or apt-get install python3-numpy python3-scipy)", modules)
 	return ""
 }
 
 var (
-	pythonOnce  sync.Once
-	pythonMu    sync.Mutex
-	pythonFound map[string]string
+	mu    sync.Mutex
+	found map[string]string
 )
