@@ -582,6 +582,8 @@ func (r *Report) diagnose(d *solve.Diagnosis, res *solve.Result, s solve.Setting
 	}
 	reason := phase1Reasons[d.Phase1]
 	switch {
+	case res.Status == solve.Infeasible && res.InfeasibleProof != "":
+		r.Verdict = "infeasible: " + res.InfeasibleProof + "; no start can change that: relax those constraints or widen the domains"
 	case res.Status == solve.Infeasible && reason != "":
 		r.Verdict = "locally infeasible: " + reason + "; the model may be feasible from another start (Options.Start)"
 		if d.Tried > 0 {

@@ -23,6 +23,10 @@ import (
 //   - dynamic, when the data means run over at least AutoStochasticRows
 //     rows;
 //   - smooth, when every function is differentiable;
+//   - epigraph, when every function is convex and piecewise linear by its
+//     form (epigraphFor), with affine equalities and box domains, and the
+//     form is not too large for a model with data means (epigraphFits):
+//     each (7) is then solved exactly (docs/performance.md);
 //   - prox, when the objective is a smooth rest plus kinks of single
 //     variables with smooth inequality constraints (separableFor): there
 //     it is faster than bundle by one to two orders of magnitude
@@ -54,6 +58,11 @@ func (p *planner) choose(ctx context.Context) (solve.Oracle, string, error) {
 	}
 	at := fmt.Sprintf("%s: %s", kink.Expr.Src().Pos(), kink.Reason)
 	hasEq := equalityKinds(p.r.Model) != nil
+	if g, _, err := p.epigraphFor(); err != nil {
+		return nil, "", err
+	} else if g != nil && epigraphFits(g, rows) {
+		return solve.Epigraph, fmt.Sprintf("oracle epigraph (auto: %s, and every function is convex and piecewise linear by its form, so each (7) is a sparse quadratic program over the kinks' epigraph variables, solved exactly by an interior-point method; %s)", at, data), nil
+	}
 	if !hasEq { // the prox oracle takes no equality; the bundle oracle takes affine ones
 		sep, _, err := p.separableFor()
 		if err != nil {
@@ -74,6 +83,20 @@ func (p *planner) choose(ctx context.Context) (solve.Oracle, string, error) {
 		}
 	}
 	return solve.Bundle, fmt.Sprintf("oracle bundle (auto: %s; %s)", at, data), nil
+}
+
+// epigraphMaxEntries is the most nonzeros of an epigraph form that auto
+// solves with the epigraph oracle when the model has data means; larger
+// ones (a hinge loss over many rows of many features) go to the dual
+// oracle, whose steps cost one pass over the data each and need no
+// factorisation.
+const epigraphMaxEntries = 5_000_000
+
+// epigraphFits reports whether auto takes the epigraph form g for a model
+// whose data means run over rows rows: always without data means, else
+// when its nonzeros are at most epigraphMaxEntries.
+func epigraphFits(g *solve.EpigraphForm, rows int) bool {
+	return rows == 0 || len(g.Col)+len(g.CCol) <= epigraphMaxEntries
 }
 
 // first is the choice that needs neither the analysis nor the model's

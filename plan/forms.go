@@ -87,6 +87,33 @@ func (p *planner) piecesFor() (*dualqp.Model, string, error) {
 	return pm, "", nil
 }
 
+// epigraphFor returns the model's functions in epigraph form
+// (smoothing.Epigraph) for the epigraph oracle, once per plan, after
+// checking that they agree with prob's own functions (formDisagrees):
+// nil and why when the model is not such a model or they disagree.
+func (p *planner) epigraphFor() (*solve.EpigraphForm, string, error) {
+	if p.epigraph != nil || p.epigraphWhy != "" {
+		return p.epigraph, p.epigraphWhy, nil
+	}
+	g, why, err := smoothing.Epigraph(p.r.Model)
+	if err != nil || g == nil {
+		p.epigraphWhy = why
+		return nil, why, err
+	}
+	if g.N != p.prob.N || g.M != p.prob.M {
+		p.epigraphWhy = fmt.Sprintf("the epigraph form has %d variables and %d constraints, the problem %d and %d", g.N, g.M, p.prob.N, p.prob.M)
+		return nil, p.epigraphWhy, nil
+	}
+	t := make([]float64, g.Aux)
+	values := func(x, vals []float64) error { g.Values(x, t, vals); return nil }
+	if why := formDisagrees(p.prob, 13, "epigraph form", values, nil); why != "" {
+		p.epigraphWhy = why
+		return nil, why, nil
+	}
+	p.epigraph = g
+	return g, "", nil
+}
+
 // piecesDisagree says why the pieces pm do not stand for prob's functions
 // on the data prob now evaluates: their sizes differ, or their values
 // disagree at three points of X (the origin and two pseudo-random points,

@@ -132,10 +132,12 @@ type planner struct {
 	// the model's forms, each computed at most once: its smoothing,
 	// its piecewise-linear pieces (or why there are none), its separable
 	// objective
-	smoothing *smoothing.Smoothing
-	pieces    *dualqp.Model
-	piecesWhy string
-	separable *solve.Separable
+	smoothing   *smoothing.Smoothing
+	pieces      *dualqp.Model
+	piecesWhy   string
+	separable   *solve.Separable
+	epigraph    *solve.EpigraphForm
+	epigraphWhy string
 
 	// the weak-convexity analysis, run at most once (analysis)
 	analyzed  bool
@@ -297,6 +299,15 @@ func (p *planner) withForm(o solve.Oracle) (solve.Oracle, error) {
 			return nil, &RefusalError{Msg: fmt.Sprintf("Options.Oracle = prox needs an objective that is a differentiable rest plus pos, abs, hinge, mcp or scad of single variables (with positive coefficients, through sums and means), differentiable constraints and boxes on the kinked variables, and %s (use Options.Oracle = bundle)", why)}
 		}
 		return &solve.ProxOracle{Separable: sep}, nil
+	case *solve.EpigraphOracle:
+		g, why, err := p.epigraphFor()
+		if err != nil {
+			return nil, err
+		}
+		if g == nil {
+			return nil, &RefusalError{Msg: fmt.Sprintf("Options.Oracle = epigraph needs every function to be convex and piecewise linear by its form (affine terms plus pos, max, abs, hinge, norm1 and norminf with positive coefficients), affine equalities and box domains, and %s (use Options.Oracle = bundle)", why)}
+		}
+		return &solve.EpigraphOracle{Form: g}, nil
 	}
 	return p.withParams(o), nil
 }

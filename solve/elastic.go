@@ -175,7 +175,16 @@ func (s *solver) elasticRun(cur *Point) (found bool, halt haltReason, err error)
 	g0 := gOf(cur.F)
 	rec := &elasticRecorder{s: s, n: s.n, t0: cur.T, target: s.target, prev: clone(cur.X)}
 	q := elasticProblem(s.p, g0-math.Max(1, math.Abs(g0)), rec)
-	set := Settings{Oracle: s.certifier().oracle(), MaxEvals: s.set.MaxEvals, Recorder: rec,
+	o := s.certifier().oracle()
+	switch o.(type) {
+	case *SmoothOracle, *BundleOracle:
+	default:
+		// a form of the solve's functions (the prox oracle's separable
+		// objective, the dual's pieces) is not one of the elastic
+		// problem's, which has a variable more
+		o = Auto(q)
+	}
+	set := Settings{Oracle: o, MaxEvals: s.set.MaxEvals, Recorder: rec,
 		RecordEvery: s.set.RecordEvery, Seed: s.set.Seed, Eps: s.set.Eps,
 		// the violation of 1/x-type constraints is flat far from the
 		// feasible set: let RhoHat come down as far as the steps ask

@@ -270,6 +270,9 @@ func minimizeEqualities(ctx context.Context, p *Problem, x0 []float64, s Setting
 		band = math.Max(band, t)
 	}
 	full.Eps -= band
+	if eo, ok := full.Oracle.(*EpigraphOracle); ok && eo.Form != nil {
+		full.Oracle = &EpigraphOracle{Form: eo.Form.splitEqualities(e.eqs, e.tau)}
+	}
 	if full.Recorder != nil {
 		full.Recorder = &eqRecorder{next: full.Recorder, e: e}
 	}

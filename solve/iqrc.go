@@ -49,6 +49,9 @@ type solver struct {
 	// certifies points (acc, or Auto(p)'s run made on first use)
 	steps inexactMethod
 	acc   accurateMethod
+	// infeasibleProof is why the problem is proven infeasible, when an
+	// oracle proved it (Result.InfeasibleProof)
+	infeasibleProof string
 	certs accurateMethod
 
 	// the sampling state (stochastic.go)
@@ -374,7 +377,7 @@ func (s *solver) run(x0 []float64) *Result {
 	// phase 1
 	s.lastRecord = time.Now()
 	s.stepPt, s.stepStage = &cur, "phase1"
-	if s.phaseG(cur.F) > s.target {
+	if _, finder := s.acc.(feasibleFinder); finder || s.phaseG(cur.F) > s.target {
 		if st, done, err := s.phase1(&cur); done {
 			if st == Interrupted {
 				err = s.recErr
@@ -564,6 +567,19 @@ func (s *solver) recordOuter(cur *Point, info oracleInfo, phase1 bool, stepLen f
 	return s.record(it)
 }
 
+// feasibleFinder is an accurate oracle whose subproblem's feasible set
+// does not depend on x_t (no proximal term on the constraints) and that
+// finds a feasible point of the problem, or proves there is none, in one
+// solve: phase 1 is that solve (the epigraph oracle), and it runs from a
+// feasible start too (its point is nearly a minimiser, the better start
+// for Algorithm 1).
+type feasibleFinder interface {
+	// findFeasible leaves in cur a point with g <= target and reports
+	// not done, or reports done with Infeasible (and why, in the solver's
+	// infeasibility reason), a halt's status or NumericalError.
+	findFeasible(cur *Point) (Status, bool, error)
+}
+
 // phase1 minimises g = max_i fi over X by the same proximal machinery
 // (IQRC on min g, every inner step on G) until g <= target (Remark 1). It
 // reports done with a status when the solve must stop: Infeasible when it
@@ -573,6 +589,9 @@ func (s *solver) recordOuter(cur *Point, info oracleInfo, phase1 bool, stepLen f
 // stalls within Eps of feasibility but above target; TimeLimit,
 // Interrupted or NumericalError as they come.
 func (s *solver) phase1(cur *Point) (Status, bool, error) {
+	if f, ok := s.acc.(feasibleFinder); ok {
+		return f.findFeasible(cur)
+	}
 	hist := []float64{gOf(cur.F)}
 	// an equality's band is no set Algorithm 2's steps on G can enter
 	// (every step on it adds RhoHat/2 ||z - x_t||^2 to both sides): with an
@@ -640,6 +659,9 @@ func (s *solver) finish(status Status, pt Point, err error) *Result {
 		}
 	}
 	res := &Result{Status: status, RhoHat: s.rhoHat, Rho: s.rho, Inner: s.set.Inner, Err: err}
+	if status == Infeasible {
+		res.InfeasibleProof = s.infeasibleProof
+	}
 	if s.tr.Best != nil {
 		res.Best = clonePoint(s.tr.Best)
 	}

@@ -292,6 +292,8 @@ var (
 	Dual Oracle = &DualOracle{}
 	// Prox is the proximal gradient oracle, without its Separable form.
 	Prox Oracle = &ProxOracle{}
+	// Epigraph is the epigraph oracle, without its Form.
+	Epigraph Oracle = &EpigraphOracle{}
 	// Dynamic is dynamic sampling with the default schedule.
 	Dynamic Oracle = &DynamicOracle{}
 )
@@ -308,11 +310,11 @@ func Auto(p *Problem) Oracle {
 }
 
 // named are the oracles OracleNamed finds, by their String.
-var named = []Oracle{Switching, Stochastic, Smooth, Bundle, Smoothed, Dual, Prox, Dynamic}
+var named = []Oracle{Switching, Stochastic, Smooth, Bundle, Smoothed, Dual, Prox, Epigraph, Dynamic}
 
 // OracleNamed returns the oracle named name, with its defaults and no
 // form ("switching", "stochastic", "smooth", "bundle", "smoothed",
-// "dual", "prox" or "dynamic"; "deterministic" is an older name of
+// "dual", "prox", "epigraph" or "dynamic"; "deterministic" is an older name of
 // "switching").
 func OracleNamed(name string) (Oracle, bool) {
 	if name == "deterministic" {

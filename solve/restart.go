@@ -80,6 +80,9 @@ func MinimizeRestarts(ctx context.Context, p *Problem, x0 []float64, s Settings,
 		return nil, nil, err
 	}
 	d.Phase1 = last.phase1Stop(res, full.Eps)
+	if res.InfeasibleProof != "" {
+		d.Phase1 = Phase1NotStopped // no start can help
+	}
 	if res.Status != Infeasible || d.Phase1 == Phase1NotStopped {
 		d.setLast(last, full.Eps)
 		return res, d, nil

@@ -418,6 +418,11 @@ type Stats struct {
 // Result is what Minimize found.
 type Result struct {
 	Status Status
+	// InfeasibleProof, for Infeasible, says why no point of X satisfies
+	// the constraints when that is proven rather than found locally (the
+	// epigraph oracle's Farkas certificate for its linear program; the
+	// constraints it names are the ones in conflict); "" otherwise.
+	InfeasibleProof string
 	// Point is the returned point: the last outer iterate (or the random
 	// pick of PickRandom); if that point's infeasibility exceeds Eps and
 	// Best exists, Best; for Infeasible, MostFeasible.
