@@ -52,7 +52,7 @@ type solver struct {
 	// infeasibleProof is why the problem is proven infeasible, when an
 	// oracle proved it (Result.InfeasibleProof)
 	infeasibleProof string
-	certs accurateMethod
+	certs           accurateMethod
 
 	// the sampling state (stochastic.go)
 	znew, diff   []float64
