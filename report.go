@@ -287,7 +287,7 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 		if i+1 < len(res.F) {
 			f = res.F[i+1]
 		}
-		k := ReportConstraint{Name: c.Name, Op: c.Op, Value: f, RHS: c.ConstRHS(), Slack: -f, Violation: math.Max(0, f)}
+		k := ReportConstraint{Name: c.Name, Op: c.Op, Value: f, RHS: c.ConstRHS(), Slack: 0 - f, Violation: math.Max(0, f)}
 		if c.IsEquality() {
 			k.Slack, k.Violation = -math.Abs(f), math.Abs(f)
 		}

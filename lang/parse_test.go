@@ -106,7 +106,7 @@ func TestExpressionStructure(t *testing.T) {
 func TestParseExamples(t *testing.T) {
 	paths, err := filepath.Glob("../examples/*.qrc")
 	require.NoError(t, err)
-	require.Len(t, paths, 8) // adult, fairness, german, mcp, np, npc, phase, wolfe
+	require.Len(t, paths, 10) // adult, control, fairness, german, mcp, newsvendor, np, npc, phase, wolfe
 	for _, p := range paths {
 		src, err := os.ReadFile(p)
 		require.NoError(t, err)

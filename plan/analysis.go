@@ -70,7 +70,7 @@ func (p *planner) applyAnalysis(ctx context.Context, o solve.Oracle, s solve.Set
 		p.note(Note{Kind: NoteAnalysis, Verbose: true, Text: "the weak-convexity analysis is skipped with the dynamic oracle (qrc check runs it); RhoHat starts at its default and moves on evidence"})
 		return s, nil
 	}
-	if _, ok := o.(*solve.EpigraphOracle); ok && !p.r.Theory {
+	if g, _, _ := p.epigraphFor(); g != nil && g.Smooth == nil && isEpigraph(o) && !p.r.Theory {
 		// the form (withForm makes it, or refuses the model) is the
 		// proof: affine terms and nonnegative
 		// combinations of maxima of them are convex
@@ -211,4 +211,10 @@ func (p *planner) applyTheory(r *weakconvex.Report, s solve.Settings) (solve.Set
 	s.RhoHat, s.Rho, s.Eps, s.EpsHat = rhoHat, rho, eps, epsHat
 	s.Inner, s.Outer = int(math.Min(k, maxTheoryIter)), int(math.Min(t, maxTheoryIter))
 	return s, nil
+}
+
+// isEpigraph reports whether o is the epigraph oracle.
+func isEpigraph(o solve.Oracle) bool {
+	_, ok := o.(*solve.EpigraphOracle)
+	return ok
 }

@@ -24,9 +24,9 @@ import (
 //     rows;
 //   - smooth, when every function is differentiable;
 //   - epigraph, when every function is convex and piecewise linear by its
-//     form (epigraphFor), with affine equalities and box domains, and the
-//     form is not too large for a model with data means (epigraphFits):
-//     each (7) is then solved exactly (docs/performance.md);
+//     form (epigraphFor, a linear program), with affine equalities and box
+//     domains, and the form is not too large for a model with data means
+//     (epigraphFits): each (7) is then solved exactly;
 //   - prox, when the objective is a smooth rest plus kinks of single
 //     variables with smooth inequality constraints (separableFor): there
 //     it is faster than bundle by one to two orders of magnitude
@@ -34,6 +34,11 @@ import (
 //   - smooth, when the weak-convexity analysis finds every function
 //     smooth on X, or its ranges keep every kink's argument away from the
 //     kink (kinksAvoided);
+//   - epigraph, when the model has an epigraph form with smooth terms
+//     that lifts every kink (none left inside a smooth term, where the
+//     SQP steps would take it for smooth: on Wolfe's conditional it
+//     stalls where bundle converges) and no data means (its (7) by SQP,
+//     docs/solver.md);
 //   - dual, when every function is a sum of pos, abs and hinge of affine
 //     scores plus an affine rest and there is no equality (piecesFor);
 //   - bundle otherwise.
@@ -58,9 +63,11 @@ func (p *planner) choose(ctx context.Context) (solve.Oracle, string, error) {
 	}
 	at := fmt.Sprintf("%s: %s", kink.Expr.Src().Pos(), kink.Reason)
 	hasEq := equalityKinds(p.r.Model) != nil
-	if g, _, err := p.epigraphFor(); err != nil {
+	g, _, err := p.epigraphFor()
+	if err != nil {
 		return nil, "", err
-	} else if g != nil && epigraphFits(g, rows) {
+	}
+	if g != nil && g.Smooth == nil && epigraphFits(g, rows) {
 		return solve.Epigraph, fmt.Sprintf("oracle epigraph (auto: %s, and every function is convex and piecewise linear by its form, so each (7) is a sparse quadratic program over the kinks' epigraph variables, solved exactly by an interior-point method; %s)", at, data), nil
 	}
 	if !hasEq { // the prox oracle takes no equality; the bundle oracle takes affine ones
@@ -76,6 +83,9 @@ func (p *planner) choose(ctx context.Context) (solve.Oracle, string, error) {
 	if smoothOnX(r) || kinksAvoided(r, p.r.Model) {
 		p.prob.Smooth = true
 		return solve.Smooth, fmt.Sprintf("oracle smooth (auto: %s, but the domain keeps every kink's argument away from it (by the weak-convexity analysis's ranges), so every function is continuously differentiable on X; %s)", at, data), nil
+	}
+	if g != nil && g.Smooth != nil && g.Smooth.Kinked == "" && epigraphFits(g, rows) {
+		return solve.Epigraph, fmt.Sprintf("oracle epigraph (auto: %s, and every kink is a max, pos, abs, hinge or norm of smooth terms, so lifted over epigraph variables the model is smooth, and each (7) is solved by sequential quadratic programming over sparse programs; %s)", at, data), nil
 	}
 	if !hasEq {
 		if pm, _, err := p.piecesFor(); err == nil && pm != nil {
@@ -93,11 +103,27 @@ func (p *planner) choose(ctx context.Context) (solve.Oracle, string, error) {
 const epigraphMaxEntries = 5_000_000
 
 // epigraphFits reports whether auto takes the epigraph form g for a model
-// whose data means run over rows rows: always without data means, else
-// when its nonzeros are at most epigraphMaxEntries.
+// whose data means run over rows rows: not when it is dense (more than a
+// tenth of its rows' entries nonzero, above epigraphDenseN variables);
+// with smooth terms, only without data means; a linear program always
+// without data means, else when its nonzeros are at most
+// epigraphMaxEntries.
 func epigraphFits(g *solve.EpigraphForm, rows int) bool {
+	if n := g.N + g.Aux; n > epigraphDenseN && float64(len(g.Col)+len(g.CCol)) > 0.1*float64(n)*float64(len(g.B)+g.M) {
+		// dense rows (maxima of linear functions of every variable): the
+		// program's factorisation is a dense one of the order of the
+		// variables, each interior-point iteration seconds at n = 1000
+		return false
+	}
+	if g.Smooth != nil {
+		return rows == 0 // each step differentiates the smooth terms column group by column group
+	}
 	return rows == 0 || len(g.Col)+len(g.CCol) <= epigraphMaxEntries
 }
+
+// epigraphDenseN is the size above which auto leaves a dense epigraph
+// form to the other oracles.
+const epigraphDenseN = 300
 
 // first is the choice that needs neither the analysis nor the model's
 // forms beyond its smoothing: the oracle asked for, checked (see choose);

@@ -105,7 +105,11 @@ func (p *planner) epigraphFor() (*solve.EpigraphForm, string, error) {
 		return nil, p.epigraphWhy, nil
 	}
 	t := make([]float64, g.Aux)
-	values := func(x, vals []float64) error { g.Values(x, t, vals); return nil }
+	var sv []float64
+	if g.Smooth != nil {
+		sv = make([]float64, g.Smooth.K)
+	}
+	values := func(x, vals []float64) error { return g.Values(x, t, sv, vals) }
 	if why := formDisagrees(p.prob, 13, "epigraph form", values, nil); why != "" {
 		p.epigraphWhy = why
 		return nil, why, nil

@@ -44,11 +44,43 @@ type EpigraphForm struct {
 	E         []float64
 	Lo, Hi    []float64
 
+	// Smooth, when not nil, holds the nonlinear smooth terms of the rows
+	// and functions (the pieces of a max of smooth functions, a smooth
+	// rest): row r adds sum_k SCoef[k] s_SOut[k](x) over k in
+	// SPtr[r]:SPtr[r+1], function i likewise over FSPtr[i]:FSPtr[i+1].
+	// Without it the form is a linear program and every f_i convex; with
+	// it f_i is a composition of the convex piecewise-linear outer part
+	// with smooth inner functions, weakly convex when they are. nil
+	// pointer slices mean no smooth term anywhere.
+	Smooth        *EpigraphSmooth
+	SPtr, FSPtr   []int
+	SOut, FSOut   []int32
+	SCoef, FSCoef []float64
+
 	// eqs, set by splitEqualities, are the equalities' function indices
 	// (1..M before the split) and tau their bands: function eqs[k] is
 	// f - tau[k] and function M+1+k (after them) its negation
 	eqs []int
 	tau []float64
+}
+
+// EpigraphSmooth is the smooth functions s_0..s_{K-1} of x that an
+// EpigraphForm's rows and functions add: a compiled program of the
+// model's smooth subexpressions, each with the variables it depends on.
+type EpigraphSmooth struct {
+	K int
+	// Eval stores s_k(x) in vals (len K); Grad stores sum_k w_k grad
+	// s_k in g (len N) at the x of the last successful Eval.
+	Eval func(x, vals []float64) error
+	Grad func(w, g []float64) error
+	// Support[k] lists, in increasing order, the variables s_k depends
+	// on (by its form: its gradient is zero off them)
+	Support [][]int32
+	// Kinked, when not "", says where a kink the form could not lift is
+	// left inside one of the s_k (a kink of a nonlinear function, a
+	// concave kink), and why: that s_k is smooth only away from it, and
+	// the steps treat it as smooth
+	Kinked string
 }
 
 // Check reports the first broken invariant of g.
@@ -64,6 +96,22 @@ func (g *EpigraphForm) Check() error {
 		return errors.New("solve: Epigraph functions are inconsistent")
 	case len(g.Lo) != g.N || len(g.Hi) != g.N:
 		return errors.New("solve: Epigraph box is not of length N")
+	}
+	if g.Smooth != nil {
+		K := g.Smooth.K
+		switch {
+		case len(g.SPtr) != R+1 || len(g.FSPtr) != g.M+2 || g.SPtr[R] != len(g.SOut) || len(g.SOut) != len(g.SCoef) || g.FSPtr[g.M+1] != len(g.FSOut) || len(g.FSOut) != len(g.FSCoef):
+			return errors.New("solve: Epigraph smooth terms are inconsistent")
+		case len(g.Smooth.Support) != K || g.Smooth.Eval == nil || g.Smooth.Grad == nil:
+			return errors.New("solve: Epigraph smooth program is inconsistent")
+		}
+		for _, k := range append(append([]int32(nil), g.SOut...), g.FSOut...) {
+			if k < 0 || int(k) >= K {
+				return fmt.Errorf("solve: Epigraph smooth term %d of %d", k, K)
+			}
+		}
+	} else if g.SPtr != nil || g.FSPtr != nil {
+		return errors.New("solve: Epigraph smooth terms without a smooth program")
 	}
 	last := int32(-1)
 	for r := range R {
@@ -94,8 +142,14 @@ func (g *EpigraphForm) Check() error {
 }
 
 // Values stores f_0..f_M at x in vals, computing the t of the minimum
-// into t (len Aux).
-func (g *EpigraphForm) Values(x, t, vals []float64) {
+// into t (len Aux); sv (len Smooth.K, ignored without Smooth) receives the
+// smooth terms. An error is the smooth program's.
+func (g *EpigraphForm) Values(x, t, sv, vals []float64) error {
+	if g.Smooth != nil {
+		if err := g.Smooth.Eval(x, sv); err != nil {
+			return err
+		}
+	}
 	copy(t, g.Floor)
 	at := func(c int32) float64 {
 		if int(c) < g.N {
@@ -104,7 +158,7 @@ func (g *EpigraphForm) Values(x, t, vals []float64) {
 		return t[int(c)-g.N]
 	}
 	for r := range g.B {
-		v := g.B[r]
+		v := g.B[r] + g.rowSmooth(r, sv)
 		for k := g.Ptr[r]; k < g.Ptr[r+1]; k++ {
 			v += g.Val[k] * at(g.Col[k])
 		}
@@ -113,12 +167,37 @@ func (g *EpigraphForm) Values(x, t, vals []float64) {
 		}
 	}
 	for i := 0; i <= g.M; i++ {
-		v := g.E[i]
+		v := g.E[i] + g.fnSmooth(i, sv)
 		for k := g.CPtr[i]; k < g.CPtr[i+1]; k++ {
 			v += g.CVal[k] * at(g.CCol[k])
 		}
 		vals[i] = v
 	}
+	return nil
+}
+
+// rowSmooth is row r's smooth terms at the values sv.
+func (g *EpigraphForm) rowSmooth(r int, sv []float64) float64 {
+	if g.SPtr == nil {
+		return 0
+	}
+	v := 0.0
+	for k := g.SPtr[r]; k < g.SPtr[r+1]; k++ {
+		v += g.SCoef[k] * sv[g.SOut[k]]
+	}
+	return v
+}
+
+// fnSmooth is function i's smooth terms at the values sv.
+func (g *EpigraphForm) fnSmooth(i int, sv []float64) float64 {
+	if g.FSPtr == nil {
+		return 0
+	}
+	v := 0.0
+	for k := g.FSPtr[i]; k < g.FSPtr[i+1]; k++ {
+		v += g.FSCoef[k] * sv[g.FSOut[k]]
+	}
+	return v
 }
 
 // affine reports whether function i has no epigraph variable.
@@ -145,6 +224,9 @@ func (g *EpigraphForm) splitEqualities(eqs []int, tau []float64) *EpigraphForm {
 	for k, i := range eqs {
 		h.E[i] -= tau[k]
 	}
+	if g.FSPtr != nil {
+		h.FSPtr = append([]int(nil), g.FSPtr...)
+	}
 	for k, i := range eqs {
 		for p := g.CPtr[i]; p < g.CPtr[i+1]; p++ {
 			h.CCol = append(h.CCol, g.CCol[p])
@@ -152,6 +234,9 @@ func (g *EpigraphForm) splitEqualities(eqs []int, tau []float64) *EpigraphForm {
 		}
 		h.CPtr = append(h.CPtr, len(h.CCol))
 		h.E = append(h.E, -g.E[i]-tau[k])
+		if h.FSPtr != nil {
+			h.FSPtr = append(h.FSPtr, len(h.FSOut)) // an equality has no smooth term
+		}
 	}
 	return &h
 }
@@ -185,7 +270,12 @@ func (o *EpigraphOracle) uses(p *Problem) error {
 func (*EpigraphOracle) takes(k ConstraintKind, _ bool) bool {
 	return k == Inequality || k == AffineEquality
 }
-func (o *EpigraphOracle) start(s *solver) method { return newEpigraphMethod(s, o) }
+func (o *EpigraphOracle) start(s *solver) method {
+	if o.Form != nil && o.Form.Smooth != nil {
+		return newEpigraphSQPMethod(s, o)
+	}
+	return newEpigraphMethod(s, o)
+}
 
 // epigraphMethod is the epigraph oracle's run within one solve: the
 // quadratic program's pattern is analysed once (sparseqp.Solver), and each
@@ -214,7 +304,7 @@ func newEpigraphMethod(s *solver, o *EpigraphOracle) *epigraphMethod {
 	m := &epigraphMethod{solver: s, o: o, prox: make([]float64, s.m), lam: make([]float64, s.m), t: make([]float64, g.Aux)}
 	m.prob, m.err = epigraphProgram(g, 1, make([]float64, g.N))
 	if m.err == nil {
-		m.qp, m.err = sparseqp.NewSolver(m.prob, sparseqp.Settings{})
+		m.qp, m.err = sparseqp.NewSolver(m.prob, sparseqp.Settings{Halt: func() bool { return s.halted() != running }})
 	}
 	return m
 }
@@ -450,32 +540,32 @@ const epigraphPhase1Rho = 1e-8
 // weight epigraphPhase1Rho RhoHat), and its solution is feasible (or the
 // program has none: Infeasible, the interior-point method's Farkas
 // certificate proving it to its tolerance).
-func (m *epigraphMethod) findFeasible(cur *Point) (Status, bool, error) {
+func (m *epigraphMethod) findFeasible(cur *Point) (Status, bool, bool, error) {
 	rhoHat := m.rhoHat
 	m.rhoHat *= epigraphPhase1Rho
 	res, halt, err := m.solve(cur.X, accuracy{})
 	m.rhoHat = rhoHat
 	switch {
 	case err != nil:
-		return NumericalError, true, err
+		return NumericalError, true, true, err
 	case halt != running:
-		return haltStatus(halt), true, nil
+		return haltStatus(halt), true, true, nil
 	}
 	m.stats.Phase1Outer++
 	if m.lastStatus == sparseqp.PrimalInfeasible {
 		m.infeasibleProof = m.farkas()
-		return Infeasible, true, nil
+		return Infeasible, true, true, nil
 	}
 	if math.IsInf(res.F, 1) {
-		return NumericalError, true, fmt.Errorf("solve: the epigraph program of phase 1 ended %v", m.lastStatus)
+		return NumericalError, true, true, fmt.Errorf("solve: the epigraph program of phase 1 ended %v", m.lastStatus)
 	}
 	next := pointAt(m.out, m.vals, cur.T)
 	*cur = next
 	m.track(cur)
 	if m.phaseG(cur.F) > m.target {
-		return NumericalError, true, fmt.Errorf("solve: the epigraph program's solution has infeasibility %g (the program ended %v)", cur.Infeasibility, m.lastStatus)
+		return NumericalError, true, true, fmt.Errorf("solve: the epigraph program's solution has infeasibility %g (the program ended %v)", cur.Infeasibility, m.lastStatus)
 	}
-	return 0, false, nil
+	return 0, false, true, nil
 }
 
 // farkas says why the last program, found PrimalInfeasible, proves the

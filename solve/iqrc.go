@@ -575,9 +575,11 @@ func (s *solver) recordOuter(cur *Point, info oracleInfo, phase1 bool, stepLen f
 // for Algorithm 1).
 type feasibleFinder interface {
 	// findFeasible leaves in cur a point with g <= target and reports
-	// not done, or reports done with Infeasible (and why, in the solver's
-	// infeasibility reason), a halt's status or NumericalError.
-	findFeasible(cur *Point) (Status, bool, error)
+	// not done, or reports done with Infeasible (and why, in
+	// solver.infeasibleProof), a halt's status or NumericalError; handled
+	// false means it found no feasible point and proves nothing, and the
+	// paper's phase 1 runs from cur when cur is not feasible.
+	findFeasible(cur *Point) (st Status, done, handled bool, err error)
 }
 
 // phase1 minimises g = max_i fi over X by the same proximal machinery
@@ -590,7 +592,13 @@ type feasibleFinder interface {
 // Interrupted or NumericalError as they come.
 func (s *solver) phase1(cur *Point) (Status, bool, error) {
 	if f, ok := s.acc.(feasibleFinder); ok {
-		return f.findFeasible(cur)
+		st, done, handled, err := f.findFeasible(cur)
+		if handled || err != nil {
+			return st, done, err
+		}
+		if s.phaseG(cur.F) <= s.target {
+			return 0, false, nil
+		}
 	}
 	hist := []float64{gOf(cur.F)}
 	// an equality's band is no set Algorithm 2's steps on G can enter

@@ -361,6 +361,11 @@ type subResult struct {
 	// added to the constraints in place of RhoHat (solver.conProx); nil
 	// means RhoHat for every constraint, as in the paper's (7).
 	Prox []float64
+	// Dist, when HasDist, is a bound on ||out - x_hat|| that the oracle
+	// proved by other means than the gap (the epigraph SQP's, linear in
+	// its Lagrangian's gradient at out); DistBound takes the smaller.
+	Dist    float64
+	HasDist bool
 	// Concave is curvature the oracle knows (7) has beyond what its
 	// evidence checks (the prox oracle's kinks, whose concave pieces the
 	// secant test of the smooth part cannot see): (7) is then only
@@ -396,7 +401,11 @@ func (r *subResult) DistBound(mu float64) float64 {
 	if !r.Feasible || math.IsInf(r.Lower, -1) || math.IsNaN(r.Lower) || !(mu > 0) {
 		return math.Inf(1)
 	}
-	return math.Sqrt(2 * math.Max(0, r.Gap()) / mu)
+	d := math.Sqrt(2 * math.Max(0, r.Gap()) / mu)
+	if r.HasDist && r.Concave == 0 {
+		d = math.Min(d, r.Dist)
+	}
+	return d
 }
 
 // LambdaSum is the sum of the multipliers.

@@ -173,7 +173,7 @@ func (f *Flags) Options() (qrc.Options, error) {
 		}
 	}
 	if _, ok := solve.OracleNamed(*f.Oracle); !ok && *f.Oracle != "auto" {
-		return opts, fmt.Errorf("--oracle must be auto, smooth, bundle, smoothed, dual, dynamic, switching or stochastic, not %q", *f.Oracle)
+		return opts, fmt.Errorf("--oracle must be auto, smooth, bundle, smoothed, dual, prox, epigraph, dynamic, switching or stochastic, not %q", *f.Oracle)
 	}
 	if *f.Batch <= 0 {
 		return opts, errors.New("--batch must be at least 1")

@@ -137,7 +137,7 @@ func (sv *Solver) admm(p, sp *Problem) *Result {
 			copy(sc.uz, st.bz)
 			return sv.infeasible(res, DualInfeasible, c, last)
 		}
-		if it >= s.MaxADMMIter {
+		if it >= s.MaxADMMIter || s.Halt != nil && s.Halt() {
 			return sv.result(res, IterationLimit, best, st.bx, st.by, st.bz)
 		}
 		sv.admmAdaptRho(sp)

@@ -371,7 +371,7 @@ func (sv *Solver) ipm(p, sp *Problem) *Result {
 			copy(st.by, sc.uy)
 			copy(st.bz, sc.uz)
 		}
-		if it >= s.MaxIter {
+		if it >= s.MaxIter || s.Halt != nil && s.Halt() {
 			return sv.result(res, IterationLimit, best, st.bx, st.by, st.bz)
 		}
 		if !finiteAll(st.x, st.y, z) {

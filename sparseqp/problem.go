@@ -199,6 +199,11 @@ type Settings struct {
 	// the units of the program, mapped through the new scaling); the
 	// interior point always starts cold.
 	WarmStart bool
+	// Halt, if not nil, is asked before every iteration (every check of
+	// ADMM's) whether to stop: when it says so the solve ends with
+	// IterationLimit and the best iterate so far (a time limit, a
+	// cancelled context of the caller).
+	Halt func() bool
 }
 
 // Method is the algorithm of a solve.

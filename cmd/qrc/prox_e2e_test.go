@@ -69,9 +69,9 @@ minimize (x[1] - 1)^2 + abs(x[1] + x[2])
 }
 
 // Auto does not pick the prox oracle, which takes no equality, for a
-// model with one: min |x| + (y - 2)^2 s.t. x + y == 1 goes to the bundle
-// oracle (which takes affine equalities) and solves, instead of being
-// refused. On the line, |x| + (x + 1)^2 is least at x = -1/2: f* = 3/4.
+// model with one: min |x| + (y - 2)^2 s.t. x + y == 1 goes to the
+// epigraph oracle (|x| lifted, (y - 2)^2 a smooth term; it takes affine
+// equalities) and solves, instead of being refused. On the line, |x| + (x + 1)^2 is least at x = -1/2: f* = 3/4.
 func TestProxNotPickedWithEquality(t *testing.T) {
 	model := filepath.Join(t.TempDir(), "eq.qrc")
 	require.NoError(t, os.WriteFile(model, []byte(`var x in box(-5, 5)
@@ -82,7 +82,7 @@ subject to
 `), 0o644))
 	s, r := jsonOut[solveResult](t, false, "solve", "--quiet", model)
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Equal(t, "bundle", s.Settings.Oracle)
+	assert.Equal(t, "epigraph", s.Settings.Oracle)
 	assert.Equal(t, "converged", s.Status)
 	assert.LessOrEqual(t, s.Infeasibility, 1e-9)
 	// Eps = 1e-3 (a model with a kink); f is 2-Lipschitz near x*

@@ -94,13 +94,20 @@ Flags:
                      prox (the smooth oracle's augmented Lagrangian with
                      proximal gradient steps that keep pos, abs, hinge, mcp
                      and scad of single variables exact; smooth
-                     constraints, boxes on those variables), or auto (the
-                     default): dynamic when the data means run over at
-                     least 50000 rows in all, else smooth for a
-                     differentiable model, prox for one whose kinks are all
-                     of single variables in the objective, dual for a
-                     piecewise-linear one without equalities and bundle for
-                     any other with a kink
+                     constraints, boxes on those variables), epigraph (each
+                     kink lifted to an epigraph variable: a linear program
+                     solved exactly by a sparse interior-point method when
+                     every piece is affine, else sequential quadratic
+                     programming over sparse programs; maxima, pos, abs,
+                     hinge and norms of smooth terms, affine equalities,
+                     boxes), or auto (the default): dynamic when the data
+                     means run over at least 50000 rows in all, else
+                     epigraph for a linear program (affine pieces), smooth
+                     for a differentiable model, prox for one whose kinks
+                     are all of single variables in the objective, epigraph
+                     when every kink lifts and there are no data means,
+                     dual for a piecewise-linear one without equalities and
+                     bundle for any other with a kink
   --sample N         dynamic oracle: the sample's rows, over all the row
                      sets the data means run over (default 10000)
   --sample-rounds R  dynamic oracle: R rounds on the sample with control

@@ -77,7 +77,7 @@ func TestSolveOracleAuto(t *testing.T) {
 	assert.Contains(t, r.stderr, "oracle smooth (auto: every function is differentiable; the data means run over 3000 rows, fewer than 50000)")
 	r = qrc(t, "", "solve", "examples/phase.qrc", "--oracle", "sometimes")
 	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "--oracle must be auto, smooth, bundle, smoothed, dual, dynamic, switching or stochastic")
+	assert.Contains(t, r.stderr, "--oracle must be auto, smooth, bundle, smoothed, dual, prox, epigraph, dynamic, switching or stochastic")
 	r = qrc(t, "", "solve", "examples/phase.qrc", "--oracle", "smooth")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "--oracle smooth needs a differentiable model, and at examples/phase.qrc:7:26: abs is not differentiable everywhere")
