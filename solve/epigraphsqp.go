@@ -1009,6 +1009,9 @@ func (m *epigraphSQPMethod) boundWith(y, xt, lam0, mu []float64, tv, rowv []floa
 // weighs the distance from the start with (findFeasible).
 const sqpPhase1Rho = 1e-4
 
+// sqpPhase1Passes bounds findFeasible's proximal steps.
+const sqpPhase1Passes = 5
+
 // findFeasible starts the SQP run with (7) at the start with the
 // proximal weight epigraphPhase1Rho RhoHat: nearly SQP on the problem
 // itself, a local method that converges like Newton's where the pieces
@@ -1018,16 +1021,32 @@ const sqpPhase1Rho = 1e-4
 func (m *epigraphSQPMethod) findFeasible(cur *Point) (Status, bool, bool, error) {
 	rhoHat := m.rhoHat
 	m.rhoHat *= sqpPhase1Rho
-	_, halt, err := m.solve(cur.X, accuracy{MaxEvals: 50 * m.set.MaxEvals})
-	m.rhoHat = rhoHat
-	switch {
-	case err != nil:
-		return NumericalError, true, true, err
-	case halt != running:
-		return haltStatus(halt), true, true, nil
+	defer func() { m.rhoHat = rhoHat }()
+	// proximal steps with the small weight, each from the last point: the
+	// first lands near a stationary point, biased toward the start by
+	// about the weight over the curvature there; the next ones remove the
+	// bias (a few SQP steps each, warm)
+	centre := clone(cur.X)
+	var y []float64
+	for pass := 0; pass < sqpPhase1Passes; pass++ {
+		_, halt, err := m.solve(centre, accuracy{MaxEvals: 50 * m.set.MaxEvals})
+		switch {
+		case err != nil:
+			return NumericalError, true, true, err
+		case halt != running:
+			return haltStatus(halt), true, true, nil
+		}
+		m.stats.Phase1Outer++
+		if m.lastY == nil {
+			break
+		}
+		y = m.lastY
+		moved := dist(y, centre)
+		copy(centre, y)
+		if moved <= 1e-10*(1+norm(y)) {
+			break
+		}
 	}
-	m.stats.Phase1Outer++
-	y := m.lastY
 	if y == nil {
 		return 0, false, false, nil
 	}
