@@ -26,6 +26,11 @@ func FuzzParseSolve(f *testing.F) {
 		"param r = 2\nvar w[2, 3] in ball(r, rows)\nminimize norm2(w[1]) - norm2(w[2])\nsubject to\n    a: sum(i in 1..2) sum(j in 1..3 where i != j) w[i, j] >= 0.1\n",
 		"var t in nonneg = 1\nminimize log1p(t) + abs(t - 3)\nsubject to\n    c: exp(t) <= 10\n",
 		"var x in box(-1, 1)\nminimize x\nsubject to\n    c: x^2 + 1 <= 0\n",
+		// the epigraph oracle's forms: a linear program with an equality,
+		// maxima of smooth pieces, kinks it cannot lift
+		"var x[3] in box(-2, 2)\nminimize sum(j in 1..3) abs(x[j] - j) + max(x[1], x[2] - 1)\nsubject to\n    e: x[1] + x[2] == 1\n    c: pos(x[3] - x[1]) <= 1\n",
+		"param n = 5\nvar x[n] = 2\nminimize sum(i in 1..n - 1) max(x[i]^4 + x[i + 1]^2, (2 - x[i])^2 + (2 - x[i + 1])^2, 2 * exp(-x[i] + x[i + 1]))\n",
+		"var x in box(-3, 3)\nvar y\nminimize max(k in 1..3) abs(x - k) - abs(y) + norminf([x, y - 1])\nsubject to\n    c: max(x * y, sin(x)) <= 1\n",
 	} {
 		f.Add(src)
 	}

@@ -289,7 +289,7 @@ func resultOf(file string, m *check.Model, prob *solve.Problem, res *solve.Resul
 		}
 		k := ReportConstraint{Name: c.Name, Op: c.Op, Value: f, RHS: c.ConstRHS(), Slack: 0 - f, Violation: math.Max(0, f)}
 		if c.IsEquality() {
-			k.Slack, k.Violation = -math.Abs(f), math.Abs(f)
+			k.Slack, k.Violation = 0-math.Abs(f), math.Abs(f)
 		}
 		if res.Certificate != nil && i < len(res.Certificate.Multipliers) {
 			k.Multiplier = &res.Certificate.Multipliers[i]

@@ -309,7 +309,7 @@ func (s *Session) showFunctions(match func(autodiff.Function) bool) {
 				}
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Name, num(vals[i]), num(-vals[i]), mult)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Name, num(vals[i]), num(0-vals[i]), mult) // 0 - v: never -0
 	}
 	tw.Flush()
 }
