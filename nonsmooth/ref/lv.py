@@ -417,6 +417,16 @@ def _(x):
     return -x[0] + 20 * max(x[0]**2 + x[1]**2 - 1, 0.0)
 
 
+@problem("wolfe", "general", [3, 2], -8.0)
+def _(x):
+    # Wolfe (1975): three pieces by region, meeting continuously
+    if x[0] > abs(x[1]):
+        return 5 * np.sqrt(9 * x[0]**2 + 16 * x[1]**2)
+    if x[0] > 0:
+        return 9 * x[0] + 16 * abs(x[1])
+    return 9 * x[0] + 16 * abs(x[1]) - x[0]**9
+
+
 @problem("mifflin2", "general", [-1, -1], -1.0)
 def _(x):
     y = x[0]**2 + x[1]**2 - 1
