@@ -77,7 +77,7 @@ def minimax_epigraph(name):
 
 def general_epigraph(name):
     P = lv.PROBLEMS
-    if name in ("rosenbrock", "steiner2"):
+    if name in ("rosenbrock", "steiner2", "wolfe"):  # wolfe: no epigraph form, SLSQP on f itself
         return Epigraph(smooth=P[name]["f"])
     if name in ("crescent", "cb2_ns", "cb3", "dem", "ql", "lq", "shor", "maxquad", "gill", "maxq"):
         # a maximum of smooth pieces: evaluate each piece by lv.py's own
