@@ -384,6 +384,23 @@ func (b *epiBuilder) kinkFree(e check.Expr, env map[*check.Binder]int) (epiForm,
 	case *check.Neg:
 		f, err := b.kinkFree(x.X, env)
 		return sumForm(epiForm{}, f, -1), err
+	case *check.Call:
+		if n := x.Func.Name; (n == "sum" || n == "mean") && len(x.Args) == 1 && !x.Args[0].Shape().IsScalar() {
+			// sum(v), mean(v) of a vector: its elements' forms added
+			els, err := b.kinkFreeElems(x.Args[0], env)
+			if err != nil {
+				return epiForm{}, err
+			}
+			c := 1.0
+			if n == "mean" {
+				c = 1 / float64(len(els))
+			}
+			var s epiForm
+			for _, el := range els {
+				addForm(&s, el, c)
+			}
+			return s, nil
+		}
 	case *check.Compr:
 		if (x.Op == "sum" || x.Op == "mean") && x.Data == nil && x.Body.Shape().IsScalar() && b.terms(x, env) <= maxSplitTerms {
 			// each term its own smooth function

@@ -26,6 +26,7 @@ subject to
     c: mean(i in d) pos(pos(1 - score(i)) - 0.5) + max(u) <= 2
     m: max(k in 1..3) (u[k] - k) + norminf([u[1] - u[2], b]) <= 1
     e: u[1] + 2 * u[2] - u[3] == 0.5
+    s: sum(u) - mean(u) == 1
 `
 
 // The form's values (the epigraph variables computed in order) agree with
@@ -37,6 +38,7 @@ func TestEpigraphValues(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, g, why)
 	require.NoError(t, g.Check())
+	assert.Nil(t, g.Smooth, "every piece and rest is affine: a linear program")
 	prog, err := autodiff.Compile(m)
 	require.NoError(t, err)
 	n := prog.NumVars()
