@@ -116,7 +116,15 @@ func epigraphFits(g *solve.EpigraphForm, rows int) bool {
 		return false
 	}
 	if g.Smooth != nil {
-		return rows == 0 // each step differentiates the smooth terms column group by column group
+		// each step differentiates the smooth terms column group by column
+		// group: a pass over the data each, and a term that depends on
+		// many variables makes as many groups
+		for _, sup := range g.Smooth.Support {
+			if len(sup) > epigraphMaxSupport {
+				return false
+			}
+		}
+		return rows == 0
 	}
 	return rows == 0 || len(g.Col)+len(g.CCol) <= epigraphMaxEntries
 }
@@ -124,6 +132,11 @@ func epigraphFits(g *solve.EpigraphForm, rows int) bool {
 // epigraphDenseN is the size above which auto leaves a dense epigraph
 // form to the other oracles.
 const epigraphDenseN = 300
+
+// epigraphMaxSupport is the most variables a smooth term of an epigraph
+// form that auto takes may depend on (the Hessian's column groups are at
+// least that many).
+const epigraphMaxSupport = 200
 
 // first is the choice that needs neither the analysis nor the model's
 // forms beyond its smoothing: the oracle asked for, checked (see choose);

@@ -45,6 +45,8 @@ func TestChoice(t *testing.T) {
 			want: "epigraph", why: []string{"oracle epigraph (auto: ", "so lifted over epigraph variables the model is smooth", "; the model has no means over data rows to sample)"}},
 		{name: "a kink inside a nonlinear function", src: "var x in box(-5, 5)\nminimize max(log(1 + abs(x)), x^2)",
 			want: "bundle", why: []string{"oracle bundle (auto: "}},
+		{name: "a maximum of a smooth term of many variables", src: "param n = 300\nvar x[n] in box(-1, 1)\nminimize max(dot(x, x), x[1])",
+			want: "bundle", why: []string{"oracle bundle (auto: "}},
 		{name: "a dense maximum of linear functions", src: "param n = 400\nvar x[n] = 1\nminimize max(i in 1..n) abs(sum(j in 1..n) x[j] / (i + j - 1))",
 			want: "bundle", why: []string{"oracle bundle (auto: "}},
 		{name: "max of smooth pieces over data rows", src: "data d = libsvm(\"data/a9a.svm\", features = 123)\nvar w[d.d] in box(-1, 1)\nminimize max(mean(i in d) log(1 + exp(-d.y[i] * dot(d.X[i], w))), w[1]^2)",
