@@ -753,6 +753,9 @@ func (m *epigraphSQPMethod) solve(xt []float64, acc accuracy) (res subResult, ha
 		}
 		pred := phi - model
 		d := r.X[:n]
+		if m.curvatureBelow(d) {
+			res.Nonconvex = true // Rho is too small for these functions: the safeguard doubles it
+		}
 		if !(pred > 1e-15*(1+math.Abs(phi))) || norm(d) <= 1e-15*(1+norm(y)) {
 			break
 		}
@@ -1063,4 +1066,37 @@ func (m *epigraphSQPMethod) findFeasible(cur *Point) (Status, bool, bool, error)
 	*cur = next
 	m.track(cur)
 	return 0, false, true, nil
+}
+
+// curvatureBelow reports evidence that the Lagrangian's smooth part is
+// not (RhoHat - Rho + sum_i mu_i (RhoHat_i - Rho))-strongly convex along
+// d, the assumption of the bound: the curvature of the smooth terms'
+// Hessian estimate (before it was made semidefinite) along d is below
+// -Rho (1 + sum_i mu_i) by more than its differencing error.
+func (m *epigraphSQPMethod) curvatureBelow(d []float64) bool {
+	e := m.e
+	P := e.prob.P
+	dd, q := 0.0, 0.0
+	for j := range e.g.N {
+		dd += d[j] * d[j]
+		for p := P.ColPtr[j]; p < P.ColPtr[j+1]; p++ {
+			i := P.RowIdx[p]
+			if i >= e.g.N {
+				continue
+			}
+			v := e.hval[p] * d[i] * d[j]
+			if i != j {
+				v *= 2
+			}
+			q += v
+		}
+	}
+	if dd == 0 {
+		return false
+	}
+	w := 1.0
+	for _, u := range e.mu {
+		w += u
+	}
+	return q/dd < -m.rho*w*(1+1e-6)-1e-7
 }
