@@ -70,7 +70,7 @@ func (p *planner) applyAnalysis(ctx context.Context, o solve.Oracle, s solve.Set
 		p.note(Note{Kind: NoteAnalysis, Verbose: true, Text: "the weak-convexity analysis is skipped with the dynamic oracle (qrc check runs it); RhoHat starts at its default and moves on evidence"})
 		return s, nil
 	}
-	if g, _, _ := p.epigraphFor(); g != nil && g.Smooth == nil && isEpigraph(o) && !p.r.Theory {
+	if isEpigraph(o) && !p.r.Theory && p.epigraphIsLP() {
 		// the form (withForm makes it, or refuses the model) is the
 		// proof: affine terms and nonnegative
 		// combinations of maxima of them are convex
@@ -217,4 +217,11 @@ func (p *planner) applyTheory(r *weakconvex.Report, s solve.Settings) (solve.Set
 func isEpigraph(o solve.Oracle) bool {
 	_, ok := o.(*solve.EpigraphOracle)
 	return ok
+}
+
+// epigraphIsLP reports whether the model's epigraph form is a linear
+// program (no smooth terms), building the form if choose has not.
+func (p *planner) epigraphIsLP() bool {
+	g, _, err := p.epigraphFor()
+	return err == nil && g != nil && g.Smooth == nil
 }

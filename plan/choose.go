@@ -63,9 +63,14 @@ func (p *planner) choose(ctx context.Context) (solve.Oracle, string, error) {
 	}
 	at := fmt.Sprintf("%s: %s", kink.Expr.Src().Pos(), kink.Reason)
 	hasEq := equalityKinds(p.r.Model) != nil
-	g, _, err := p.epigraphFor()
-	if err != nil {
-		return nil, "", err
+	var g *solve.EpigraphForm
+	if rows == 0 || float64(rows)*float64(p.prob.N) <= 4*epigraphMaxEntries {
+		// (a form of many data rows of many features would not fit
+		// epigraphMaxEntries: not built at all)
+		var err error
+		if g, _, err = p.epigraphFor(); err != nil {
+			return nil, "", err
+		}
 	}
 	if g != nil && g.Smooth == nil && epigraphFits(g, rows) {
 		return solve.Epigraph, fmt.Sprintf("oracle epigraph (auto: %s, and every function is convex and piecewise linear by its form, so each (7) is a sparse quadratic program over the kinks' epigraph variables, solved exactly by an interior-point method; %s)", at, data), nil
