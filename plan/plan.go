@@ -305,7 +305,7 @@ func (p *planner) withForm(o solve.Oracle) (solve.Oracle, error) {
 			return nil, err
 		}
 		if g == nil {
-			return nil, &RefusalError{Msg: fmt.Sprintf("Options.Oracle = epigraph needs every function to be convex and piecewise linear by its form (affine terms plus pos, max, abs, hinge, norm1 and norminf with positive coefficients), affine equalities and box domains, and %s (use Options.Oracle = bundle)", why)}
+			return nil, &RefusalError{Msg: fmt.Sprintf("Options.Oracle = epigraph needs every function to be a kink-free rest plus maxima, pos, abs, hinge and norms of kink-free terms with nonnegative coefficients (lifted over epigraph variables), affine equalities and box domains, and %s (use Options.Oracle = bundle)", why)}
 		}
 		return &solve.EpigraphOracle{Form: g}, nil
 	}

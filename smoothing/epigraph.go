@@ -61,7 +61,7 @@ func Epigraph(m *check.Model) (*solve.EpigraphForm, string, error) {
 			copy(g.Lo[v.Offset:v.Offset+v.Size], dom.Lo)
 			copy(g.Hi[v.Offset:v.Offset+v.Size], dom.Hi)
 		default:
-			return nil, fmt.Sprintf("%s: the domain of %s is not a box", v.Decl.Pos(), v.Name), nil
+			return nil, fmt.Sprintf("%s: the domain of %s is not a box", v.Decl.Name.Pos(), v.Name), nil
 		}
 	}
 	b := &epiBuilder{pb: &pieceBuilder{a: a, n: n}, a: a, g: g, acc: map[int]float64{}, sacc: map[int32]float64{}, m: m}

@@ -150,6 +150,14 @@ func (g *EpigraphForm) Values(x, t, sv, vals []float64) error {
 			return err
 		}
 	}
+	g.valuesFrom(x, t, sv, vals, nil)
+	return nil
+}
+
+// valuesFrom is Values with the smooth terms' values sv at x given; rows,
+// when not nil (len of the rows), receives each row's value (its t's
+// inner variables at their minimum, which come first).
+func (g *EpigraphForm) valuesFrom(x, t, sv, vals, rows []float64) {
 	copy(t, g.Floor)
 	at := func(c int32) float64 {
 		if int(c) < g.N {
@@ -165,6 +173,9 @@ func (g *EpigraphForm) Values(x, t, sv, vals []float64) error {
 		if d := g.Def[r]; v > t[d] {
 			t[d] = v
 		}
+		if rows != nil {
+			rows[r] = v
+		}
 	}
 	for i := 0; i <= g.M; i++ {
 		v := g.E[i] + g.fnSmooth(i, sv)
@@ -173,7 +184,6 @@ func (g *EpigraphForm) Values(x, t, sv, vals []float64) error {
 		}
 		vals[i] = v
 	}
-	return nil
 }
 
 // rowSmooth is row r's smooth terms at the values sv.
@@ -288,7 +298,6 @@ type epigraphMethod struct {
 	err  error     // from NewSolver, reported by the first solve
 	prox []float64 // the constraints' proximal weights: 0
 	lam  []float64 // the last multipliers
-	t    []float64
 	// lastStatus is the last program's outcome
 	lastStatus sparseqp.Status
 	// tight is each inequality's tightening of its row (solve)
@@ -301,7 +310,7 @@ type epigraphMethod struct {
 
 func newEpigraphMethod(s *solver, o *EpigraphOracle) *epigraphMethod {
 	g := o.Form
-	m := &epigraphMethod{solver: s, o: o, prox: make([]float64, s.m), lam: make([]float64, s.m), t: make([]float64, g.Aux)}
+	m := &epigraphMethod{solver: s, o: o, prox: make([]float64, s.m), lam: make([]float64, s.m)}
 	m.prob, m.err = epigraphProgram(g, 1, make([]float64, g.N))
 	if m.err == nil {
 		m.qp, m.err = sparseqp.NewSolver(m.prob, sparseqp.Settings{Halt: func() bool { return s.halted() != running }})

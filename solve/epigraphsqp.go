@@ -55,10 +55,12 @@ type epiSQP struct {
 	aVal, pVal []float64
 	aSlot      [][]int   // per row, the slots of its entries
 	aCols      [][]int32 // per row, the column of each slot
-	hSlot      map[[2]int32]int
+	hPos       [][]int   // per column j, the position in P of (nbr[j][q], j) (upper triangle)
+	eqK        []int     // per function 1..m0, its index in g.eqs, or -1
 	// work
-	sv, jac, grad0, gp, w, yp, hval []float64
-	jOff                            []int // offset of each smooth function's gradient entries in jac
+	sv, jac, grad0, gp, w, wk, yp, hval []float64
+	tv, rowv, fv, inflow, gr            []float64 // bound's
+	jOff                                []int     // offset of each smooth function's gradient entries in jac
 }
 
 // newEpiSQP analyses the form's structure: colorings, the Hessian's
@@ -148,8 +150,10 @@ func newEpiSQP(s *solver, g *EpigraphForm) (*epiSQP, error) {
 	}
 	e.jac = make([]float64, e.jOff[sm.K])
 	e.sv = make([]float64, sm.K)
-	e.w = make([]float64, sm.K)
+	e.w, e.wk = make([]float64, sm.K), make([]float64, sm.K)
 	e.grad0, e.gp, e.yp = make([]float64, n), make([]float64, n), make([]float64, n)
+	e.tv, e.rowv, e.fv = make([]float64, g.Aux), make([]float64, e.R), make([]float64, g.M+1)
+	e.inflow, e.gr = make([]float64, g.Aux), make([]float64, n)
 	e.dense = n <= sqpDenseN
 	// each epigraph variable's function: rows are in the order of
 	// their variables, outer ones last
@@ -272,7 +276,7 @@ func (e *epiSQP) layout(s *solver) error {
 		fi := i + 1
 		e.prox[i], e.proxM[i] = s.conProx(i)
 		pr := e.prox[i]
-		eq := e.isEq(fi)
+		eq := slices.Contains(g.eqs, fi)
 		if eq || g.affine(fi) && g.FSPtr[fi] == g.FSPtr[fi+1] {
 			// an affine constraint is convex: no proximal term
 			e.prox[i], e.proxM[i] = 0, 0
@@ -302,19 +306,30 @@ func (e *epiSQP) layout(s *solver) error {
 	}
 	Am, aPos := A.csc(e.R+e.m0, nv)
 	var P triplets
-	e.hSlot = map[[2]int32]int{}
+	hSlot := map[[2]int32]int{}
 	for j := range n {
 		for _, i := range e.nbr[j] {
 			if i <= int32(j) {
-				e.hSlot[[2]int32{i, int32(j)}] = P.add(int(i), j)
+				hSlot[[2]int32{i, int32(j)}] = P.add(int(i), j)
 			}
 		}
-		if _, ok := e.hSlot[[2]int32{int32(j), int32(j)}]; !ok {
-			e.hSlot[[2]int32{int32(j), int32(j)}] = P.add(j, j)
+		if _, ok := hSlot[[2]int32{int32(j), int32(j)}]; !ok {
+			hSlot[[2]int32{int32(j), int32(j)}] = P.add(j, j)
 		}
 	}
 	Pm, pPos := P.csc(nv, nv)
 	e.aPos, e.pPos = aPos, pPos
+	e.hPos = make([][]int, n)
+	for j := range n {
+		e.hPos[j] = make([]int, len(e.nbr[j]))
+		for q, i := range e.nbr[j] {
+			e.hPos[j][q] = pPos[hSlot[[2]int32{min(i, int32(j)), max(i, int32(j))}]]
+		}
+	}
+	e.eqK = make([]int, e.m0+1)
+	for fi := 1; fi <= e.m0; fi++ {
+		e.eqK[fi] = slices.Index(g.eqs, fi)
+	}
 	e.aVal, e.pVal = make([]float64, len(aPos)), make([]float64, len(pPos))
 	e.hval = make([]float64, len(pPos))
 	L, U := make([]float64, e.R+e.m0), make([]float64, e.R+e.m0)
@@ -341,12 +356,6 @@ func (e *epiSQP) layout(s *solver) error {
 	return nil
 }
 
-// isEq reports whether function fi (1..m0) is an equality's (its band
-// is one exact row).
-func (e *epiSQP) isEq(fi int) bool {
-	return slices.Contains(e.g.eqs, fi)
-}
-
 // epigraphSQPMethod is the epigraph oracle's run on a form with smooth
 // terms.
 type epigraphSQPMethod struct {
@@ -354,7 +363,6 @@ type epigraphSQPMethod struct {
 	o    *EpigraphOracle
 	e    *epiSQP
 	err  error
-	t    []float64
 	lam  []float64
 	work []float64
 	// lastY is the last iterate of the last solve (feasible or not)
@@ -362,7 +370,7 @@ type epigraphSQPMethod struct {
 }
 
 func newEpigraphSQPMethod(s *solver, o *EpigraphOracle) *epigraphSQPMethod {
-	m := &epigraphSQPMethod{solver: s, o: o, t: make([]float64, o.Form.Aux), lam: make([]float64, s.m)}
+	m := &epigraphSQPMethod{solver: s, o: o, lam: make([]float64, s.m)}
 	m.e, m.err = newEpiSQP(s, o.Form)
 	return m
 }
@@ -378,13 +386,17 @@ func (m *epigraphSQPMethod) smoothAt(y []float64) error {
 	if err := sm.Eval(y, e.sv); err != nil {
 		return err
 	}
+	wk := e.wk
 	for _, group := range e.colorsJ {
 		clear(e.gp)
-		wk := make([]float64, e.K)
 		for _, k := range group {
 			wk[k] = 1
 		}
-		if err := sm.Grad(wk, e.gp); err != nil {
+		err := sm.Grad(wk, e.gp)
+		for _, k := range group {
+			wk[k] = 0
+		}
+		if err != nil {
 			return err
 		}
 		for _, k := range group {
@@ -431,8 +443,9 @@ func (m *epigraphSQPMethod) hessian(y []float64) error {
 	if err := sm.Grad(e.w, e.grad0); err != nil {
 		return err
 	}
+	// each off-diagonal entry is estimated twice, from its column and
+	// from its row's: their mean (half of each) is kept
 	clear(e.hval)
-	est := map[[2]int32]float64{}
 	for _, group := range e.colorsH {
 		copy(e.yp, y)
 		for _, j := range group {
@@ -446,18 +459,14 @@ func (m *epigraphSQPMethod) hessian(y []float64) error {
 		}
 		for _, j := range group {
 			h := e.yp[j] - y[j]
-			for _, i := range e.nbr[j] {
-				key := [2]int32{min(i, int32(j)), max(i, int32(j))}
+			for q, i := range e.nbr[j] {
 				v := (e.gp[i] - e.grad0[i]) / h
-				if old, ok := est[key]; ok {
-					v = (old + v) / 2
+				if int(i) != int(j) {
+					v /= 2
 				}
-				est[key] = v
+				e.hval[e.hPos[j][q]] += v
 			}
 		}
-	}
-	for key, v := range est {
-		e.hval[e.pPos[e.hSlot[key]]] = v
 	}
 	return sm.Eval(y, e.sv)
 }
@@ -603,7 +612,7 @@ func (m *epigraphSQPMethod) fill(y, xt []float64) float64 {
 			}
 			c += pr / 2 * dd
 		}
-		if k := slices.Index(g.eqs, fi); k >= 0 {
+		if k := e.eqK[fi]; k >= 0 {
 			flush(e.R + i)
 			P.L[e.R+i], P.U[e.R+i] = -(c + g.tau[k]), -(c + g.tau[k])
 			continue
@@ -727,7 +736,7 @@ func (m *epigraphSQPMethod) solve(xt []float64, acc accuracy) (res subResult, ha
 		}
 		for i := range e.m0 {
 			v := r.Y[e.R+i]
-			if k := slices.Index(g.eqs, i+1); k >= 0 {
+			if k := e.eqK[i+1]; k >= 0 {
 				e.mu[i], e.mu[e.m0+k] = math.Max(0, v), math.Max(0, -v)
 				big = math.Max(big, math.Abs(v))
 				continue
@@ -793,7 +802,6 @@ func (m *epigraphSQPMethod) solve(xt []float64, acc accuracy) (res subResult, ha
 // (e.sv, e.jac, e.grad0 with the multipliers' weights).
 func (m *epigraphSQPMethod) bound(y, xt []float64, res *subResult) {
 	e, g := m.e, m.e.g
-	n := g.N
 	if err := m.eval(y); err != nil {
 		return
 	}
@@ -813,23 +821,10 @@ func (m *epigraphSQPMethod) bound(y, xt []float64, res *subResult) {
 		copy(m.outF, m.vals)
 		res.HasDist = false // the distance bounds were of another point
 	}
-	tv := make([]float64, g.Aux)
-	rowv := make([]float64, e.R)
-	if g.Values(y, tv, e.sv, make([]float64, g.M+1)) != nil {
-		return
-	}
-	for r := range e.R {
-		v := g.B[r] + g.rowSmooth(r, e.sv)
-		for p := g.Ptr[r]; p < g.Ptr[r+1]; p++ {
-			c := int(g.Col[p])
-			if c < n {
-				v += g.Val[p] * y[c]
-			} else {
-				v += g.Val[p] * tv[c-n]
-			}
-		}
-		rowv[r] = v
-	}
+	// the epigraph variables and the rows at y (the smooth terms' values
+	// e.sv are at y: hessian left the program there)
+	tv, rowv := e.tv, e.rowv
+	g.valuesFrom(y, tv, e.sv, e.fv, rowv)
 	// with the program's multipliers, and with those of the rows and
 	// constraints that are clearly inactive at y set to 0 (the interior
 	// point leaves them tiny but not 0, and lambda_r times the slack
@@ -861,7 +856,8 @@ func (m *epigraphSQPMethod) boundWith(y, xt, lam0, mu []float64, tv, rowv []floa
 	n := g.N
 	lam := append([]float64(nil), lam0...)
 	// the multipliers made exactly stationary in t, outer variables first
-	inflow := make([]float64, g.Aux)
+	inflow := e.inflow
+	clear(inflow)
 	for i := 0; i <= g.M; i++ {
 		w := 1.0
 		if i > 0 {
@@ -921,7 +917,7 @@ func (m *epigraphSQPMethod) boundWith(y, xt, lam0, mu []float64, tv, rowv []floa
 	e.lam, e.mu = lam, mu
 	m.weights()
 	e.lam, e.mu = savedL, savedM
-	gr := make([]float64, n)
+	gr := e.gr
 	if err := g.Smooth.Grad(e.w, gr); err != nil {
 		return
 	}

@@ -80,3 +80,14 @@ func TestEpigraphChainedLarge(t *testing.T) {
 	assert.Equal(t, "epigraph", s.Settings.Oracle)
 	assert.LessOrEqual(t, math.Abs(s.Objective-1998), 1998e-6, "f = %v", s.Objective)
 }
+
+// --oracle epigraph on a model it cannot take is refused before the
+// solve, saying why and where (exit 1): a ball domain is not a box.
+func TestEpigraphRefusesABall(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "ball.qrc")
+	require.NoError(t, os.WriteFile(model, []byte("var x[2] in ball(3)\nminimize abs(x[1] - 1) + pos(x[2])\n"), 0o644))
+	r := qrc(t, "", "solve", "--oracle", "epigraph", model)
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "--oracle epigraph needs every function to be a kink-free rest plus maxima, pos, abs, hinge and norms")
+	assert.Contains(t, r.stderr, "ball.qrc:1:5: the domain of x is not a box")
+}
